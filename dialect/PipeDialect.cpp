@@ -1,0 +1,105 @@
+//===- PipeDialect.cpp - The pipe dialect and its types -------------------===//
+//
+// Registers the dialect and defines what a pipe tensor type is.
+//
+//===----------------------------------------------------------------------===//
+
+#include "dialect/PipeDialect.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinAttributes.h"
+
+using namespace mlir;
+using namespace mlir::pipe;
+
+#include "dialect/PipeDialect.cpp.inc"
+#include "dialect/PipeInterfaces.cpp.inc"
+
+void PipeDialect::initialize() {
+  addOperations<
+#define GET_OP_LIST
+#include "dialect/PipeOps.cpp.inc"
+      >();
+}
+
+bool mlir::pipe::isPipeElementType(Type type) {
+  if (type.isF32() || type.isF64())
+    return true;
+  if (auto intType = dyn_cast<IntegerType>(type)) {
+    unsigned width = intType.getWidth();
+    if (width != 8 && width != 16 && width != 32 && width != 64)
+      return false;
+    // Unsigned dtypes are `uiN`, signed ones `siN`: the signedness decides the
+    // semantics of casts and saturation, so signless integers are not allowed.
+    return !intType.isSignless();
+  }
+  return false;
+}
+
+bool mlir::pipe::isPipeTensorType(Type type) {
+  auto tensorType = dyn_cast<RankedTensorType>(type);
+  if (!tensorType || !isPipeElementType(tensorType.getElementType()))
+    return false;
+  int64_t numDynamic = tensorType.getNumDynamicDims();
+  Attribute encoding = tensorType.getEncoding();
+  if (numDynamic == 0)
+    return !encoding;
+  auto names = dyn_cast_or_null<ArrayAttr>(encoding);
+  if (!names || static_cast<int64_t>(names.size()) != numDynamic)
+    return false;
+  return llvm::all_of(names, [](Attribute name) {
+    auto str = dyn_cast<StringAttr>(name);
+    return str && !str.getValue().empty();
+  });
+}
+
+RankedTensorType mlir::pipe::getPipeTensorType(ArrayRef<int64_t> shape,
+                                               ArrayRef<StringRef> dimNames,
+                                               Type elementType) {
+  MLIRContext *context = elementType.getContext();
+  Attribute encoding;
+  if (!dimNames.empty()) {
+    SmallVector<Attribute> names;
+    for (StringRef name : dimNames)
+      names.push_back(StringAttr::get(context, name));
+    encoding = ArrayAttr::get(context, names);
+  }
+  return RankedTensorType::get(shape, elementType, encoding);
+}
+
+RankedTensorType mlir::pipe::withElementType(RankedTensorType type,
+                                             Type elementType) {
+  return RankedTensorType::get(type.getShape(), elementType,
+                               type.getEncoding());
+}
+
+SmallVector<std::string> mlir::pipe::getDimNames(RankedTensorType type) {
+  SmallVector<std::string> result;
+  auto names = dyn_cast_or_null<ArrayAttr>(type.getEncoding());
+  unsigned nextName = 0;
+  for (int64_t size : type.getShape()) {
+    if (ShapedType::isDynamic(size) && names)
+      result.push_back(cast<StringAttr>(names[nextName++]).str());
+    else
+      result.push_back(std::to_string(size));
+  }
+  return result;
+}
+
+std::string mlir::pipe::getDTypeName(Type elementType) {
+  if (elementType.isF32())
+    return "f32";
+  if (elementType.isF64())
+    return "f64";
+  if (auto intType = dyn_cast<IntegerType>(elementType))
+    return (intType.isUnsigned() ? "u" : "i") +
+           std::to_string(intType.getWidth());
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  elementType.print(os);
+  return text;
+}
+
+bool mlir::pipe::haveSameShape(RankedTensorType a, RankedTensorType b) {
+  return a.getShape() == b.getShape() && a.getEncoding() == b.getEncoding();
+}

@@ -1,0 +1,58 @@
+//===- PipeDialect.h - The pipe dialect -------------------------*- C++ -*-===//
+//
+// Declares the pipe dialect, its ops, and the helpers that define what a pipe
+// tensor type is (a ranked tensor with named dynamic dims).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef PIPE_DIALECT_PIPEDIALECT_H
+#define PIPE_DIALECT_PIPEDIALECT_H
+
+#include "mlir/Bytecode/BytecodeOpInterface.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Dialect.h"
+#include "mlir/IR/OpDefinition.h"
+#include "mlir/IR/OpImplementation.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
+#include "mlir/Interfaces/InferTypeOpInterface.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+#include "dialect/PipeDialect.h.inc"
+
+namespace mlir {
+namespace pipe {
+
+/// Whether `type` is an element type that pipe tensors may hold.
+bool isPipeElementType(Type type);
+
+/// Whether `type` is a ranked tensor of a pipe element type whose encoding
+/// is an array naming each dynamic dim (absent when there is none).
+bool isPipeTensorType(Type type);
+
+/// Builds the pipe tensor type of `shape` (kDynamic where a dim is symbolic)
+/// and `elementType`; `dimNames` names each dynamic dim in order.
+RankedTensorType getPipeTensorType(ArrayRef<int64_t> shape,
+                                   ArrayRef<StringRef> dimNames,
+                                   Type elementType);
+
+/// The same shape and dim names with another element type.
+RankedTensorType withElementType(RankedTensorType type, Type elementType);
+
+/// The names of a pipe tensor's dims: a symbol, or the size in decimal.
+SmallVector<std::string> getDimNames(RankedTensorType type);
+
+/// The user-facing spelling of a dtype: u8, i32, f32, ...
+std::string getDTypeName(Type elementType);
+
+/// Whether two pipe tensor types have the same shape (sizes and names).
+bool haveSameShape(RankedTensorType a, RankedTensorType b);
+
+} // namespace pipe
+} // namespace mlir
+
+#include "dialect/PipeInterfaces.h.inc"
+
+#define GET_OP_CLASSES
+#include "dialect/PipeOps.h.inc"
+
+#endif // PIPE_DIALECT_PIPEDIALECT_H

@@ -1,0 +1,126 @@
+//===- Lexer.cpp - Tokens of the .pipe language ---------------------------===//
+
+#include "frontend/Lexer.h"
+
+#include <cctype>
+
+using namespace pipec;
+
+const char *pipec::getTokenKindName(TokenKind kind) {
+  switch (kind) {
+  case TokenKind::Eof: return "end of file";
+  case TokenKind::Newline: return "end of line";
+  case TokenKind::Identifier: return "identifier";
+  case TokenKind::Integer: return "integer";
+  case TokenKind::Float: return "number";
+  case TokenKind::KwPipeline: return "'pipeline'";
+  case TokenKind::LParen: return "'('";
+  case TokenKind::RParen: return "')'";
+  case TokenKind::LBracket: return "'['";
+  case TokenKind::RBracket: return "']'";
+  case TokenKind::LBrace: return "'{'";
+  case TokenKind::RBrace: return "'}'";
+  case TokenKind::Comma: return "','";
+  case TokenKind::Colon: return "':'";
+  case TokenKind::Semicolon: return "';'";
+  case TokenKind::Equal: return "'='";
+  case TokenKind::Arrow: return "'->'";
+  case TokenKind::Plus: return "'+'";
+  case TokenKind::Minus: return "'-'";
+  case TokenKind::Star: return "'*'";
+  case TokenKind::Slash: return "'/'";
+  case TokenKind::Error: return "invalid character";
+  }
+  return "token";
+}
+
+Token Lexer::lexNumber(const char *start) {
+  bool isFloat = false;
+  while (isdigit(*cur))
+    ++cur;
+  if (*cur == '.' && isdigit(cur[1])) {
+    isFloat = true;
+    ++cur;
+    while (isdigit(*cur))
+      ++cur;
+  }
+  if (*cur == 'e' || *cur == 'E') {
+    const char *p = cur + 1;
+    if (*p == '+' || *p == '-')
+      ++p;
+    if (isdigit(*p)) {
+      isFloat = true;
+      cur = p;
+      while (isdigit(*cur))
+        ++cur;
+    }
+  }
+  // "12abc" is one bad token, not a number followed by a name.
+  if (isalpha(*cur) || *cur == '_') {
+    while (isalnum(*cur) || *cur == '_')
+      ++cur;
+    return make(TokenKind::Error, start);
+  }
+  return make(isFloat ? TokenKind::Float : TokenKind::Integer, start);
+}
+
+Token Lexer::next() {
+  while (true) {
+    if (cur == buffer.end())
+      return Token{TokenKind::Eof, llvm::StringRef(cur, 0)};
+    char c = *cur;
+    if (c == '#') {
+      while (cur != buffer.end() && *cur != '\n')
+        ++cur;
+      continue;
+    }
+    if (c == '\n') {
+      const char *start = cur++;
+      if (nesting > 0)
+        continue;
+      return make(TokenKind::Newline, start);
+    }
+    if (isspace(static_cast<unsigned char>(c))) {
+      ++cur;
+      continue;
+    }
+    break;
+  }
+  const char *start = cur;
+  char c = *cur++;
+  if (isalpha(c) || c == '_') {
+    while (isalnum(*cur) || *cur == '_')
+      ++cur;
+    Token token = make(TokenKind::Identifier, start);
+    if (token.text == "pipeline")
+      token.kind = TokenKind::KwPipeline;
+    return token;
+  }
+  if (isdigit(c) || (c == '.' && isdigit(*cur))) {
+    cur = start;
+    return lexNumber(start);
+  }
+  switch (c) {
+  case '(': ++nesting; return make(TokenKind::LParen, start);
+  case ')': if (nesting > 0) --nesting; return make(TokenKind::RParen, start);
+  case '[': ++nesting; return make(TokenKind::LBracket, start);
+  case ']': if (nesting > 0) --nesting; return make(TokenKind::RBracket, start);
+  case '{': return make(TokenKind::LBrace, start);
+  case '}': return make(TokenKind::RBrace, start);
+  case ',': return make(TokenKind::Comma, start);
+  case ':': return make(TokenKind::Colon, start);
+  case ';': return make(TokenKind::Semicolon, start);
+  case '=': return make(TokenKind::Equal, start);
+  case '+': return make(TokenKind::Plus, start);
+  case '*': return make(TokenKind::Star, start);
+  case '/': return make(TokenKind::Slash, start);
+  case '-':
+    if (*cur == '>') {
+      ++cur;
+      return make(TokenKind::Arrow, start);
+    }
+    return make(TokenKind::Minus, start);
+  default:
+    return make(TokenKind::Error, start);
+  }
+}

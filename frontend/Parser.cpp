@@ -1,0 +1,302 @@
+//===- Parser.cpp - Recursive-descent parser for .pipe --------------------===//
+//
+// The grammar is written above each parseX function.
+//
+//===----------------------------------------------------------------------===//
+
+#include "frontend/Parser.h"
+
+#include "llvm/ADT/StringExtras.h"
+
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+
+using namespace pipec;
+using llvm::SMLoc;
+
+Parser::Parser(llvm::SourceMgr &sourceMgr)
+    : sourceMgr(sourceMgr),
+      lexer(sourceMgr.getMemoryBuffer(sourceMgr.getMainFileID())->getBuffer()) {
+  consume();
+}
+
+bool Parser::error(SMLoc loc, const llvm::Twine &message) {
+  sourceMgr.PrintMessage(loc, llvm::SourceMgr::DK_Error, message);
+  return false;
+}
+
+bool Parser::consumeIf(TokenKind kind) {
+  if (!tok.is(kind))
+    return false;
+  consume();
+  return true;
+}
+
+bool Parser::expect(TokenKind kind, llvm::StringRef context) {
+  if (consumeIf(kind))
+    return true;
+  std::string found = tok.is(TokenKind::Eof) || tok.is(TokenKind::Newline)
+                          ? getTokenKindName(tok.kind)
+                          : ("'" + tok.text + "'").str();
+  return error(tok.getLoc(), llvm::Twine("expected ") + getTokenKindName(kind) +
+                                 " " + context + ", found " + found);
+}
+
+void Parser::skipNewlines() {
+  while (tok.is(TokenKind::Newline) || tok.is(TokenKind::Semicolon))
+    consume();
+}
+
+/// module ::= pipeline*
+std::optional<ModuleAST> Parser::parseModule() {
+  ModuleAST module;
+  skipNewlines();
+  while (!tok.is(TokenKind::Eof)) {
+    if (!parsePipeline(module))
+      return std::nullopt;
+    skipNewlines();
+  }
+  return module;
+}
+
+/// pipeline ::= 'pipeline' ident '(' (decl (',' decl)*)? ')'
+///              '->' '(' decl (',' decl)* ')' '{' binding* '}'
+PipelineAST *Parser::parsePipeline(ModuleAST &module) {
+  if (!tok.is(TokenKind::KwPipeline)) {
+    error(tok.getLoc(), "expected 'pipeline' at the top level");
+    return nullptr;
+  }
+  PipelineAST pipeline;
+  pipeline.loc = tok.getLoc();
+  consume();
+  if (!tok.is(TokenKind::Identifier)) {
+    expect(TokenKind::Identifier, "naming the pipeline");
+    return nullptr;
+  }
+  pipeline.name = tok.text.str();
+  consume();
+  if (!expect(TokenKind::LParen, "before the parameters"))
+    return nullptr;
+  if (!tok.is(TokenKind::RParen)) {
+    do {
+      pipeline.params.emplace_back();
+      if (!parseValueDecl(pipeline.params.back()))
+        return nullptr;
+    } while (consumeIf(TokenKind::Comma));
+  }
+  if (!expect(TokenKind::RParen, "after the parameters") ||
+      !expect(TokenKind::Arrow, "before the results") ||
+      !expect(TokenKind::LParen, "before the results"))
+    return nullptr;
+  do {
+    pipeline.results.emplace_back();
+    if (!parseValueDecl(pipeline.results.back()))
+      return nullptr;
+  } while (consumeIf(TokenKind::Comma));
+  if (!expect(TokenKind::RParen, "after the results"))
+    return nullptr;
+  skipNewlines();
+  if (!expect(TokenKind::LBrace, "to open the pipeline's body"))
+    return nullptr;
+  skipNewlines();
+  while (!tok.is(TokenKind::RBrace)) {
+    if (tok.is(TokenKind::Eof)) {
+      error(tok.getLoc(), "expected '}' to close the body of pipeline '" +
+                              pipeline.name + "'");
+      return nullptr;
+    }
+    pipeline.body.emplace_back();
+    if (!parseBinding(pipeline.body.back()))
+      return nullptr;
+    if (!tok.is(TokenKind::RBrace) && !tok.is(TokenKind::Newline) &&
+        !tok.is(TokenKind::Semicolon)) {
+      expect(TokenKind::Newline, "after the statement");
+      return nullptr;
+    }
+    skipNewlines();
+  }
+  consume();
+  module.pipelines.push_back(std::move(pipeline));
+  return &module.pipelines.back();
+}
+
+/// decl ::= ident ':' type
+bool Parser::parseValueDecl(ValueDeclAST &decl) {
+  if (!tok.is(TokenKind::Identifier))
+    return expect(TokenKind::Identifier, "naming a parameter or result");
+  decl.loc = tok.getLoc();
+  decl.name = tok.text.str();
+  consume();
+  return expect(TokenKind::Colon, "after '" + decl.name + "'") &&
+         parseType(decl.type);
+}
+
+/// type ::= ident ('[' dim (',' dim)* ']')?
+/// dim  ::= ident | integer
+bool Parser::parseType(TypeAST &type) {
+  if (!tok.is(TokenKind::Identifier))
+    return expect(TokenKind::Identifier, "naming a dtype (u8, i32, f32, ...)");
+  type.loc = tok.getLoc();
+  type.dtype = tok.text.str();
+  consume();
+  if (!consumeIf(TokenKind::LBracket))
+    return true;
+  do {
+    DimAST dim;
+    dim.loc = tok.getLoc();
+    if (tok.is(TokenKind::Identifier)) {
+      dim.symbol = tok.text.str();
+    } else if (tok.is(TokenKind::Integer)) {
+      if (tok.text.getAsInteger(10, dim.size) || dim.size < 0)
+        return error(dim.loc, "dim '" + tok.text + "' is not a valid size");
+    } else {
+      return expect(TokenKind::Identifier, "or an integer as a dim");
+    }
+    consume();
+    type.dims.push_back(dim);
+  } while (consumeIf(TokenKind::Comma));
+  return expect(TokenKind::RBracket, "after the dims");
+}
+
+/// binding ::= ident '=' expr
+bool Parser::parseBinding(BindingAST &binding) {
+  if (!tok.is(TokenKind::Identifier))
+    return expect(TokenKind::Identifier, "to start a statement 'name = expr'");
+  binding.loc = tok.getLoc();
+  binding.name = tok.text.str();
+  consume();
+  if (!expect(TokenKind::Equal, "after '" + binding.name + "'"))
+    return false;
+  binding.value = parseExpression();
+  return binding.value != nullptr;
+}
+
+static int getPrecedence(TokenKind kind) {
+  switch (kind) {
+  case TokenKind::Plus:
+  case TokenKind::Minus:
+    return 10;
+  case TokenKind::Star:
+  case TokenKind::Slash:
+    return 20;
+  default:
+    return -1;
+  }
+}
+
+static char getOperatorChar(TokenKind kind) {
+  switch (kind) {
+  case TokenKind::Plus: return '+';
+  case TokenKind::Minus: return '-';
+  case TokenKind::Star: return '*';
+  case TokenKind::Slash: return '/';
+  default: return 0;
+  }
+}
+
+/// expr ::= unary (binop unary)*     (left-associative, C precedence)
+ExprPtr Parser::parseExpression() {
+  ExprPtr lhs = parseUnary();
+  if (!lhs)
+    return nullptr;
+  return parseBinaryRHS(0, std::move(lhs));
+}
+
+ExprPtr Parser::parseBinaryRHS(int minPrecedence, ExprPtr lhs) {
+  while (true) {
+    int precedence = getPrecedence(tok.kind);
+    if (precedence < minPrecedence || precedence < 0)
+      return lhs;
+    Token opToken = tok;
+    consume();
+    ExprPtr rhs = parseUnary();
+    if (!rhs)
+      return nullptr;
+    if (getPrecedence(tok.kind) > precedence) {
+      rhs = parseBinaryRHS(precedence + 1, std::move(rhs));
+      if (!rhs)
+        return nullptr;
+    }
+    lhs = std::make_unique<BinaryExprAST>(opToken.getLoc(),
+                                          getOperatorChar(opToken.kind),
+                                          std::move(lhs), std::move(rhs));
+  }
+}
+
+/// unary ::= '-' unary | primary
+ExprPtr Parser::parseUnary() {
+  if (tok.is(TokenKind::Minus)) {
+    SMLoc loc = tok.getLoc();
+    consume();
+    ExprPtr operand = parseUnary();
+    if (!operand)
+      return nullptr;
+    return std::make_unique<UnaryExprAST>(loc, '-', std::move(operand));
+  }
+  return parsePrimary();
+}
+
+/// primary ::= integer | float | ident | ident '(' (expr (',' expr)*)? ')'
+///           | '(' expr ')'
+ExprPtr Parser::parsePrimary() {
+  SMLoc loc = tok.getLoc();
+  switch (tok.kind) {
+  case TokenKind::Integer: {
+    uint64_t value;
+    if (tok.text.getAsInteger(10, value) || value > uint64_t(INT64_MAX)) {
+      error(loc, "integer literal '" + tok.text + "' is too large");
+      return nullptr;
+    }
+    consume();
+    return std::make_unique<NumberExprAST>(loc, false, int64_t(value),
+                                           double(value));
+  }
+  case TokenKind::Float: {
+    std::string text = tok.text.str();
+    errno = 0;
+    double value = std::strtod(text.c_str(), nullptr);
+    if (errno == ERANGE && std::isinf(value)) {
+      error(loc, "float literal '" + tok.text + "' is out of range");
+      return nullptr;
+    }
+    consume();
+    return std::make_unique<NumberExprAST>(loc, true, 0, value);
+  }
+  case TokenKind::Identifier: {
+    std::string name = tok.text.str();
+    consume();
+    if (!consumeIf(TokenKind::LParen))
+      return std::make_unique<NameExprAST>(loc, name);
+    std::vector<ExprPtr> args;
+    if (!tok.is(TokenKind::RParen)) {
+      do {
+        ExprPtr arg = parseExpression();
+        if (!arg)
+          return nullptr;
+        args.push_back(std::move(arg));
+      } while (consumeIf(TokenKind::Comma));
+    }
+    if (!expect(TokenKind::RParen, "after the arguments of '" + name + "'"))
+      return nullptr;
+    return std::make_unique<CallExprAST>(loc, name, std::move(args));
+  }
+  case TokenKind::LParen: {
+    consume();
+    ExprPtr inner = parseExpression();
+    if (!inner || !expect(TokenKind::RParen, "to close '('"))
+      return nullptr;
+    return inner;
+  }
+  case TokenKind::Error:
+    error(loc, "invalid token '" + tok.text + "'");
+    return nullptr;
+  default: {
+    std::string found = tok.is(TokenKind::Eof) || tok.is(TokenKind::Newline)
+                            ? getTokenKindName(tok.kind)
+                            : ("'" + tok.text + "'").str();
+    error(loc, "expected an expression, found " + found);
+    return nullptr;
+  }
+  }
+}

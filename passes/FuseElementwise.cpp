@@ -1,0 +1,184 @@
+//===- FuseElementwise.cpp - Elementwise ops into pipe.kernel ops ---------===//
+//
+// Implements `pipe-fuse-elementwise` (see Passes.td): partitions the
+// elementwise ops of a pipeline into groups over one domain, then outlines
+// each group into a `pipe.kernel` whose inputs are the values it reads from
+// outside and whose results are the values used outside.
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/Passes.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/IRMapping.h"
+#include "llvm/ADT/MapVector.h"
+#include "llvm/ADT/SetVector.h"
+#include "llvm/Support/Debug.h"
+
+#define DEBUG_TYPE "pipe-fuse-elementwise"
+
+namespace mlir {
+namespace pipe {
+#define GEN_PASS_DEF_FUSEELEMENTWISE
+#include "passes/Passes.h.inc"
+} // namespace pipe
+} // namespace mlir
+
+using namespace mlir;
+using namespace mlir::pipe;
+
+namespace {
+
+/// A set of elementwise ops that will become one kernel, in program order.
+struct Group {
+  RankedTensorType domain;
+  llvm::SetVector<Operation *> ops;
+};
+
+/// Whether `op` is a scalar constant, which is cloned into each kernel that
+/// uses it rather than becoming a kernel or a kernel input.
+bool isScalarConstant(Operation *op) { return isa<ConstantOp>(op); }
+
+/// Whether `value` depends, through ops outside `group`, on an op of `group`.
+/// If so, putting the user of `value` into `group` would make a cycle.
+bool dependsOnGroupThroughOutside(Value value, const Group &group,
+                                  const DenseMap<Operation *, int> &groupOf,
+                                  int groupId) {
+  SmallVector<Operation *> worklist;
+  DenseSet<Operation *> visited;
+  if (Operation *def = value.getDefiningOp())
+    worklist.push_back(def);
+  while (!worklist.empty()) {
+    Operation *op = worklist.pop_back_val();
+    if (!visited.insert(op).second)
+      continue;
+    auto it = groupOf.find(op);
+    if (it != groupOf.end() && it->second == groupId)
+      return true;
+    for (Value operand : op->getOperands())
+      if (Operation *def = operand.getDefiningOp())
+        worklist.push_back(def);
+  }
+  return false;
+}
+
+struct FuseElementwisePass
+    : public pipe::impl::FuseElementwiseBase<FuseElementwisePass> {
+  void runOnOperation() override;
+};
+
+} // namespace
+
+/// Moves the ops of `group` into a new kernel op placed after the group's
+/// last op, and rewires their outside uses to the kernel's results.
+static void outlineGroup(const Group &group, StringRef name) {
+  Operation *last = group.ops.back();
+  // Values read from outside the group (scalar constants excepted) become
+  // inputs; values used outside become results.
+  llvm::SetVector<Value> inputs;
+  llvm::SetVector<Value> outputs;
+  llvm::SetVector<Operation *> constants;
+  for (Operation *op : group.ops) {
+    for (Value operand : op->getOperands()) {
+      Operation *def = operand.getDefiningOp();
+      if (def && group.ops.contains(def))
+        continue;
+      if (def && isScalarConstant(def))
+        constants.insert(def);
+      else
+        inputs.insert(operand);
+    }
+    for (Value result : op->getResults())
+      for (Operation *user : result.getUsers())
+        if (!group.ops.contains(user))
+          outputs.insert(result);
+  }
+
+  OpBuilder builder(last->getContext());
+  builder.setInsertionPointAfter(last);
+  SmallVector<Location> locs;
+  for (Operation *op : group.ops)
+    locs.push_back(op->getLoc());
+  Location loc = builder.getFusedLoc(locs);
+  SmallVector<Type> resultTypes;
+  for (Value output : outputs)
+    resultTypes.push_back(output.getType());
+  auto kernel = KernelOp::create(builder, loc, resultTypes,
+                                 builder.getStringAttr(name),
+                                 inputs.getArrayRef());
+  Block *body = new Block();
+  kernel.getBody().push_back(body);
+  IRMapping mapping;
+  for (Value input : inputs)
+    mapping.map(input, body->addArgument(input.getType(), input.getLoc()));
+
+  OpBuilder bodyBuilder = OpBuilder::atBlockEnd(body);
+  for (Operation *constant : constants)
+    bodyBuilder.clone(*constant, mapping);
+  for (Operation *op : group.ops)
+    bodyBuilder.clone(*op, mapping);
+  SmallVector<Value> yielded;
+  for (Value output : outputs)
+    yielded.push_back(mapping.lookup(output));
+  YieldOp::create(bodyBuilder, loc, yielded);
+
+  for (auto [index, output] : llvm::enumerate(outputs))
+    Value(output).replaceUsesWithIf(kernel.getResult(index), [&](OpOperand &use) {
+      return !kernel->isAncestor(use.getOwner());
+    });
+  for (Operation *op : llvm::reverse(group.ops))
+    op->erase();
+}
+
+void FuseElementwisePass::runOnOperation() {
+  PipelineOp pipeline = getOperation();
+  Block &block = pipeline.getBody().front();
+
+  std::vector<Group> groups;
+  DenseMap<Operation *, int> groupOf;
+  for (Operation &op : block.without_terminator()) {
+    if (!isa<ElementwiseOpInterface>(op) || isScalarConstant(&op))
+      continue;
+    auto domain = cast<RankedTensorType>(op.getResult(0).getType());
+    // Join the group of the first operand's producer that shares the domain
+    // and would not make a cycle.
+    int chosen = -1;
+    for (Value operand : op.getOperands()) {
+      auto it = groupOf.find(operand.getDefiningOp());
+      if (it == groupOf.end() ||
+          !haveSameShape(groups[it->second].domain, domain))
+        continue;
+      bool makesCycle = llvm::any_of(op.getOperands(), [&](Value other) {
+        Operation *def = other.getDefiningOp();
+        auto otherIt = groupOf.find(def);
+        if (otherIt != groupOf.end() && otherIt->second == it->second)
+          return false;
+        return dependsOnGroupThroughOutside(other, groups[it->second], groupOf,
+                                            it->second);
+      });
+      if (!makesCycle) {
+        chosen = it->second;
+        break;
+      }
+    }
+    if (chosen < 0) {
+      chosen = groups.size();
+      groups.push_back(Group{domain, {}});
+    }
+    groups[chosen].ops.insert(&op);
+    groupOf[&op] = chosen;
+  }
+
+  for (auto [index, group] : llvm::enumerate(groups)) {
+    std::string name =
+        (pipeline.getSymName() + "_k" + std::to_string(index)).str();
+    LLVM_DEBUG(llvm::dbgs() << "kernel " << name << ": " << group.ops.size()
+                            << " ops\n");
+    outlineGroup(group, name);
+  }
+
+  // Constants now live in the kernels that use them.
+  for (Operation &op : llvm::make_early_inc_range(block))
+    if (isScalarConstant(&op) && op.use_empty())
+      op.erase();
+}

@@ -1,0 +1,27 @@
+//===- Pipeline.cpp - The default pass pipeline ---------------------------===//
+//
+// The passes in the order pipec runs them, kept in one place so that pipec,
+// pipe-opt (`--pipe-default`) and the JIT agree.
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/Passes.h"
+
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Transforms/Passes.h"
+
+using namespace mlir;
+
+void mlir::pipe::buildDefaultPipeline(OpPassManager &pm) {
+  OpPassManager &pipelinePm = pm.nest<PipelineOp>();
+  pipelinePm.addPass(createCanonicalizerPass());
+  pipelinePm.addPass(createCSEPass());
+  pipelinePm.addPass(createFuseElementwise());
+}
+
+void mlir::pipe::registerPipePassesAndPipelines() {
+  registerPipePasses();
+  PassPipelineRegistration<>(
+      "pipe-default", "The default pipeline: canonicalize, CSE, fusion",
+      [](OpPassManager &pm) { buildDefaultPipeline(pm); });
+}
