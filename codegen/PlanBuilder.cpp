@@ -1,0 +1,111 @@
+//===- PlanBuilder.cpp - Fused pipe IR to a runtime plan ------------------===//
+
+#include "codegen/PlanBuilder.h"
+
+#include "codegen/CudaEmitter.h"
+#include "runtime/Nvrtc.h"
+
+#include "llvm/ADT/DenseMap.h"
+
+using namespace mlir;
+using namespace mlir::pipe;
+
+pipert::DType pipec::getRuntimeDType(Type type) {
+  if (type.isF32())
+    return pipert::DType::F32;
+  if (type.isF64())
+    return pipert::DType::F64;
+  auto intType = cast<IntegerType>(type);
+  bool isUnsigned = intType.isUnsigned();
+  switch (intType.getWidth()) {
+  case 8: return isUnsigned ? pipert::DType::U8 : pipert::DType::I8;
+  case 16: return isUnsigned ? pipert::DType::U16 : pipert::DType::I16;
+  case 32: return isUnsigned ? pipert::DType::U32 : pipert::DType::I32;
+  default: return isUnsigned ? pipert::DType::U64 : pipert::DType::I64;
+  }
+}
+
+pipert::PlanBuffer pipec::getPlanBuffer(RankedTensorType type,
+                                        llvm::StringRef name) {
+  pipert::PlanBuffer buffer;
+  buffer.name = name.str();
+  buffer.dtype = getRuntimeDType(type.getElementType());
+  auto names = dyn_cast_or_null<ArrayAttr>(type.getEncoding());
+  unsigned nextName = 0;
+  for (int64_t size : type.getShape()) {
+    pipert::PlanDim dim;
+    if (ShapedType::isDynamic(size))
+      dim.symbol = cast<StringAttr>(names[nextName++]).str();
+    else
+      dim.size = size;
+    buffer.dims.push_back(dim);
+  }
+  return buffer;
+}
+
+FailureOr<pipert::Plan> pipec::buildPlan(PipelineOp pipeline) {
+  pipert::Plan plan;
+  plan.name = pipeline.getSymName().str();
+  llvm::DenseMap<Value, int> bufferOf;
+  Block &body = pipeline.getBody().front();
+  for (BlockArgument arg : body.getArguments()) {
+    bufferOf[arg] = plan.buffers.size();
+    plan.buffers.push_back(
+        getPlanBuffer(cast<RankedTensorType>(arg.getType()),
+                      pipeline.getArgName(arg.getArgNumber())));
+  }
+  plan.numParams = body.getNumArguments();
+
+  for (Operation &op : body) {
+    if (auto kernel = dyn_cast<KernelOp>(op)) {
+      FailureOr<std::string> source = pipec::emitCudaKernel(kernel);
+      if (failed(source))
+        return failure();
+      pipert::PlanKernel planKernel;
+      planKernel.entry = kernel.getKernelName().str();
+      planKernel.source = std::move(*source);
+      for (Value input : kernel.getInputs())
+        planKernel.inputs.push_back(bufferOf.at(input));
+      for (Value result : kernel.getResults()) {
+        bufferOf[result] = plan.buffers.size();
+        planKernel.outputs.push_back(plan.buffers.size());
+        plan.buffers.push_back(
+            getPlanBuffer(cast<RankedTensorType>(result.getType()), ""));
+      }
+      plan.kernels.push_back(std::move(planKernel));
+      continue;
+    }
+    if (auto ret = dyn_cast<ReturnOp>(op)) {
+      for (auto [i, operand] : llvm::enumerate(ret.getOperands())) {
+        int buffer = bufferOf.at(operand);
+        std::string name = pipeline.getResultName(i).str();
+        plan.results.push_back(buffer);
+        plan.resultNames.push_back(name);
+        if (plan.buffers[buffer].name.empty())
+          plan.buffers[buffer].name = name;
+      }
+      continue;
+    }
+    return op.emitOpError()
+           << "cannot run on the GPU: only ops fused into 'pipe.kernel' can "
+              "(run the pipe-fuse-elementwise pass first)";
+  }
+  return plan;
+}
+
+pipert::Status pipec::addKernelImages(pipert::Plan &plan, int arch) {
+  for (pipert::PlanKernel &kernel : plan.kernels) {
+    auto cubin = pipert::compileCuda(kernel.source, kernel.entry, arch,
+                                     /*ptx=*/false);
+    if (!cubin)
+      return cubin.status();
+    auto ptx = pipert::compileCuda(kernel.source, kernel.entry, arch,
+                                   /*ptx=*/true);
+    if (!ptx)
+      return ptx.status();
+    kernel.cubinArch = arch;
+    kernel.cubin = std::move(cubin->image);
+    kernel.ptx = std::move(ptx->image);
+  }
+  return pipert::Status();
+}

@@ -1,0 +1,34 @@
+//===- PlanBuilder.h - Fused pipe IR to a runtime plan ----------*- C++ -*-===//
+//
+// Turns a pipeline whose elementwise work has been fused into pipe.kernel
+// ops into the runtime's Plan: its buffers, and its kernels as CUDA source.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef PIPE_CODEGEN_PLANBUILDER_H
+#define PIPE_CODEGEN_PLANBUILDER_H
+
+#include "dialect/PipeDialect.h"
+#include "runtime/Plan.h"
+#include "runtime/Status.h"
+
+namespace pipec {
+
+/// The runtime dtype of a pipe element type.
+pipert::DType getRuntimeDType(mlir::Type elementType);
+
+/// The runtime's description of a tensor of `type` named `name`.
+pipert::PlanBuffer getPlanBuffer(mlir::RankedTensorType type,
+                                 llvm::StringRef name);
+
+/// The plan of `pipeline`, or failure (with diagnostics at the ops) when an
+/// op outside a pipe.kernel cannot run on the GPU.
+mlir::FailureOr<pipert::Plan> buildPlan(mlir::pipe::PipelineOp pipeline);
+
+/// Compiles each kernel of `plan` with NVRTC for `arch` and stores the cubin
+/// and PTX in it, as an ahead-of-time artifact carries them.
+pipert::Status addKernelImages(pipert::Plan &plan, int arch);
+
+} // namespace pipec
+
+#endif // PIPE_CODEGEN_PLANBUILDER_H

@@ -1,0 +1,109 @@
+//===- JitPipeline.cpp - Compile .pipe text from C++ and run it -----------===//
+
+#include "compiler/JitPipeline.h"
+
+#include "codegen/PlanBuilder.h"
+#include "compiler/Compiler.h"
+#include "dialect/PipeDialect.h"
+#include "reference/ReferenceExecutor.h"
+
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+#include "llvm/Support/MemoryBuffer.h"
+
+#include <mutex>
+
+using namespace pipec;
+
+struct JitPipeline::Impl {
+  mlir::MLIRContext context;
+  mlir::OwningOpRef<mlir::ModuleOp> module;
+  mlir::pipe::PipelineOp pipeline;
+  pipert::Plan plan;
+  std::mutex loadMutex;
+  std::unique_ptr<pipert::Executable> executable;
+};
+
+JitPipeline::JitPipeline(std::unique_ptr<Impl> impl) : impl(std::move(impl)) {}
+JitPipeline::~JitPipeline() = default;
+
+pipert::Result<std::unique_ptr<JitPipeline>>
+JitPipeline::compile(const std::string &source, const std::string &bufferName,
+                     const std::string &pipeline) {
+  auto impl = std::make_unique<Impl>();
+  // Collect every diagnostic, the frontend's and MLIR's, into one message.
+  std::string diagnostics;
+  llvm::raw_string_ostream os(diagnostics);
+  llvm::SourceMgr sourceMgr;
+  sourceMgr.setDiagHandler(
+      [](const llvm::SMDiagnostic &diag, void *stream) {
+        diag.print(nullptr, *static_cast<llvm::raw_ostream *>(stream));
+      },
+      &os);
+  sourceMgr.AddNewSourceBuffer(
+      llvm::MemoryBuffer::getMemBufferCopy(source, bufferName), llvm::SMLoc());
+  mlir::SourceMgrDiagnosticHandler handler(sourceMgr, &impl->context, os);
+  auto fail = [&]() -> pipert::Status {
+    std::string message = diagnostics;
+    while (!message.empty() && message.back() == '\n')
+      message.pop_back();
+    return pipert::Status::error(message.empty() ? "compilation failed"
+                                                 : message);
+  };
+
+  impl->module = loadModule(impl->context, sourceMgr);
+  if (!impl->module || failed(runDefaultPipeline(*impl->module)))
+    return fail();
+  auto found = llvm::dyn_cast_or_null<mlir::pipe::PipelineOp>(
+      findPipeline(*impl->module, pipeline));
+  if (!found)
+    return fail();
+  impl->pipeline = found;
+  mlir::FailureOr<pipert::Plan> plan = buildPlan(found);
+  if (failed(plan))
+    return fail();
+  impl->plan = std::move(*plan);
+  return std::unique_ptr<JitPipeline>(new JitPipeline(std::move(impl)));
+}
+
+pipert::Result<std::unique_ptr<JitPipeline>>
+JitPipeline::compileFile(const std::string &path, const std::string &pipeline) {
+  auto buffer = llvm::MemoryBuffer::getFile(path);
+  if (!buffer)
+    return pipert::Status::error("cannot read '" + path +
+                                 "': " + buffer.getError().message());
+  return compile((*buffer)->getBuffer().str(), path, pipeline);
+}
+
+const pipert::Plan &JitPipeline::plan() const { return impl->plan; }
+
+pipert::Status JitPipeline::ensureLoaded() {
+  std::lock_guard<std::mutex> lock(impl->loadMutex);
+  if (impl->executable)
+    return pipert::Status();
+  auto loaded = pipert::Executable::load(impl->plan);
+  if (!loaded)
+    return loaded.status();
+  impl->executable = loaded.take();
+  return pipert::Status();
+}
+
+pipert::Status JitPipeline::run(const std::vector<pipert::TensorRef> &inputs,
+                                const std::vector<pipert::TensorRef> &outputs,
+                                CUstream stream) {
+  if (pipert::Status s = ensureLoaded(); !s.ok())
+    return s;
+  return impl->executable->run(inputs, outputs, stream);
+}
+
+pipert::Result<std::vector<pipert::HostTensor>>
+JitPipeline::run(const std::vector<pipert::HostTensor> &inputs) {
+  if (pipert::Status s = ensureLoaded(); !s.ok())
+    return s;
+  return impl->executable->run(inputs);
+}
+
+pipert::Result<std::vector<pipert::HostTensor>>
+JitPipeline::runReference(const std::vector<pipert::HostTensor> &inputs) const {
+  return pipec::runReference(impl->pipeline, inputs);
+}

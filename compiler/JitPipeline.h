@@ -1,0 +1,56 @@
+//===- JitPipeline.h - Compile .pipe text from C++ and run it ---*- C++ -*-===//
+//
+// The JIT way in: compile a pipeline from a string or a file at run time,
+// then run it on host or device tensors on the GPU, or on the CPU reference
+// executor. Errors, compile errors included (as file:line:col: error: ...
+// with the source line and a caret), come back as pipert::Status values.
+// This header includes no MLIR or LLVM header.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef PIPE_COMPILER_JITPIPELINE_H
+#define PIPE_COMPILER_JITPIPELINE_H
+
+#include "runtime/Runtime.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace pipec {
+
+class JitPipeline {
+public:
+  /// Compiles the pipeline `pipeline` (or the only one) in `source`;
+  /// `bufferName` names the source in diagnostics.
+  static pipert::Result<std::unique_ptr<JitPipeline>>
+  compile(const std::string &source, const std::string &bufferName = "<jit>",
+          const std::string &pipeline = "");
+  static pipert::Result<std::unique_ptr<JitPipeline>>
+  compileFile(const std::string &path, const std::string &pipeline = "");
+  ~JitPipeline();
+
+  /// The plan the GPU runs: buffers, kernels and their CUDA source.
+  const pipert::Plan &plan() const;
+
+  /// Runs on the GPU; the kernels are loaded on the first call.
+  pipert::Status run(const std::vector<pipert::TensorRef> &inputs,
+                     const std::vector<pipert::TensorRef> &outputs,
+                     CUstream stream = nullptr);
+  pipert::Result<std::vector<pipert::HostTensor>>
+  run(const std::vector<pipert::HostTensor> &inputs);
+
+  /// Runs on the CPU reference executor: no GPU needed.
+  pipert::Result<std::vector<pipert::HostTensor>>
+  runReference(const std::vector<pipert::HostTensor> &inputs) const;
+
+private:
+  struct Impl;
+  explicit JitPipeline(std::unique_ptr<Impl> impl);
+  pipert::Status ensureLoaded();
+  std::unique_ptr<Impl> impl;
+};
+
+} // namespace pipec
+
+#endif // PIPE_COMPILER_JITPIPELINE_H

@@ -1,0 +1,56 @@
+//===- Core.cpp - DTypes and tensors --------------------------------------===//
+
+#include "runtime/DType.h"
+#include "runtime/Tensor.h"
+
+#include <string>
+
+using namespace pipert;
+
+namespace {
+struct DTypeInfo {
+  const char *name;
+  size_t size;
+};
+constexpr DTypeInfo kDTypes[] = {
+    {"u8", 1}, {"i8", 1}, {"u16", 2}, {"i16", 2}, {"u32", 4},
+    {"i32", 4}, {"u64", 8}, {"i64", 8}, {"f32", 4}, {"f64", 8}};
+} // namespace
+
+size_t pipert::dtypeSize(DType dtype) { return kDTypes[int(dtype)].size; }
+const char *pipert::dtypeName(DType dtype) { return kDTypes[int(dtype)].name; }
+
+std::optional<DType> pipert::parseDType(std::string_view name) {
+  for (int i = 0; i < int(std::size(kDTypes)); ++i)
+    if (name == kDTypes[i].name)
+      return DType(i);
+  return std::nullopt;
+}
+
+static int64_t product(const std::vector<int64_t> &shape) {
+  int64_t n = 1;
+  for (int64_t d : shape)
+    n *= d;
+  return n;
+}
+
+int64_t TensorRef::numElements() const { return product(shape); }
+
+HostTensor::HostTensor(DType dtype, std::vector<int64_t> shape)
+    : dtype_(dtype), shape_(std::move(shape)),
+      bytes_(size_t(product(shape_)) * dtypeSize(dtype)) {}
+
+int64_t HostTensor::numElements() const { return product(shape_); }
+
+std::string pipert::describeTensor(DType dtype,
+                                   const std::vector<int64_t> &shape) {
+  std::string text = dtypeName(dtype);
+  text += "[";
+  for (size_t i = 0; i < shape.size(); ++i)
+    text += (i ? ", " : "") + std::to_string(shape[i]);
+  return text + "]";
+}
+
+std::string HostTensor::describe() const {
+  return describeTensor(dtype_, shape_);
+}

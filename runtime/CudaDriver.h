@@ -1,0 +1,80 @@
+//===- CudaDriver.h - The CUDA driver API, loaded at run time ---*- C++ -*-===//
+//
+// The driver (libcuda.so.1) is opened with dlopen on first use rather than
+// linked: a Pipe binary then starts on a machine with no GPU driver and can
+// say so (and pipec can fall back to the CPU reference). The functions used
+// are listed once, in PIPE_CUDA_DRIVER_FUNCTIONS.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef PIPE_RUNTIME_CUDADRIVER_H
+#define PIPE_RUNTIME_CUDADRIVER_H
+
+#include "runtime/Status.h"
+
+#include <cuda.h>
+
+#include <string>
+
+namespace pipert {
+
+// cuda.h maps some names to versioned symbols (cuMemcpyHtoDAsync is
+// cuMemcpyHtoDAsync_v2); using the names here picks up those mappings.
+#define PIPE_CUDA_DRIVER_FUNCTIONS(X)                                          \
+  X(cuInit)                                                                    \
+  X(cuDriverGetVersion)                                                        \
+  X(cuDeviceGetCount)                                                          \
+  X(cuDeviceGet)                                                               \
+  X(cuDeviceGetName)                                                           \
+  X(cuDeviceGetAttribute)                                                      \
+  X(cuDevicePrimaryCtxRetain)                                                  \
+  X(cuCtxSetCurrent)                                                           \
+  X(cuGetErrorName)                                                            \
+  X(cuGetErrorString)                                                          \
+  X(cuModuleLoadDataEx)                                                        \
+  X(cuModuleGetFunction)                                                       \
+  X(cuModuleUnload)                                                            \
+  X(cuLaunchKernel)                                                            \
+  X(cuMemAllocAsync)                                                           \
+  X(cuMemFreeAsync)                                                            \
+  X(cuMemcpyHtoDAsync)                                                         \
+  X(cuMemcpyDtoHAsync)                                                         \
+  X(cuMemcpyDtoDAsync)                                                         \
+  X(cuMemsetD8Async)                                                           \
+  X(cuStreamSynchronize)                                                       \
+  X(cuDeviceGetDefaultMemPool)                                                 \
+  X(cuMemPoolSetAttribute)                                                     \
+  X(cuMemAlloc)                                                                \
+  X(cuMemFree)                                                                 \
+  X(cuMemcpyHtoD)                                                              \
+  X(cuMemcpyDtoH)
+
+struct CudaDriver {
+#define PIPE_DECLARE_FN(name) decltype(&::name) name = nullptr;
+  PIPE_CUDA_DRIVER_FUNCTIONS(PIPE_DECLARE_FN)
+#undef PIPE_DECLARE_FN
+};
+
+/// The driver, loaded once; an error says why it could not be.
+Result<const CudaDriver *> getCudaDriver();
+
+/// "cuLaunchKernel failed: CUDA_ERROR_INVALID_VALUE (invalid argument)",
+/// or an ok Status for CUDA_SUCCESS.
+Status checkCuda(CUresult result, const char *call, const std::string &context = "");
+
+/// The device the runtime runs on (device 0, its primary context).
+struct CudaDevice {
+  CUdevice device = 0;
+  CUcontext context = nullptr;
+  int arch = 0; ///< 10 * major + minor, e.g. 90.
+  int multiprocessors = 0;
+  std::string name;
+};
+
+/// Initializes the driver and device 0 once; makes its context current on
+/// the calling thread. An error says why there is no usable GPU.
+Result<const CudaDevice *> getCudaDevice();
+
+} // namespace pipert
+
+#endif // PIPE_RUNTIME_CUDADRIVER_H

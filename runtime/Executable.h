@@ -1,0 +1,74 @@
+//===- Executable.h - A loaded plan, ready to run ---------------*- C++ -*-===//
+//
+// Loads a Plan's kernels onto the GPU once, then runs the pipeline on the
+// caller's tensors as often as asked. Every input is validated before any
+// GPU work starts: a wrong dtype, rank or size, a null buffer, a dim that
+// disagrees with another parameter's, gives a Status that names the tensor
+// and the dim, and leaves the caller's buffers untouched.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef PIPE_RUNTIME_EXECUTABLE_H
+#define PIPE_RUNTIME_EXECUTABLE_H
+
+#include "runtime/Plan.h"
+#include "runtime/Status.h"
+#include "runtime/Tensor.h"
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+typedef struct CUstream_st *CUstream;
+
+namespace pipert {
+
+/// Checks `inputs` against the parameters `params` of pipeline `pipeline`
+/// (count, dtype, rank, literal sizes, non-null data) and binds each symbolic
+/// dim; an error names the input and the dim that do not fit, and for a dim
+/// bound twice, both places.
+Result<std::map<std::string, int64_t>>
+bindDims(const std::string &pipeline, const std::vector<PlanBuffer> &params,
+         const std::vector<TensorRef> &inputs);
+
+/// The shape of `buffer` under the dims `sizes` binds.
+std::vector<int64_t> shapeOf(const PlanBuffer &buffer,
+                             const std::map<std::string, int64_t> &sizes);
+
+class Executable {
+public:
+  /// Loads every kernel of `plan` on device 0 (compiling with NVRTC what has
+  /// no usable image). Fails if there is no GPU or a kernel does not load.
+  static Result<std::unique_ptr<Executable>> load(Plan plan);
+  ~Executable();
+  Executable(const Executable &) = delete;
+  Executable &operator=(const Executable &) = delete;
+
+  const Plan &plan() const { return plan_; }
+
+  /// Binds each symbolic dim from the inputs and returns the shape of each
+  /// result; an error names the input and dim that do not fit.
+  Result<std::vector<std::vector<int64_t>>>
+  resultShapes(const std::vector<TensorRef> &inputs) const;
+
+  /// Runs on `inputs` (one per parameter, host or device) into `outputs`
+  /// (one per result, host or device, of the shapes resultShapes gives), and
+  /// waits for the results. `stream` is the caller's, or null for the
+  /// default stream.
+  Status run(const std::vector<TensorRef> &inputs,
+             const std::vector<TensorRef> &outputs, CUstream stream = nullptr);
+
+  /// Runs on host tensors and returns the results as host tensors.
+  Result<std::vector<HostTensor>> run(const std::vector<HostTensor> &inputs);
+
+private:
+  explicit Executable(Plan plan);
+  Plan plan_;
+  struct LoadedKernel;
+  std::vector<std::unique_ptr<LoadedKernel>> kernels_;
+};
+
+} // namespace pipert
+
+#endif // PIPE_RUNTIME_EXECUTABLE_H

@@ -1,0 +1,153 @@
+//===- Npy.cpp - NumPy .npy files -----------------------------------------===//
+
+#include "runtime/Npy.h"
+
+#include <cstdio>
+#include <cstring>
+#include <memory>
+
+using namespace pipert;
+
+namespace {
+struct NpyDType {
+  DType dtype;
+  const char *descr;
+};
+constexpr NpyDType kNpyDTypes[] = {
+    {DType::U8, "|u1"},  {DType::I8, "|i1"},  {DType::U16, "<u2"},
+    {DType::I16, "<i2"}, {DType::U32, "<u4"}, {DType::I32, "<i4"},
+    {DType::U64, "<u8"}, {DType::I64, "<i8"}, {DType::F32, "<f4"},
+    {DType::F64, "<f8"}};
+
+struct FileCloser {
+  void operator()(FILE *file) const { fclose(file); }
+};
+using File = std::unique_ptr<FILE, FileCloser>;
+
+/// The text after `'key':` in a header dict, up to the next top-level comma.
+std::string findValue(const std::string &header, const std::string &key) {
+  size_t pos = header.find("'" + key + "'");
+  if (pos == std::string::npos)
+    return {};
+  pos = header.find(':', pos);
+  if (pos == std::string::npos)
+    return {};
+  ++pos;
+  while (pos < header.size() && header[pos] == ' ')
+    ++pos;
+  size_t end = pos;
+  if (header[pos] == '(') {
+    end = header.find(')', pos);
+    return end == std::string::npos ? std::string() : header.substr(pos, end - pos + 1);
+  }
+  while (end < header.size() && header[end] != ',' && header[end] != '}')
+    ++end;
+  return header.substr(pos, end - pos);
+}
+} // namespace
+
+Result<HostTensor> pipert::readNpy(const std::string &path) {
+  File file(fopen(path.c_str(), "rb"));
+  if (!file)
+    return Status::error("cannot open '" + path + "': " + strerror(errno));
+  auto bad = [&](const std::string &why) {
+    return Status::error("'" + path + "' is not a .npy file Pipe can read: " +
+                         why);
+  };
+  unsigned char magic[8];
+  if (fread(magic, 1, 8, file.get()) != 8 ||
+      memcmp(magic, "\x93NUMPY", 6) != 0)
+    return bad("no .npy magic string");
+  uint32_t headerLength = 0;
+  if (magic[6] == 1) {
+    unsigned char len[2];
+    if (fread(len, 1, 2, file.get()) != 2)
+      return bad("truncated header");
+    headerLength = len[0] | (len[1] << 8);
+  } else if (magic[6] == 2 || magic[6] == 3) {
+    unsigned char len[4];
+    if (fread(len, 1, 4, file.get()) != 4)
+      return bad("truncated header");
+    headerLength = len[0] | (len[1] << 8) | (len[2] << 16) | (uint32_t(len[3]) << 24);
+  } else {
+    return bad("unknown version " + std::to_string(magic[6]));
+  }
+  std::string header(headerLength, '\0');
+  if (fread(header.data(), 1, headerLength, file.get()) != headerLength)
+    return bad("truncated header");
+
+  std::string descr = findValue(header, "descr");
+  if (descr.size() < 2)
+    return bad("no dtype");
+  descr = descr.substr(1, descr.size() - 2);
+  if (descr == "<u1" || descr == "=u1") descr = "|u1";
+  if (descr == "<i1" || descr == "=i1") descr = "|i1";
+  const NpyDType *found = nullptr;
+  for (const NpyDType &candidate : kNpyDTypes)
+    if (descr == candidate.descr)
+      found = &candidate;
+  if (!found)
+    return bad("dtype '" + descr +
+               "' is not one of u8 i8 u16 i16 u32 i32 u64 i64 f32 f64 "
+               "(little-endian)");
+  if (findValue(header, "fortran_order").rfind("False", 0) != 0)
+    return bad("Fortran-ordered arrays are not supported; save with "
+               "np.ascontiguousarray");
+  std::string shapeText = findValue(header, "shape");
+  if (shapeText.empty() || shapeText.front() != '(')
+    return bad("no shape");
+  std::vector<int64_t> shape;
+  const char *p = shapeText.c_str() + 1;
+  while (*p && *p != ')') {
+    while (*p == ' ' || *p == ',')
+      ++p;
+    if (*p == ')')
+      break;
+    char *end;
+    long long dim = strtoll(p, &end, 10);
+    if (end == p || dim < 0)
+      return bad("bad shape " + shapeText);
+    shape.push_back(dim);
+    p = end;
+  }
+  HostTensor tensor(found->dtype, shape);
+  if (fread(tensor.data(), 1, tensor.numBytes(), file.get()) !=
+      tensor.numBytes())
+    return bad("the data is shorter than " + tensor.describe() + " needs");
+  return tensor;
+}
+
+Status pipert::writeNpy(const std::string &path, const HostTensor &tensor) {
+  std::string descr;
+  for (const NpyDType &candidate : kNpyDTypes)
+    if (candidate.dtype == tensor.dtype())
+      descr = candidate.descr;
+  std::string shape = "(";
+  for (int64_t dim : tensor.shape())
+    shape += std::to_string(dim) + ", ";
+  if (tensor.shape().size() > 1)
+    shape.resize(shape.size() - 2);
+  else if (tensor.shape().size() == 1)
+    shape.resize(shape.size() - 1);
+  shape += ")";
+  std::string header = "{'descr': '" + descr +
+                       "', 'fortran_order': False, 'shape': " + shape + ", }";
+  // Pad so that the data starts on a 64-byte boundary, ending in '\n'.
+  size_t total = 10 + header.size() + 1;
+  header.append((64 - total % 64) % 64, ' ');
+  header += '\n';
+  File file(fopen(path.c_str(), "wb"));
+  if (!file)
+    return Status::error("cannot write '" + path + "': " + strerror(errno));
+  unsigned char prefix[10] = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0,
+                              (unsigned char)(header.size() & 0xff),
+                              (unsigned char)(header.size() >> 8)};
+  if (fwrite(prefix, 1, 10, file.get()) != 10 ||
+      fwrite(header.data(), 1, header.size(), file.get()) != header.size() ||
+      fwrite(tensor.data(), 1, tensor.numBytes(), file.get()) !=
+          tensor.numBytes())
+    return Status::error("cannot write '" + path + "': " + strerror(errno));
+  if (fclose(file.release()) != 0)
+    return Status::error("cannot write '" + path + "': " + strerror(errno));
+  return Status();
+}

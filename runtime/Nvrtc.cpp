@@ -1,0 +1,153 @@
+//===- Nvrtc.cpp - Run-time compilation of CUDA C++ -----------------------===//
+
+#include "runtime/Nvrtc.h"
+
+#include <nvrtc.h>
+
+#include <dlfcn.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <functional>
+#include <mutex>
+#include <vector>
+
+using namespace pipert;
+
+#define PIPE_NVRTC_FUNCTIONS(X)                                                \
+  X(nvrtcVersion)                                                              \
+  X(nvrtcGetErrorString)                                                       \
+  X(nvrtcCreateProgram)                                                        \
+  X(nvrtcCompileProgram)                                                       \
+  X(nvrtcDestroyProgram)                                                       \
+  X(nvrtcGetProgramLogSize)                                                    \
+  X(nvrtcGetProgramLog)                                                        \
+  X(nvrtcGetCUBINSize)                                                         \
+  X(nvrtcGetCUBIN)                                                             \
+  X(nvrtcGetPTXSize)                                                           \
+  X(nvrtcGetPTX)
+
+namespace {
+struct NvrtcApi {
+#define PIPE_DECLARE_FN(name) decltype(&::name) name = nullptr;
+  PIPE_NVRTC_FUNCTIONS(PIPE_DECLARE_FN)
+#undef PIPE_DECLARE_FN
+};
+} // namespace
+
+static Result<const NvrtcApi *> getNvrtc() {
+  static NvrtcApi api;
+  static Status status;
+  static std::once_flag once;
+  std::call_once(once, [] {
+    std::vector<std::string> candidates = {"libnvrtc.so.13", "libnvrtc.so.12",
+                                           "libnvrtc.so"};
+    const char *roots[] = {std::getenv("CUDA_HOME"), std::getenv("CUDA_PATH"),
+                           "/usr/local/cuda"};
+    for (const char *root : roots)
+      if (root && *root)
+        candidates.push_back(std::string(root) + "/lib64/libnvrtc.so");
+    void *handle = nullptr;
+    std::string errors;
+    for (const std::string &candidate : candidates) {
+      if ((handle = dlopen(candidate.c_str(), RTLD_NOW | RTLD_LOCAL)))
+        break;
+      errors += "\n  " + std::string(dlerror());
+    }
+    if (!handle) {
+      status = Status::error("cannot load NVRTC (the CUDA toolkit's run-time "
+                             "compiler; set CUDA_HOME to the toolkit):" +
+                             errors);
+      return;
+    }
+#define PIPE_LOAD_FN(name)                                                     \
+  api.name = reinterpret_cast<decltype(api.name)>(dlsym(handle, #name));       \
+  if (!api.name) {                                                             \
+    status = Status::error("NVRTC lacks " + std::string(#name));               \
+    return;                                                                    \
+  }
+    PIPE_NVRTC_FUNCTIONS(PIPE_LOAD_FN)
+#undef PIPE_LOAD_FN
+  });
+  if (!status.ok())
+    return status;
+  return &api;
+}
+
+Result<std::string> pipert::getNvrtcVersion() {
+  auto api = getNvrtc();
+  if (!api)
+    return api.status();
+  int major = 0, minor = 0;
+  (*api)->nvrtcVersion(&major, &minor);
+  return "NVRTC " + std::to_string(major) + "." + std::to_string(minor);
+}
+
+/// Writes `source` where a person can read it after a failed compile.
+static std::string saveSource(const std::string &source,
+                              const std::string &name) {
+  const char *dir = std::getenv("TMPDIR");
+  size_t hash = std::hash<std::string>()(source);
+  char suffix[32];
+  snprintf(suffix, sizeof(suffix), "%016zx", hash);
+  std::string path = std::string(dir && *dir ? dir : "/tmp") + "/pipe-" + name +
+                     "-" + suffix + ".cu";
+  if (FILE *file = fopen(path.c_str(), "w")) {
+    fwrite(source.data(), 1, source.size(), file);
+    fclose(file);
+    return path;
+  }
+  return "(could not be written to " + path + ")";
+}
+
+Result<CompiledCuda> pipert::compileCuda(const std::string &source,
+                                         const std::string &name, int arch,
+                                         bool ptx) {
+  auto loaded = getNvrtc();
+  if (!loaded)
+    return loaded.status();
+  const NvrtcApi &api = **loaded;
+  nvrtcProgram program;
+  nvrtcResult result = api.nvrtcCreateProgram(
+      &program, source.c_str(), (name + ".cu").c_str(), 0, nullptr, nullptr);
+  if (result != NVRTC_SUCCESS)
+    return Status::error(std::string("nvrtcCreateProgram failed: ") +
+                         api.nvrtcGetErrorString(result));
+  std::string archOption = std::string("--gpu-architecture=") +
+                           (ptx ? "compute_" : "sm_") + std::to_string(arch);
+  // --fmad=false: no contraction into FMAs, so that results are bit-identical
+  // to the CPU reference executor (these kernels are memory-bound, so FMAs
+  // would not make them faster).
+  const char *options[] = {archOption.c_str(), "--std=c++17", "--fmad=false",
+                           "--extra-device-vectorization"};
+  result = api.nvrtcCompileProgram(program, 4, options);
+  size_t logSize = 0;
+  api.nvrtcGetProgramLogSize(program, &logSize);
+  std::string log(logSize, '\0');
+  if (logSize > 1)
+    api.nvrtcGetProgramLog(program, log.data());
+  while (!log.empty() && (log.back() == '\0' || log.back() == '\n'))
+    log.pop_back();
+  if (result != NVRTC_SUCCESS) {
+    api.nvrtcDestroyProgram(&program);
+    return Status::error("NVRTC failed to compile kernel '" + name + "' for " +
+                         archOption.substr(19) + ": " +
+                         api.nvrtcGetErrorString(result) + "\n" + log +
+                         "\nthe generated source is in " +
+                         saveSource(source, name));
+  }
+  CompiledCuda compiled;
+  compiled.log = log;
+  size_t size = 0;
+  if (ptx) {
+    api.nvrtcGetPTXSize(program, &size);
+    compiled.image.resize(size);
+    api.nvrtcGetPTX(program, compiled.image.data());
+  } else {
+    api.nvrtcGetCUBINSize(program, &size);
+    compiled.image.resize(size);
+    api.nvrtcGetCUBIN(program, compiled.image.data());
+  }
+  api.nvrtcDestroyProgram(&program);
+  return compiled;
+}

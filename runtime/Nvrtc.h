@@ -1,0 +1,33 @@
+//===- Nvrtc.h - Run-time compilation of CUDA C++ ---------------*- C++ -*-===//
+//
+// NVRTC (libnvrtc.so) is opened with dlopen on first use, like the driver:
+// an ahead-of-time artifact that carries cubins never needs it.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef PIPE_RUNTIME_NVRTC_H
+#define PIPE_RUNTIME_NVRTC_H
+
+#include "runtime/Status.h"
+
+#include <string>
+
+namespace pipert {
+
+struct CompiledCuda {
+  std::string image; ///< A cubin (binary) or PTX (text), as asked.
+  std::string log;   ///< NVRTC's warnings, if any.
+};
+
+/// Compiles `source` for `arch` (e.g. 90): a cubin for sm_<arch>, or PTX for
+/// compute_<arch> when `ptx` is set. On failure the message holds NVRTC's log
+/// and the path where the source was written for inspection.
+Result<CompiledCuda> compileCuda(const std::string &source,
+                                 const std::string &name, int arch, bool ptx);
+
+/// "NVRTC 13.0", or why NVRTC cannot be loaded.
+Result<std::string> getNvrtcVersion();
+
+} // namespace pipert
+
+#endif // PIPE_RUNTIME_NVRTC_H

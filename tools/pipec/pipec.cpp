@@ -1,0 +1,348 @@
+//===- pipec.cpp - The Pipe compiler driver -------------------------------===//
+//
+//   pipec FILE.pipe --emit=ast|mlir|fused|cuda|ptx|plan [-o OUT]
+//   pipec FILE.pipe --emit=aot -o DIR [--namespace NS] [--gpu-arch 90]
+//   pipec run FILE.pipe --input NAME=FILE.npy ... --output DIR
+//              [--backend auto|gpu|reference] [--pipeline NAME]
+//   pipec --gpu-info
+//
+// Every stage prints, and .mlir input (tensor-level or fused) is accepted
+// in place of .pipe, so each stage can be dumped, edited and fed back.
+//
+//===----------------------------------------------------------------------===//
+
+#include "codegen/AotEmitter.h"
+#include "codegen/CudaEmitter.h"
+#include "codegen/PlanBuilder.h"
+#include "compiler/Compiler.h"
+#include "dialect/PipeDialect.h"
+#include "reference/ReferenceExecutor.h"
+#include "runtime/Nvrtc.h"
+#include "runtime/Runtime.h"
+
+#include "mlir/IR/AsmState.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Support/FileUtilities.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/ToolOutputFile.h"
+
+#include <map>
+
+using namespace mlir;
+namespace cl = llvm::cl;
+
+namespace {
+enum class Emit { AST, MLIR, Fused, Cuda, Ptx, Plan, Aot };
+enum class Backend { Auto, Gpu, Reference };
+} // namespace
+
+static cl::opt<std::string> inputFile(cl::Positional,
+                                      cl::desc("<input .pipe or .mlir file>"),
+                                      cl::init("-"));
+static cl::opt<Emit> emitAction(
+    "emit", cl::desc("What to print"), cl::init(Emit::Fused),
+    cl::values(
+        clEnumValN(Emit::AST, "ast", "the checked syntax tree"),
+        clEnumValN(Emit::MLIR, "mlir", "tensor-level pipe IR, before passes"),
+        clEnumValN(Emit::Fused, "fused", "IR after the default pipeline"),
+        clEnumValN(Emit::Cuda, "cuda", "the kernels as CUDA C++"),
+        clEnumValN(Emit::Ptx, "ptx", "the kernels as PTX, compiled by NVRTC"),
+        clEnumValN(Emit::Plan, "plan", "the runtime plan: buffers, kernels"),
+        clEnumValN(Emit::Aot, "aot",
+                   "a header and a C++ source (in the -o directory) that "
+                   "link against the runtime alone")));
+static cl::opt<std::string> outputPath("o", cl::desc("Output file (directory "
+                                                     "for --emit=aot)"),
+                                       cl::init("-"));
+static cl::opt<std::string> pipelineName("pipeline",
+                                         cl::desc("The pipeline to use when "
+                                                  "the file has several"));
+static cl::opt<int> gpuArch("gpu-arch",
+                            cl::desc("Target compute capability for ptx and "
+                                     "aot, e.g. 90 for sm_90"),
+                            cl::init(90));
+static cl::opt<std::string> cppNamespace("namespace",
+                                         cl::desc("C++ namespace of --emit=aot "
+                                                  "entry points"),
+                                         cl::init("pipe_generated"));
+static cl::opt<bool> noKernelImages(
+    "no-kernel-images",
+    cl::desc("--emit=aot: embed only CUDA source (compiled by NVRTC when the "
+             "program first runs), no cubin or PTX"));
+static cl::list<std::string> inputs("input",
+                                    cl::desc("run: NAME=FILE.npy for each "
+                                             "parameter"));
+static cl::opt<std::string> outputDir("output",
+                                      cl::desc("run: directory for the "
+                                               "results, one NAME.npy each"),
+                                      cl::init("."));
+static cl::opt<Backend> backend(
+    "backend", cl::desc("run: where to run"), cl::init(Backend::Auto),
+    cl::values(clEnumValN(Backend::Auto, "auto",
+                          "the GPU if there is one, else the CPU reference"),
+               clEnumValN(Backend::Gpu, "gpu", "the GPU, or fail"),
+               clEnumValN(Backend::Reference, "reference",
+                          "the CPU reference executor")));
+static cl::opt<bool> gpuInfo("gpu-info",
+                             cl::desc("Print the GPU the runtime would use, "
+                                      "or why there is none (exit code 1)"));
+
+static int fail(const llvm::Twine &message) {
+  llvm::errs() << "pipec: error: " << message << "\n";
+  return 1;
+}
+
+static LogicalResult writeOutput(llvm::StringRef text) {
+  std::string error;
+  auto output = openOutputFile(outputPath, &error);
+  if (!output) {
+    llvm::errs() << "pipec: error: " << error << "\n";
+    return failure();
+  }
+  output->os() << text;
+  output->keep();
+  return success();
+}
+
+static std::string describePlan(const pipert::Plan &plan) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << "plan " << plan.name << "\n";
+  for (size_t b = 0; b < plan.buffers.size(); ++b) {
+    const pipert::PlanBuffer &buffer = plan.buffers[b];
+    os << "  buffer %" << b << " "
+       << (int(b) < plan.numParams ? "param " : "") << buffer.name << " : "
+       << pipert::dtypeName(buffer.dtype) << "[";
+    for (size_t d = 0; d < buffer.dims.size(); ++d)
+      os << (d ? ", " : "")
+         << (buffer.dims[d].symbol.empty() ? std::to_string(buffer.dims[d].size)
+                                           : buffer.dims[d].symbol);
+    os << "]\n";
+  }
+  for (const pipert::PlanKernel &kernel : plan.kernels) {
+    os << "  kernel " << kernel.entry << " (";
+    for (size_t i = 0; i < kernel.inputs.size(); ++i)
+      os << (i ? ", " : "") << "%" << kernel.inputs[i];
+    os << ") -> (";
+    for (size_t i = 0; i < kernel.outputs.size(); ++i)
+      os << (i ? ", " : "") << "%" << kernel.outputs[i];
+    os << ")\n";
+  }
+  for (size_t r = 0; r < plan.results.size(); ++r)
+    os << "  result " << plan.resultNames[r] << " = %" << plan.results[r]
+       << "\n";
+  return text;
+}
+
+/// `pipec run`: binds --input files to parameters, runs, writes results.
+static int runPipeline(pipe::PipelineOp pipeline, const pipert::Plan &plan) {
+  std::map<std::string, std::string> files;
+  for (const std::string &input : inputs) {
+    size_t eq = input.find('=');
+    if (eq == std::string::npos || eq == 0)
+      return fail("--input '" + input + "' is not NAME=FILE.npy");
+    files[input.substr(0, eq)] = input.substr(eq + 1);
+  }
+  std::vector<pipert::HostTensor> tensors;
+  for (int i = 0; i < plan.numParams; ++i) {
+    const std::string &name = plan.buffers[i].name;
+    auto it = files.find(name);
+    if (it == files.end())
+      return fail("no --input for parameter '" + name + "' of pipeline '" +
+                  plan.name + "'");
+    auto tensor = pipert::readNpy(it->second);
+    if (!tensor)
+      return fail(tensor.status().message());
+    tensors.push_back(tensor.take());
+    files.erase(it);
+  }
+  if (!files.empty())
+    return fail("pipeline '" + plan.name + "' has no parameter '" +
+                files.begin()->first + "'");
+
+  bool useGpu = backend == Backend::Gpu;
+  if (backend == Backend::Auto) {
+    pipert::Status gpu = pipert::checkGpuAvailable();
+    useGpu = gpu.ok();
+    if (!useGpu)
+      llvm::errs() << "pipec: no GPU (" << gpu.message()
+                   << "); running on the CPU reference executor\n";
+  }
+  pipert::Result<std::vector<pipert::HostTensor>> results =
+      pipert::Status::error("not run");
+  if (useGpu) {
+    auto executable = pipert::Executable::load(plan);
+    if (!executable)
+      return fail(executable.status().message());
+    results = (*executable)->run(tensors);
+  } else {
+    results = pipec::runReference(pipeline, tensors);
+  }
+  if (!results)
+    return fail(results.status().message());
+  if (std::error_code ec = llvm::sys::fs::create_directories(outputDir.getValue()))
+    return fail("cannot create '" + outputDir + "': " + ec.message());
+  for (size_t r = 0; r < results->size(); ++r) {
+    llvm::SmallString<256> path(outputDir.getValue());
+    llvm::sys::path::append(path, plan.resultNames[r] + ".npy");
+    if (pipert::Status s = pipert::writeNpy(path.str().str(), (*results)[r]);
+        !s.ok())
+      return fail(s.message());
+    llvm::outs() << "wrote " << path << " (" << (*results)[r].describe()
+                 << ") on the " << (useGpu ? "GPU" : "CPU reference") << "\n";
+  }
+  return 0;
+}
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM initLLVM(argc, argv);
+  // `pipec run ...` is `pipec ...` in run mode.
+  bool runMode = argc > 1 && llvm::StringRef(argv[1]) == "run";
+  std::vector<char *> args(argv, argv + argc);
+  if (runMode)
+    args.erase(args.begin() + 1);
+  registerAsmPrinterCLOptions();
+  registerMLIRContextCLOptions();
+  registerPassManagerCLOptions();
+  cl::ParseCommandLineOptions(int(args.size()), args.data(),
+                              "pipec: the Pipe compiler\n\n"
+                              "  pipec FILE.pipe --emit=...\n"
+                              "  pipec run FILE.pipe --input NAME=FILE.npy "
+                              "... --output DIR\n");
+
+  if (gpuInfo) {
+    auto description = pipert::describeGpu();
+    if (!description) {
+      llvm::outs() << "no GPU: " << description.status().message() << "\n";
+      return 1;
+    }
+    llvm::outs() << *description << "\n";
+    return 0;
+  }
+
+  std::string error;
+  auto file = openInputFile(inputFile, &error);
+  if (!file)
+    return fail(error);
+  llvm::SourceMgr sourceMgr;
+  sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
+  MLIRContext context;
+  SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
+
+  if (emitAction == Emit::AST && !runMode) {
+    std::optional<pipec::ModuleAST> ast = pipec::parseAndCheck(sourceMgr);
+    if (!ast)
+      return 1;
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    pipec::dumpAST(*ast, os);
+    return failed(writeOutput(text)) ? 1 : 0;
+  }
+
+  OwningOpRef<ModuleOp> module = pipec::loadModule(context, sourceMgr);
+  if (!module)
+    return 1;
+  if (emitAction == Emit::MLIR && !runMode) {
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    module->print(os);
+    return failed(writeOutput(text)) ? 1 : 0;
+  }
+  if (failed(pipec::runDefaultPipeline(*module, [](PassManager &pm) {
+        (void)applyPassManagerCLOptions(pm);
+      })))
+    return 1;
+  if (emitAction == Emit::Fused && !runMode) {
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    module->print(os);
+    return failed(writeOutput(text)) ? 1 : 0;
+  }
+
+  // The later stages work on every pipeline of the file, or on the one
+  // --pipeline names.
+  SmallVector<pipe::PipelineOp> pipelines;
+  if (!pipelineName.empty() || runMode) {
+    auto one = dyn_cast_or_null<pipe::PipelineOp>(
+        pipec::findPipeline(*module, pipelineName));
+    if (!one)
+      return 1;
+    pipelines.push_back(one);
+  } else {
+    llvm::append_range(pipelines, module->getOps<pipe::PipelineOp>());
+  }
+  std::vector<pipert::Plan> plans;
+  for (pipe::PipelineOp pipeline : pipelines) {
+    FailureOr<pipert::Plan> plan = pipec::buildPlan(pipeline);
+    if (failed(plan))
+      return 1;
+    plans.push_back(std::move(*plan));
+  }
+
+  if (runMode)
+    return runPipeline(pipelines.front(), plans.front());
+
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  switch (emitAction) {
+  case Emit::Cuda:
+    os << pipec::getCudaPrelude() << "\n";
+    for (pipe::PipelineOp pipeline : pipelines)
+      for (pipe::KernelOp kernel : pipeline.getOps<pipe::KernelOp>())
+        os << *pipec::emitCudaKernel(kernel, /*withPrelude=*/false) << "\n";
+    break;
+  case Emit::Ptx:
+    for (const pipert::Plan &plan : plans)
+      for (const pipert::PlanKernel &kernel : plan.kernels) {
+        auto ptx = pipert::compileCuda(kernel.source, kernel.entry, gpuArch,
+                                       /*ptx=*/true);
+        if (!ptx)
+          return fail(ptx.status().message());
+        os << "// kernel " << kernel.entry << "\n"
+           << llvm::StringRef(ptx->image).rtrim('\0') << "\n";
+      }
+    break;
+  case Emit::Plan:
+    for (const pipert::Plan &plan : plans)
+      os << describePlan(plan);
+    break;
+  case Emit::Aot: {
+    if (outputPath == "-")
+      return fail("--emit=aot needs -o DIR for the header and the source");
+    if (!noKernelImages)
+      for (pipert::Plan &plan : plans)
+        if (pipert::Status s = pipec::addKernelImages(plan, gpuArch); !s.ok())
+          return fail(s.message());
+    llvm::StringRef stem = llvm::sys::path::stem(inputFile.getValue());
+    if (stem.empty() || stem == "-")
+      stem = "pipeline";
+    pipec::AotSources sources = pipec::emitAot(
+        plans, (stem + ".h").str(), cppNamespace,
+        llvm::sys::path::filename(inputFile.getValue()).str());
+    if (std::error_code ec = llvm::sys::fs::create_directories(outputPath))
+      return fail("cannot create '" + outputPath + "': " + ec.message());
+    for (auto [ext, content] :
+         {std::pair<const char *, std::string *>{".h", &sources.header},
+          {".cpp", &sources.source}}) {
+      llvm::SmallString<256> path(outputPath.getValue());
+      llvm::sys::path::append(path, stem + ext);
+      std::string fileError;
+      auto out = openOutputFile(path, &fileError);
+      if (!out)
+        return fail(fileError);
+      out->os() << *content;
+      out->keep();
+    }
+    return 0;
+  }
+  default:
+    break;
+  }
+  return failed(writeOutput(text)) ? 1 : 0;
+}
