@@ -218,9 +218,9 @@ static LogicalResult verifyBroadcastOperand(Operation *op, Value operand,
 }
 
 static LogicalResult verifyBinaryOp(Operation *op) {
+  static const StringRef kOperandNames[] = {"lhs", "rhs"};
   Type resultElement = getElementType(op->getResult(0));
-  for (auto [operand, which] :
-       llvm::zip(op->getOperands(), ArrayRef<StringRef>{"lhs", "rhs"})) {
+  for (auto [operand, which] : llvm::zip(op->getOperands(), kOperandNames)) {
     if (getElementType(operand) != resultElement)
       return op->emitOpError()
              << which << " dtype " << getElementType(operand)

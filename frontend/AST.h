@@ -71,12 +71,15 @@ using ExprPtr = std::unique_ptr<ExprAST>;
 class NumberExprAST : public ExprAST {
 public:
   NumberExprAST(llvm::SMLoc loc, bool isFloat, int64_t intValue,
-                double floatValue)
+                double floatValue, bool exceedsInt64 = false)
       : ExprAST(Kind::Number, loc), isFloat(isFloat), intValue(intValue),
-        floatValue(floatValue) {}
+        floatValue(floatValue), exceedsInt64(exceedsInt64) {}
   bool isFloat;
+  /// The value's 64 bits; above INT64_MAX (only a u64 can hold it) when
+  /// `exceedsInt64` is set.
   int64_t intValue;
   double floatValue;
+  bool exceedsInt64;
   static bool classof(const ExprAST *e) { return e->getKind() == Kind::Number; }
 };
 

@@ -20,7 +20,9 @@ public:
       if (number.isFloat)
         os << "Number " << llvm::format("%g", number.floatValue);
       else
-        os << "Number " << number.intValue;
+        os << "Number "
+           << (number.exceedsInt64 ? std::to_string(uint64_t(number.intValue))
+                                   : std::to_string(number.intValue));
       break;
     }
     case ExprAST::Kind::Name:

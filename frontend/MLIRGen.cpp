@@ -65,9 +65,9 @@ private:
     Type type = getElementType(builder.getContext(), dtype);
     TypedAttr value;
     if (isFloatDType(dtype))
-      value = builder.getFloatAttr(type, number.isFloat
-                                             ? number.floatValue
-                                             : double(number.intValue));
+      value = builder.getFloatAttr(
+          type, number.isFloat || number.exceedsInt64 ? number.floatValue
+                                                      : double(number.intValue));
     else
       value = builder.getIntegerAttr(type, number.intValue);
     return pipe::ConstantOp::create(builder, loc(number.getLoc()), value);

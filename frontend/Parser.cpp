@@ -244,13 +244,15 @@ ExprPtr Parser::parsePrimary() {
   switch (tok.kind) {
   case TokenKind::Integer: {
     uint64_t value;
-    if (tok.text.getAsInteger(10, value) || value > uint64_t(INT64_MAX)) {
-      error(loc, "integer literal '" + tok.text + "' is too large");
+    if (tok.text.getAsInteger(10, value)) {
+      error(loc, "integer literal '" + tok.text +
+                     "' is too large (the largest is 18446744073709551615)");
       return nullptr;
     }
     consume();
     return std::make_unique<NumberExprAST>(loc, false, int64_t(value),
-                                           double(value));
+                                           double(value),
+                                           value > uint64_t(INT64_MAX));
   }
   case TokenKind::Float: {
     std::string text = tok.text.str();

@@ -164,12 +164,12 @@ bool PipelineChecker::check() {
           type = expected;
         }
       } else if (type.dtype != expected.dtype) {
-        error(binding.value->getLoc(),
+        error(binding.loc,
               "type mismatch: result '" + binding.name + "' is declared " +
                   expected.str() + " but the expression is " + type.str());
       } else if (type.dims.size() != expected.dims.size() ||
                  type.dims != expected.dims) {
-        error(binding.value->getLoc(),
+        error(binding.loc,
               "dim mismatch: result '" + binding.name + "' is declared " +
                   expected.str() + " but the expression is " + type.str());
       }
@@ -199,14 +199,19 @@ bool PipelineChecker::checkLiteralFits(const ExprAST &literal,
   int64_t value = number->intValue;
   unsigned bits = getDTypeBits(dtype);
   bool fits;
-  if (isUnsignedDType(dtype))
+  if (number->exceedsInt64)
+    fits = dtype == "u64";
+  else if (isUnsignedDType(dtype))
     fits = value >= 0 && (bits == 64 || uint64_t(value) < (uint64_t(1) << bits));
   else
     fits = bits == 64 || (value >= -(int64_t(1) << (bits - 1)) &&
                           value < (int64_t(1) << (bits - 1)));
   if (!fits)
-    return error(literal.getLoc(), "literal " + std::to_string(value) +
-                                       " does not fit in " + dtype);
+    return error(literal.getLoc(),
+                 "literal " +
+                     (number->exceedsInt64 ? std::to_string(uint64_t(value))
+                                           : std::to_string(value)) +
+                     " does not fit in " + dtype);
   return true;
 }
 
@@ -232,8 +237,12 @@ static void foldLiterals(BinaryExprAST &expr, std::unique_ptr<ExprAST> &out) {
   auto *l = llvm::cast<NumberExprAST>(expr.lhs.get());
   auto *r = llvm::cast<NumberExprAST>(expr.rhs.get());
   bool isFloat = l->isFloat || r->isFloat || expr.op == '/';
-  double lf = l->isFloat ? l->floatValue : double(l->intValue);
-  double rf = r->isFloat ? r->floatValue : double(r->intValue);
+  auto asDouble = [](const NumberExprAST *n) {
+    if (n->isFloat)
+      return n->floatValue;
+    return n->exceedsInt64 ? double(uint64_t(n->intValue)) : double(n->intValue);
+  };
+  double lf = asDouble(l), rf = asDouble(r);
   auto folded = std::make_unique<NumberExprAST>(expr.getLoc(), isFloat, 0, 0.0);
   if (isFloat) {
     switch (expr.op) {
@@ -251,6 +260,8 @@ static void foldLiterals(BinaryExprAST &expr, std::unique_ptr<ExprAST> &out) {
     case '*': folded->intValue = int64_t(a * b); break;
     }
     folded->floatValue = double(folded->intValue);
+    // Arithmetic on a literal above INT64_MAX stays a u64-only literal.
+    folded->exceedsInt64 = l->exceedsInt64 || r->exceedsInt64;
   }
   out = std::move(folded);
 }
@@ -359,6 +370,9 @@ static void foldLiteralTrees(std::unique_ptr<ExprAST> &expr) {
     if (auto *number = llvm::dyn_cast<NumberExprAST>(unary->operand.get())) {
       number->intValue = int64_t(0 - uint64_t(number->intValue));
       number->floatValue = -number->floatValue;
+      // -9223372036854775808 is the one such literal an i64 holds.
+      if (number->exceedsInt64 && number->intValue == INT64_MIN)
+        number->exceedsInt64 = false;
       std::unique_ptr<ExprAST> operand = std::move(unary->operand);
       expr = std::move(operand);
     }

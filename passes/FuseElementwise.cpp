@@ -9,11 +9,14 @@
 
 #include "passes/Passes.h"
 
+#include "mlir/Analysis/TopologicalSortUtils.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
 #include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/SetVector.h"
 #include "llvm/Support/Debug.h"
+
+#include <functional>
 
 #define DEBUG_TYPE "pipe-fuse-elementwise"
 
@@ -35,9 +38,22 @@ struct Group {
   llvm::SetVector<Operation *> ops;
 };
 
-/// Whether `op` is a scalar constant, which is cloned into each kernel that
-/// uses it rather than becoming a kernel or a kernel input.
-bool isScalarConstant(Operation *op) { return isa<ConstantOp>(op); }
+/// Whether `op` computes a scalar (rank 0) elementwise. Such ops are cloned
+/// into every kernel that uses them, where codegen computes them once per
+/// thread before the loop: cheaper than a one-element kernel launch and a
+/// round trip through memory.
+bool isClonableScalar(Operation *op) {
+  return isa<ElementwiseOpInterface>(op) &&
+         cast<RankedTensorType>(op->getResult(0).getType()).getRank() == 0;
+}
+
+/// Whether some user of `op` is not elementwise (the pipeline's return):
+/// then `op`'s value must be materialized by a kernel of its own.
+bool hasNonElementwiseUser(Operation *op) {
+  return llvm::any_of(op->getUsers(), [](Operation *user) {
+    return !isa<ElementwiseOpInterface>(user);
+  });
+}
 
 /// Whether `value` depends, through ops outside `group`, on an op of `group`.
 /// If so, putting the user of `value` into `group` would make a cycle.
@@ -73,21 +89,29 @@ struct FuseElementwisePass
 /// last op, and rewires their outside uses to the kernel's results.
 static void outlineGroup(const Group &group, StringRef name) {
   Operation *last = group.ops.back();
-  // Values read from outside the group (scalar constants excepted) become
-  // inputs; values used outside become results.
+  // Values read from outside the group become inputs, except scalars that
+  // are cloned in (with the scalars they depend on, producers first); values
+  // used outside become results.
   llvm::SetVector<Value> inputs;
   llvm::SetVector<Value> outputs;
-  llvm::SetVector<Operation *> constants;
-  for (Operation *op : group.ops) {
-    for (Value operand : op->getOperands()) {
-      Operation *def = operand.getDefiningOp();
-      if (def && group.ops.contains(def))
-        continue;
-      if (def && isScalarConstant(def))
-        constants.insert(def);
-      else
-        inputs.insert(operand);
+  llvm::SetVector<Operation *> scalars;
+  std::function<void(Value)> addOperand = [&](Value operand) {
+    Operation *def = operand.getDefiningOp();
+    if (def && group.ops.contains(def))
+      return;
+    if (!def || !isClonableScalar(def)) {
+      inputs.insert(operand);
+      return;
     }
+    if (scalars.contains(def))
+      return;
+    for (Value scalarOperand : def->getOperands())
+      addOperand(scalarOperand);
+    scalars.insert(def);
+  };
+  for (Operation *op : group.ops) {
+    for (Value operand : op->getOperands())
+      addOperand(operand);
     for (Value result : op->getResults())
       for (Operation *user : result.getUsers())
         if (!group.ops.contains(user))
@@ -113,8 +137,8 @@ static void outlineGroup(const Group &group, StringRef name) {
     mapping.map(input, body->addArgument(input.getType(), input.getLoc()));
 
   OpBuilder bodyBuilder = OpBuilder::atBlockEnd(body);
-  for (Operation *constant : constants)
-    bodyBuilder.clone(*constant, mapping);
+  for (Operation *scalar : scalars)
+    bodyBuilder.clone(*scalar, mapping);
   for (Operation *op : group.ops)
     bodyBuilder.clone(*op, mapping);
   SmallVector<Value> yielded;
@@ -137,29 +161,29 @@ void FuseElementwisePass::runOnOperation() {
   std::vector<Group> groups;
   DenseMap<Operation *, int> groupOf;
   for (Operation &op : block.without_terminator()) {
-    if (!isa<ElementwiseOpInterface>(op) || isScalarConstant(&op))
+    if (!isa<ElementwiseOpInterface>(op) ||
+        (isClonableScalar(&op) && !hasNonElementwiseUser(&op)))
       continue;
     auto domain = cast<RankedTensorType>(op.getResult(0).getType());
-    // Join the group of the first operand's producer that shares the domain
-    // and would not make a cycle.
+    // Join the latest kernel over the same domain, unless an operand depends
+    // on that kernel through an op outside it (joining would make a cycle).
+    // Independent ops over one domain thus share a kernel too (horizontal
+    // fusion): one launch, and inputs they share are loaded once.
     int chosen = -1;
-    for (Value operand : op.getOperands()) {
-      auto it = groupOf.find(operand.getDefiningOp());
-      if (it == groupOf.end() ||
-          !haveSameShape(groups[it->second].domain, domain))
+    for (int g = int(groups.size()) - 1; g >= 0 && chosen < 0; --g) {
+      if (!haveSameShape(groups[g].domain, domain))
         continue;
-      bool makesCycle = llvm::any_of(op.getOperands(), [&](Value other) {
-        Operation *def = other.getDefiningOp();
-        auto otherIt = groupOf.find(def);
-        if (otherIt != groupOf.end() && otherIt->second == it->second)
+      bool makesCycle = llvm::any_of(op.getOperands(), [&](Value operand) {
+        auto it = groupOf.find(operand.getDefiningOp());
+        if (it != groupOf.end() && it->second == g)
           return false;
-        return dependsOnGroupThroughOutside(other, groups[it->second], groupOf,
-                                            it->second);
+        return dependsOnGroupThroughOutside(operand, groups[g], groupOf, g);
       });
-      if (!makesCycle) {
-        chosen = it->second;
-        break;
-      }
+      if (!makesCycle)
+        chosen = g;
+      // Only the latest legal kernel is tried: an earlier one would have to
+      // be placed after ops that the later one feeds.
+      break;
     }
     if (chosen < 0) {
       chosen = groups.size();
@@ -177,8 +201,15 @@ void FuseElementwisePass::runOnOperation() {
     outlineGroup(group, name);
   }
 
-  // Constants now live in the kernels that use them.
-  for (Operation &op : llvm::make_early_inc_range(block))
-    if (isScalarConstant(&op) && op.use_empty())
+  // A kernel sits after its last op; ops outside it that use its results
+  // but came earlier in the block move after it. Fusion made no cycle, so
+  // this order exists.
+  bool sorted = sortTopologically(&block, block.without_terminator());
+  assert(sorted && "fusion created a cycle");
+  (void)sorted;
+
+  // Cloned scalars now live in the kernels that use them.
+  for (Operation &op : llvm::make_early_inc_range(llvm::reverse(block)))
+    if (isClonableScalar(&op) && op.use_empty())
       op.erase();
 }

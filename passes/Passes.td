@@ -8,12 +8,16 @@ include "mlir/Pass/PassBase.td"
 def FuseElementwise : Pass<"pipe-fuse-elementwise", "::mlir::pipe::PipelineOp"> {
   let summary = "Groups elementwise ops over one domain into pipe.kernel ops";
   let description = [{
-    Every elementwise op ends up in exactly one `pipe.kernel`: the body of a
-    kernel is what one GPU kernel computes per element. An op joins the kernel
-    of the producer of one of its operands when both have the same domain
-    (result shape) and joining cannot create a cycle through an op outside the
-    kernel; otherwise it starts a kernel of its own. Scalar constants are
-    cloned into every kernel that uses them instead of being passed in.
+    Every elementwise op over a tensor ends up in exactly one `pipe.kernel`:
+    the body of a kernel is what one GPU kernel computes per element. An op
+    joins the kernel of the producer of one of its operands when both have
+    the same domain (result shape) and joining cannot create a cycle through
+    an op outside the kernel; otherwise it starts a kernel of its own.
+
+    Scalar (rank-0) elementwise ops, constants included, are cloned into
+    every kernel that uses them instead of being passed in (codegen computes
+    them once per thread); only a scalar the pipeline returns gets a kernel
+    of its own.
 
     Before:
     ```mlir

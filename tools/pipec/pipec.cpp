@@ -89,6 +89,9 @@ static cl::opt<Backend> backend(
                clEnumValN(Backend::Gpu, "gpu", "the GPU, or fail"),
                clEnumValN(Backend::Reference, "reference",
                           "the CPU reference executor")));
+static cl::opt<bool> nvrtcInfo("nvrtc-info",
+                               cl::desc("Print the NVRTC version, or why it "
+                                        "cannot be loaded (exit code 1)"));
 static cl::opt<bool> gpuInfo("gpu-info",
                              cl::desc("Print the GPU the runtime would use, "
                                       "or why there is none (exit code 1)"));
@@ -216,6 +219,12 @@ int main(int argc, char **argv) {
                               "  pipec run FILE.pipe --input NAME=FILE.npy "
                               "... --output DIR\n");
 
+  if (nvrtcInfo) {
+    auto version = pipert::getNvrtcVersion();
+    llvm::outs() << (version ? *version : "no NVRTC: " + version.status().message())
+                 << "\n";
+    return version ? 0 : 1;
+  }
   if (gpuInfo) {
     auto description = pipert::describeGpu();
     if (!description) {

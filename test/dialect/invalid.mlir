@@ -1,0 +1,105 @@
+// RUN: pipe-opt %s -split-input-file -verify-diagnostics
+
+// expected-error @+1 {{argument 'x' is not a pipe tensor: 'tensor<?xf32>'}}
+pipe.pipeline @unnamed_dim(%x: tensor<?xf32> {pipe.name = "x"}) -> (tensor<f32> {pipe.name = "y"}) {
+  %c = pipe.constant 1.0 : f32
+  pipe.return %c : tensor<f32>
+}
+
+// -----
+
+// expected-error @+1 {{argument #0 has no 'pipe.name' string attribute}}
+pipe.pipeline @no_name(%x: tensor<?xf32, ["N"]>) -> (tensor<?xf32, ["N"]> {pipe.name = "y"}) {
+  pipe.return %x : tensor<?xf32, ["N"]>
+}
+
+// -----
+
+// expected-error @+1 {{the name 'x' is used twice}}
+pipe.pipeline @twice(%x: tensor<?xf32, ["N"]> {pipe.name = "x"}) -> (tensor<?xf32, ["N"]> {pipe.name = "x"}) {
+  pipe.return %x : tensor<?xf32, ["N"]>
+}
+
+// -----
+
+// expected-error @+1 {{argument 'x' is not a pipe tensor: 'tensor<?xi32, ["N"]>'}}
+pipe.pipeline @signless(%x: tensor<?xi32, ["N"]> {pipe.name = "x"}) -> (tensor<?xi32, ["N"]> {pipe.name = "y"}) {
+  pipe.return %x : tensor<?xi32, ["N"]>
+}
+
+// -----
+
+pipe.pipeline @dtype_mismatch(%x: tensor<?xf32, ["N"]> {pipe.name = "x"}, %y: tensor<?xf64, ["N"]> {pipe.name = "y"}) -> (tensor<?xf32, ["N"]> {pipe.name = "z"}) {
+  // expected-error @+1 {{'pipe.add' op rhs dtype 'f64' differs from the result dtype 'f32'}}
+  %0 = pipe.add %x, %y : tensor<?xf32, ["N"]>, tensor<?xf64, ["N"]> -> tensor<?xf32, ["N"]>
+  pipe.return %0 : tensor<?xf32, ["N"]>
+}
+
+// -----
+
+pipe.pipeline @shape_mismatch(%x: tensor<?xf32, ["N"]> {pipe.name = "x"}, %y: tensor<?xf32, ["M"]> {pipe.name = "y"}) -> (tensor<?xf32, ["N"]> {pipe.name = "z"}) {
+  // expected-error @+1 {{'pipe.mul' op rhs shape 'tensor<?xf32, ["M"]>' is neither rank 0 nor the result's shape 'tensor<?xf32, ["N"]>'}}
+  %0 = pipe.mul %x, %y : tensor<?xf32, ["N"]>, tensor<?xf32, ["M"]> -> tensor<?xf32, ["N"]>
+  pipe.return %0 : tensor<?xf32, ["N"]>
+}
+
+// -----
+
+pipe.pipeline @int_div(%x: tensor<?xsi32, ["N"]> {pipe.name = "x"}) -> (tensor<?xsi32, ["N"]> {pipe.name = "z"}) {
+  // expected-error @+1 {{'pipe.div' op divides floats only}}
+  %0 = pipe.div %x, %x : tensor<?xsi32, ["N"]>, tensor<?xsi32, ["N"]> -> tensor<?xsi32, ["N"]>
+  pipe.return %0 : tensor<?xsi32, ["N"]>
+}
+
+// -----
+
+pipe.pipeline @cast_shape(%x: tensor<?xf32, ["N"]> {pipe.name = "x"}) -> (tensor<?xui8, ["N"]> {pipe.name = "z"}) {
+  // expected-error @+1 {{'pipe.cast' op changes the shape}}
+  %0 = pipe.cast %x : tensor<?xf32, ["N"]> to tensor<?xui8, ["M"]>
+  pipe.return %x : tensor<?xf32, ["N"]>
+}
+
+// -----
+
+pipe.pipeline @bad_return(%x: tensor<?xf32, ["N"]> {pipe.name = "x"}) -> (tensor<?xf64, ["N"]> {pipe.name = "z"}) {
+  // expected-error @+1 {{'pipe.return' op result #0 has type 'tensor<?xf32, ["N"]>' but the pipeline declares 'tensor<?xf64, ["N"]>'}}
+  pipe.return %x : tensor<?xf32, ["N"]>
+}
+
+// -----
+
+pipe.pipeline @kernel_domain(%x: tensor<?xf32, ["N"]> {pipe.name = "x"}, %y: tensor<?xf32, ["M"]> {pipe.name = "y"}) -> (tensor<?xf32, ["N"]> {pipe.name = "z"}) {
+  // expected-error @+1 {{'pipe.kernel' op input of type 'tensor<?xf32, ["M"]>' is neither rank 0 nor the domain's shape}}
+  %0 = pipe.kernel "k" (%x, %y : tensor<?xf32, ["N"]>, tensor<?xf32, ["M"]>) -> tensor<?xf32, ["N"]> {
+  ^bb0(%a: tensor<?xf32, ["N"]>, %b: tensor<?xf32, ["M"]>):
+    pipe.yield %a : tensor<?xf32, ["N"]>
+  }
+  pipe.return %0 : tensor<?xf32, ["N"]>
+}
+
+// -----
+
+pipe.pipeline @kernel_yield(%x: tensor<?xf32, ["N"]> {pipe.name = "x"}) -> (tensor<?xf32, ["N"]> {pipe.name = "z"}) {
+  // expected-error @+1 {{'pipe.kernel' op yields types that differ from its results}}
+  %0 = pipe.kernel "k" (%x : tensor<?xf32, ["N"]>) -> tensor<?xf32, ["N"]> {
+  ^bb0(%a: tensor<?xf32, ["N"]>):
+    %c = pipe.constant 1.0 : f32
+    pipe.yield %c : tensor<f32>
+  }
+  pipe.return %0 : tensor<?xf32, ["N"]>
+}
+
+// -----
+
+pipe.pipeline @kernel_body(%x: tensor<?xf32, ["N"]> {pipe.name = "x"}) -> (tensor<?xf32, ["N"]> {pipe.name = "z"}) {
+  %0 = pipe.kernel "outer" (%x : tensor<?xf32, ["N"]>) -> tensor<?xf32, ["N"]> {
+  ^bb0(%a: tensor<?xf32, ["N"]>):
+    // expected-error @+1 {{'pipe.kernel' op is not elementwise and cannot be in a 'pipe.kernel'}}
+    %1 = pipe.kernel "inner" (%a : tensor<?xf32, ["N"]>) -> tensor<?xf32, ["N"]> {
+    ^bb0(%b: tensor<?xf32, ["N"]>):
+      pipe.yield %b : tensor<?xf32, ["N"]>
+    }
+    pipe.yield %1 : tensor<?xf32, ["N"]>
+  }
+  pipe.return %0 : tensor<?xf32, ["N"]>
+}

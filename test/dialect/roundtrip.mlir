@@ -1,0 +1,35 @@
+// RUN: pipe-opt %s | pipe-opt | FileCheck %s
+
+// CHECK-LABEL: pipe.pipeline @ops(
+// CHECK-SAME: %x: tensor<?x?xui8, ["N", "H"]> {pipe.name = "x"}
+pipe.pipeline @ops(%x: tensor<?x?xui8, ["N", "H"]> {pipe.name = "x"},
+                   %s: tensor<f32> {pipe.name = "s"})
+    -> (tensor<?x?xf32, ["N", "H"]> {pipe.name = "y"}) {
+  // CHECK: %[[C:.*]] = constant 2.500000e+00 : f32
+  %c = pipe.constant 2.5 : f32
+  // CHECK: %[[F:.*]] = cast %x : tensor<?x?xui8, ["N", "H"]> to tensor<?x?xf32, ["N", "H"]>
+  %0 = pipe.cast %x : tensor<?x?xui8, ["N", "H"]> to tensor<?x?xf32, ["N", "H"]>
+  // CHECK: add %[[F]], %[[C]] : tensor<?x?xf32, ["N", "H"]>, tensor<f32> -> tensor<?x?xf32, ["N", "H"]>
+  %1 = pipe.add %0, %c : tensor<?x?xf32, ["N", "H"]>, tensor<f32> -> tensor<?x?xf32, ["N", "H"]>
+  %2 = pipe.sub %1, %s : tensor<?x?xf32, ["N", "H"]>, tensor<f32> -> tensor<?x?xf32, ["N", "H"]>
+  %3 = pipe.mul %2, %2 : tensor<?x?xf32, ["N", "H"]>, tensor<?x?xf32, ["N", "H"]> -> tensor<?x?xf32, ["N", "H"]>
+  %4 = pipe.div %3, %c : tensor<?x?xf32, ["N", "H"]>, tensor<f32> -> tensor<?x?xf32, ["N", "H"]>
+  // CHECK: return %{{.*}} : tensor<?x?xf32, ["N", "H"]>
+  pipe.return %4 : tensor<?x?xf32, ["N", "H"]>
+}
+
+// CHECK-LABEL: pipe.pipeline @kernel(
+pipe.pipeline @kernel(%x: tensor<?x3xsi32, ["N"]> {pipe.name = "x"})
+    -> (tensor<?x3xsi32, ["N"]> {pipe.name = "y"}, tensor<?x3xf64, ["N"]> {pipe.name = "z"}) {
+  // CHECK: %[[K:.*]]:2 = kernel "k0"(%x : tensor<?x3xsi32, ["N"]>) -> tensor<?x3xsi32, ["N"]>, tensor<?x3xf64, ["N"]> {
+  // CHECK-NEXT: ^bb0(%[[A:.*]]: tensor<?x3xsi32, ["N"]>):
+  // CHECK: pipe.yield
+  %0:2 = pipe.kernel "k0" (%x : tensor<?x3xsi32, ["N"]>) -> tensor<?x3xsi32, ["N"]>, tensor<?x3xf64, ["N"]> {
+  ^bb0(%a: tensor<?x3xsi32, ["N"]>):
+    %1 = pipe.mul %a, %a : tensor<?x3xsi32, ["N"]>, tensor<?x3xsi32, ["N"]> -> tensor<?x3xsi32, ["N"]>
+    %2 = pipe.cast %1 : tensor<?x3xsi32, ["N"]> to tensor<?x3xf64, ["N"]>
+    pipe.yield %1, %2 : tensor<?x3xsi32, ["N"]>, tensor<?x3xf64, ["N"]>
+  }
+  // CHECK: return %[[K]]#0, %[[K]]#1
+  pipe.return %0#0, %0#1 : tensor<?x3xsi32, ["N"]>, tensor<?x3xf64, ["N"]>
+}

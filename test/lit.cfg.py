@@ -1,0 +1,46 @@
+# lit configuration for Pipe's FileCheck tests.
+import os
+import subprocess
+
+import lit.formats
+
+config.name = "Pipe"
+config.test_format = lit.formats.ShTest(execute_external=False)
+config.suffixes = [".pipe", ".mlir", ".test"]
+config.excludes = ["Inputs", "unit", "CMakeLists.txt", "lit.cfg.py"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.pipe_binary_dir, "test")
+
+tools = {
+    "pipec": os.path.join(config.pipe_binary_dir, "tools", "pipec", "pipec"),
+    "pipe-opt": os.path.join(config.pipe_binary_dir, "tools", "pipe-opt", "pipe-opt"),
+    "pipe-npy": os.path.join(config.pipe_binary_dir, "tools", "pipe-npy", "pipe-npy"),
+    "jit_example": os.path.join(config.pipe_binary_dir, "examples", "jit", "jit_example"),
+    "aot_example": os.path.join(config.pipe_binary_dir, "examples", "aot", "aot_example"),
+}
+for name, path in tools.items():
+    config.substitutions.append((r"\b%s\b" % name.replace("-", r"\-"), path))
+config.substitutions.append(("%examples", os.path.join(config.pipe_source_dir, "examples")))
+config.environment["PATH"] = os.pathsep.join(
+    [config.llvm_tools_dir, config.environment.get("PATH", os.environ.get("PATH", ""))])
+for var in ("CUDA_HOME", "CUDA_PATH", "HOME", "TMPDIR"):
+    if var in os.environ:
+        config.environment[var] = os.environ[var]
+
+
+def probe(flag):
+    result = subprocess.run([tools["pipec"], flag], capture_output=True, text=True)
+    return result.returncode == 0, result.stdout.strip()
+
+
+ok, what = probe("--nvrtc-info")
+if ok:
+    config.available_features.add("nvrtc")
+else:
+    lit_config.note("NVRTC unavailable, PTX tests are UNSUPPORTED: " + what)
+ok, what = probe("--gpu-info")
+if ok:
+    config.available_features.add("cuda-gpu")
+    lit_config.note("GPU tests run on " + what)
+else:
+    lit_config.note("GPU tests are reported UNSUPPORTED (skipped): " + what)

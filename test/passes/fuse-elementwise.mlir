@@ -1,0 +1,135 @@
+// RUN: pipe-opt %s --pipe-fuse-elementwise -split-input-file | FileCheck %s
+
+// A chain over one domain becomes one kernel; the constant is cloned in.
+// CHECK-LABEL: pipe.pipeline @chain
+// CHECK: %[[K:.*]] = kernel "chain_k0"(%x : tensor<?xui8, ["N"]>) -> tensor<?xui8, ["N"]> {
+// CHECK-NEXT: ^bb0(%[[A:.*]]: tensor<?xui8, ["N"]>):
+// CHECK-NEXT:   %[[C:.*]] = pipe.constant 1.500000e+00 : f32
+// CHECK-NEXT:   %[[F:.*]] = pipe.cast %[[A]]
+// CHECK-NEXT:   %[[M:.*]] = pipe.mul %[[F]], %[[C]]
+// CHECK-NEXT:   %[[U:.*]] = pipe.cast %[[M]]
+// CHECK-NEXT:   pipe.yield %[[U]]
+// CHECK-NEXT: }
+// CHECK-NEXT: return %[[K]]
+pipe.pipeline @chain(%x: tensor<?xui8, ["N"]> {pipe.name = "x"}) -> (tensor<?xui8, ["N"]> {pipe.name = "y"}) {
+  %c = pipe.constant 1.5 : f32
+  %0 = pipe.cast %x : tensor<?xui8, ["N"]> to tensor<?xf32, ["N"]>
+  %1 = pipe.mul %0, %c : tensor<?xf32, ["N"]>, tensor<f32> -> tensor<?xf32, ["N"]>
+  %2 = pipe.cast %1 : tensor<?xf32, ["N"]> to tensor<?xui8, ["N"]>
+  pipe.return %2 : tensor<?xui8, ["N"]>
+}
+
+// -----
+
+// A value both returned and used further is a kernel result; both results
+// come from the one kernel.
+// CHECK-LABEL: pipe.pipeline @two_outputs
+// CHECK: %[[K:.*]]:2 = kernel "two_outputs_k0"(%x : tensor<?x3xf32, ["N"]>) -> tensor<?x3xf32, ["N"]>, tensor<?x3xf32, ["N"]>
+// CHECK: pipe.yield %{{.*}}, %{{.*}} : tensor<?x3xf32, ["N"]>, tensor<?x3xf32, ["N"]>
+// CHECK-NOT: kernel
+// CHECK: return %[[K]]#0, %[[K]]#1
+pipe.pipeline @two_outputs(%x: tensor<?x3xf32, ["N"]> {pipe.name = "x"}) -> (tensor<?x3xf32, ["N"]> {pipe.name = "a"}, tensor<?x3xf32, ["N"]> {pipe.name = "b"}) {
+  %0 = pipe.add %x, %x : tensor<?x3xf32, ["N"]>, tensor<?x3xf32, ["N"]> -> tensor<?x3xf32, ["N"]>
+  %1 = pipe.mul %0, %x : tensor<?x3xf32, ["N"]>, tensor<?x3xf32, ["N"]> -> tensor<?x3xf32, ["N"]>
+  pipe.return %0, %1 : tensor<?x3xf32, ["N"]>, tensor<?x3xf32, ["N"]>
+}
+
+// -----
+
+// Different domains make different kernels.
+// CHECK-LABEL: pipe.pipeline @domains
+// CHECK: kernel "domains_k0"(%x : tensor<?xf32, ["N"]>)
+// CHECK: kernel "domains_k1"(%y : tensor<?xf32, ["M"]>)
+pipe.pipeline @domains(%x: tensor<?xf32, ["N"]> {pipe.name = "x"}, %y: tensor<?xf32, ["M"]> {pipe.name = "y"}) -> (tensor<?xf32, ["N"]> {pipe.name = "a"}, tensor<?xf32, ["M"]> {pipe.name = "b"}) {
+  %0 = pipe.add %x, %x : tensor<?xf32, ["N"]>, tensor<?xf32, ["N"]> -> tensor<?xf32, ["N"]>
+  %1 = pipe.add %y, %y : tensor<?xf32, ["M"]>, tensor<?xf32, ["M"]> -> tensor<?xf32, ["M"]>
+  pipe.return %0, %1 : tensor<?xf32, ["N"]>, tensor<?xf32, ["M"]>
+}
+
+// -----
+
+// Scalar arithmetic is cloned into the kernel that uses it, where codegen
+// computes it once per thread; its rank-0 input comes in.
+// CHECK-LABEL: pipe.pipeline @scalars
+// CHECK: %[[K0:.*]] = kernel "scalars_k0"(%x, %g : tensor<?xf32, ["N"]>, tensor<f32>) -> tensor<?xf32, ["N"]>
+// CHECK-NEXT: ^bb0(%[[X:.*]]: tensor<?xf32, ["N"]>, %[[G:.*]]: tensor<f32>):
+// CHECK-NEXT:   %[[TWO:.*]] = pipe.constant 2.000000e+00 : f32
+// CHECK-NEXT:   %[[S:.*]] = pipe.mul %[[G]], %[[TWO]] : tensor<f32>, tensor<f32> -> tensor<f32>
+// CHECK-NEXT:   pipe.mul %[[X]], %[[S]]
+// CHECK-NOT: kernel
+// CHECK-NOT: pipe.constant
+// CHECK: return %[[K0]]
+pipe.pipeline @scalars(%x: tensor<?xf32, ["N"]> {pipe.name = "x"}, %g: tensor<f32> {pipe.name = "g"}) -> (tensor<?xf32, ["N"]> {pipe.name = "y"}) {
+  %c = pipe.constant 2.0 : f32
+  %s = pipe.mul %g, %c : tensor<f32>, tensor<f32> -> tensor<f32>
+  %0 = pipe.mul %x, %s : tensor<?xf32, ["N"]>, tensor<f32> -> tensor<?xf32, ["N"]>
+  pipe.return %0 : tensor<?xf32, ["N"]>
+}
+
+// -----
+
+// A scalar the pipeline returns gets a kernel of its own, computed once;
+// the kernel over N reads its result as a rank-0 input.
+// CHECK-LABEL: pipe.pipeline @returned_scalar
+// CHECK: %[[S:.*]] = kernel "returned_scalar_k0"(%g : tensor<f32>) -> tensor<f32>
+// CHECK: %[[Y:.*]] = kernel "returned_scalar_k1"(%x, %[[S]] : tensor<?xf32, ["N"]>, tensor<f32>)
+// CHECK: return %[[Y]], %[[S]]
+pipe.pipeline @returned_scalar(%x: tensor<?xf32, ["N"]> {pipe.name = "x"}, %g: tensor<f32> {pipe.name = "g"}) -> (tensor<?xf32, ["N"]> {pipe.name = "y"}, tensor<f32> {pipe.name = "s"}) {
+  %c = pipe.constant 2.0 : f32
+  %s = pipe.mul %g, %c : tensor<f32>, tensor<f32> -> tensor<f32>
+  %0 = pipe.mul %x, %s : tensor<?xf32, ["N"]>, tensor<f32> -> tensor<?xf32, ["N"]>
+  pipe.return %0, %s : tensor<?xf32, ["N"]>, tensor<f32>
+}
+
+// -----
+
+// %b reads %a (kernel k0) and %k, which an op outside k0 computed from %a:
+// putting %b into k0 would need %k before k0 ends, a cycle. So %b starts a
+// kernel of its own after %k.
+// CHECK-LABEL: pipe.pipeline @no_cycle
+// CHECK: %[[A:.*]] = kernel "no_cycle_k0"(%x
+// CHECK: %[[K:.*]] = kernel "opaque"(%[[A]]
+// CHECK: %[[B:.*]] = kernel "no_cycle_k1"(%[[A]], %[[K]]
+// CHECK: return %[[B]]
+pipe.pipeline @no_cycle(%x: tensor<?xf32, ["N"]> {pipe.name = "x"}) -> (tensor<?xf32, ["N"]> {pipe.name = "y"}) {
+  %a = pipe.add %x, %x : tensor<?xf32, ["N"]>, tensor<?xf32, ["N"]> -> tensor<?xf32, ["N"]>
+  %k = pipe.kernel "opaque" (%a : tensor<?xf32, ["N"]>) -> tensor<?xf32, ["N"]> {
+  ^bb0(%v: tensor<?xf32, ["N"]>):
+    pipe.yield %v : tensor<?xf32, ["N"]>
+  }
+  %b = pipe.mul %a, %k : tensor<?xf32, ["N"]>, tensor<?xf32, ["N"]> -> tensor<?xf32, ["N"]>
+  pipe.return %b : tensor<?xf32, ["N"]>
+}
+
+// -----
+
+// A DAG over several parameters is one kernel, whichever operand its ops
+// start from.
+// CHECK-LABEL: pipe.pipeline @dag
+// CHECK: %[[K:.*]] = kernel "dag_k0"(%a, %b : tensor<?xui8, ["N"]>, tensor<?xsi32, ["N"]>)
+// CHECK-NOT: kernel
+// CHECK: return %[[K]]
+pipe.pipeline @dag(%a: tensor<?xui8, ["N"]> {pipe.name = "a"}, %b: tensor<?xsi32, ["N"]> {pipe.name = "b"}) -> (tensor<?xf32, ["N"]> {pipe.name = "y"}) {
+  %0 = pipe.cast %a : tensor<?xui8, ["N"]> to tensor<?xf32, ["N"]>
+  %1 = pipe.cast %b : tensor<?xsi32, ["N"]> to tensor<?xf32, ["N"]>
+  %2 = pipe.add %0, %1 : tensor<?xf32, ["N"]>, tensor<?xf32, ["N"]> -> tensor<?xf32, ["N"]>
+  pipe.return %2 : tensor<?xf32, ["N"]>
+}
+
+// -----
+
+// %c joins %a's kernel, which is placed after %c; "opaque" reads %a, so it
+// moves after the kernel.
+// CHECK-LABEL: pipe.pipeline @reorder
+// CHECK: %[[K:.*]]:2 = kernel "reorder_k0"(%x
+// CHECK: %[[O:.*]] = kernel "opaque"(%[[K]]#0
+// CHECK: return %[[O]], %[[K]]#1
+pipe.pipeline @reorder(%x: tensor<?xf32, ["N"]> {pipe.name = "x"}) -> (tensor<?xf32, ["N"]> {pipe.name = "y"}, tensor<?xf32, ["N"]> {pipe.name = "z"}) {
+  %a = pipe.add %x, %x : tensor<?xf32, ["N"]>, tensor<?xf32, ["N"]> -> tensor<?xf32, ["N"]>
+  %k = pipe.kernel "opaque" (%a : tensor<?xf32, ["N"]>) -> tensor<?xf32, ["N"]> {
+  ^bb0(%v: tensor<?xf32, ["N"]>):
+    pipe.yield %v : tensor<?xf32, ["N"]>
+  }
+  %c = pipe.mul %x, %x : tensor<?xf32, ["N"]>, tensor<?xf32, ["N"]> -> tensor<?xf32, ["N"]>
+  pipe.return %k, %c : tensor<?xf32, ["N"]>, tensor<?xf32, ["N"]>
+}
