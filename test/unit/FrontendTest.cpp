@@ -1,0 +1,81 @@
+//===- FrontendTest.cpp - Compile errors through the JIT API --------------===//
+//
+// A JIT user gets the same diagnostics as a pipec user, as a Status: the
+// location, the message, the source line and a caret.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/JitPipeline.h"
+
+#include <gtest/gtest.h>
+
+using pipec::JitPipeline;
+
+TEST(Frontend, CompileErrorHasLocationLineAndCaret) {
+  auto result = JitPipeline::compile(
+      "pipeline p(x: f32[N]) -> (y: f32[N]) {\n  y = x + q\n}\n", "mine.pipe");
+  ASSERT_FALSE(result.ok());
+  EXPECT_EQ(result.status().message(),
+            "mine.pipe:2:11: error: unknown name 'q'\n"
+            "  y = x + q\n"
+            "          ^");
+}
+
+TEST(Frontend, ReportsEveryErrorOfAPipeline) {
+  auto result = JitPipeline::compile(
+      "pipeline p(x: u8[N], w: f32[M]) -> (y: f32[N]) {\n"
+      "  a = x + 1000\n"
+      "  y = w * 2\n"
+      "}\n");
+  ASSERT_FALSE(result.ok());
+  const std::string &message = result.status().message();
+  EXPECT_NE(message.find("2:11: error: literal 1000 does not fit in u8"),
+            std::string::npos)
+      << message;
+  EXPECT_NE(message.find("3:3: error: dim mismatch: result 'y' is declared "
+                         "f32[N] but the expression is f32[M]"),
+            std::string::npos)
+      << message;
+}
+
+TEST(Frontend, PicksThePipelineByName) {
+  const char *source = "pipeline a(x: f32[N]) -> (y: f32[N]) { y = x * 2 }\n"
+                       "pipeline b(x: f32[N]) -> (y: f32[N]) { y = x + 2 }\n";
+  auto b = JitPipeline::compile(source, "two.pipe", "b");
+  ASSERT_TRUE(b.ok()) << b.status().message();
+  EXPECT_EQ((*b)->plan().name, "b");
+  auto none = JitPipeline::compile(source, "two.pipe");
+  ASSERT_FALSE(none.ok());
+  EXPECT_NE(none.status().message().find(
+                "defines 2 pipelines; name one with --pipeline"),
+            std::string::npos);
+  auto missing = JitPipeline::compile(source, "two.pipe", "c");
+  ASSERT_FALSE(missing.ok());
+  EXPECT_NE(missing.status().message().find("no pipeline named 'c'"),
+            std::string::npos);
+}
+
+TEST(Frontend, MissingFileIsAnError) {
+  auto result = JitPipeline::compileFile("/nonexistent/x.pipe");
+  ASSERT_FALSE(result.ok());
+  EXPECT_NE(result.status().message().find("cannot read '/nonexistent/x.pipe'"),
+            std::string::npos);
+}
+
+TEST(Frontend, PlanDescribesBuffersAndKernels) {
+  auto result = JitPipeline::compile(
+      "pipeline p(x: u8[N, 4], s: f32) -> (y: f32[N, 4]) {\n"
+      "  y = f32(x) * s\n}\n");
+  ASSERT_TRUE(result.ok()) << result.status().message();
+  const pipert::Plan &plan = (*result)->plan();
+  ASSERT_EQ(plan.numParams, 2);
+  EXPECT_EQ(plan.buffers[0].name, "x");
+  EXPECT_EQ(plan.buffers[0].dtype, pipert::DType::U8);
+  ASSERT_EQ(plan.buffers[0].dims.size(), 2u);
+  EXPECT_EQ(plan.buffers[0].dims[0].symbol, "N");
+  EXPECT_EQ(plan.buffers[0].dims[1].size, 4);
+  EXPECT_TRUE(plan.buffers[1].dims.empty());
+  ASSERT_EQ(plan.kernels.size(), 1u);
+  EXPECT_EQ(plan.kernels[0].inputs, (std::vector<int>{0, 1}));
+  EXPECT_EQ(plan.resultNames, (std::vector<std::string>{"y"}));
+}

@@ -1,0 +1,77 @@
+//===- NpyTest.cpp - .npy reading and writing -----------------------------===//
+
+#include "TestUtil.h"
+
+#include "runtime/Npy.h"
+
+#include <cstdio>
+#include <fstream>
+
+using namespace pipetest;
+using pipert::DType;
+using pipert::HostTensor;
+
+static std::string tempPath(const std::string &name) {
+  return ::testing::TempDir() + "/pipe_npy_" + name;
+}
+
+TEST(Npy, RoundTripsEveryDTypeAndShape) {
+  for (int d = 0; d <= int(DType::F64); ++d) {
+    for (auto shape : {std::vector<int64_t>{}, {7}, {3, 1, 5}, {0, 4}}) {
+      HostTensor tensor = randomTensor(DType(d), shape, unsigned(d));
+      std::string path = tempPath("roundtrip.npy");
+      ASSERT_TRUE(pipert::writeNpy(path, tensor).ok());
+      auto read = pipert::readNpy(path);
+      ASSERT_TRUE(read.ok()) << read.status().message();
+      EXPECT_TRUE(sameBits(*read, tensor)) << pipert::dtypeName(DType(d));
+    }
+  }
+}
+
+TEST(Npy, HeaderIsWhatNumPyWrites) {
+  HostTensor tensor(DType::I16, {2, 3});
+  std::string path = tempPath("header.npy");
+  ASSERT_TRUE(pipert::writeNpy(path, tensor).ok());
+  std::ifstream file(path, std::ios::binary);
+  std::string bytes((std::istreambuf_iterator<char>(file)), {});
+  ASSERT_GE(bytes.size(), 128u);
+  EXPECT_EQ(bytes.substr(1, 5), "NUMPY");
+  EXPECT_NE(bytes.find("{'descr': '<i2', 'fortran_order': False, 'shape': (2, 3), }"),
+            std::string::npos);
+  // Data starts on a 64-byte boundary and the header ends in a newline.
+  EXPECT_EQ(bytes.size(), 128u + 12u);
+  EXPECT_EQ(bytes[127], '\n');
+}
+
+TEST(Npy, RejectsWhatItCannotRead) {
+  auto missing = pipert::readNpy(tempPath("missing.npy"));
+  ASSERT_FALSE(missing.ok());
+  EXPECT_NE(missing.status().message().find("cannot open"), std::string::npos);
+
+  std::string path = tempPath("bad.npy");
+  auto write = [&](const std::string &header, const std::string &data) {
+    std::ofstream file(path, std::ios::binary);
+    std::string padded = header;
+    padded.resize(118, ' ');
+    padded += '\n';
+    file << std::string("\x93NUMPY\x01\x00", 8) << char(padded.size() & 0xff)
+         << char(padded.size() >> 8) << padded << data;
+  };
+  write("{'descr': '<c8', 'fortran_order': False, 'shape': (2,), }", "");
+  EXPECT_NE(pipert::readNpy(path).status().message().find("dtype '<c8'"),
+            std::string::npos);
+  write("{'descr': '<f4', 'fortran_order': True, 'shape': (2,), }",
+        std::string(8, '\0'));
+  EXPECT_NE(pipert::readNpy(path).status().message().find("Fortran"),
+            std::string::npos);
+  write("{'descr': '<f4', 'fortran_order': False, 'shape': (4,), }",
+        std::string(8, '\0'));
+  EXPECT_NE(pipert::readNpy(path).status().message().find("shorter"),
+            std::string::npos);
+  {
+    std::ofstream file(path, std::ios::binary);
+    file << "not a numpy file at all";
+  }
+  EXPECT_NE(pipert::readNpy(path).status().message().find("no .npy magic"),
+            std::string::npos);
+}

@@ -1,0 +1,81 @@
+//===- RuntimeTest.cpp - Runtime checks that need no GPU ------------------===//
+
+#include "TestUtil.h"
+
+#include "runtime/CudaDriver.h"
+#include "runtime/Nvrtc.h"
+
+using namespace pipetest;
+using pipert::DType;
+
+static std::vector<pipert::PlanBuffer> params() {
+  return {{"a", DType::U8, {{-1, "N"}, {-1, "H"}}},
+          {"b", DType::U8, {{-1, "N"}, {4, ""}}}};
+}
+
+static pipert::TensorRef ref(void *data, DType dtype, std::vector<int64_t> shape) {
+  return pipert::TensorRef{data, dtype, std::move(shape), pipert::Memory::Host};
+}
+
+TEST(Runtime, BindsSymbolicDims) {
+  char byte = 0;
+  auto sizes = pipert::bindDims("p", params(),
+                                {ref(&byte, DType::U8, {3, 9}),
+                                 ref(&byte, DType::U8, {3, 4})});
+  ASSERT_TRUE(sizes.ok()) << sizes.status().message();
+  EXPECT_EQ(sizes->at("N"), 3);
+  EXPECT_EQ(sizes->at("H"), 9);
+}
+
+TEST(Runtime, NullDataIsAnErrorUnlessEmpty) {
+  auto sizes = pipert::bindDims("p", params(),
+                                {ref(nullptr, DType::U8, {3, 9}),
+                                 ref(nullptr, DType::U8, {3, 4})});
+  ASSERT_FALSE(sizes.ok());
+  EXPECT_EQ(sizes.status().message(), "input 'a' is a null pointer");
+  auto empty = pipert::bindDims("p", params(),
+                                {ref(nullptr, DType::U8, {0, 9}),
+                                 ref(nullptr, DType::U8, {0, 4})});
+  EXPECT_TRUE(empty.ok()) << empty.status().message();
+}
+
+TEST(Runtime, NegativeSizeIsAnError) {
+  char byte = 0;
+  auto sizes = pipert::bindDims("p", params(),
+                                {ref(&byte, DType::U8, {3, -1}),
+                                 ref(&byte, DType::U8, {3, 4})});
+  ASSERT_FALSE(sizes.ok());
+  EXPECT_EQ(sizes.status().message(), "input 'a' has a negative size in dim 1");
+}
+
+TEST(Runtime, LoadWithoutGpuSaysWhy) {
+  if (pipert::checkGpuAvailable().ok())
+    GTEST_SKIP() << "a GPU is present; this checks the message without one";
+  auto pipeline = compileOrDie("pipeline p(x: f32[N]) -> (y: f32[N]) { y = x }\n");
+  ASSERT_TRUE(pipeline);
+  pipert::HostTensor x(DType::F32, {4});
+  auto results = pipeline->run({x});
+  ASSERT_FALSE(results.ok());
+  EXPECT_EQ(results.status().message().rfind("no ", 0), 0u)
+      << results.status().message();
+}
+
+TEST(Runtime, FailedNvrtcCompileReportsLogAndSource) {
+  if (!pipert::getNvrtcVersion().ok())
+    GTEST_SKIP() << "NVRTC unavailable: "
+                 << pipert::getNvrtcVersion().status().message();
+  auto compiled = pipert::compileCuda(
+      "extern \"C\" __global__ void broken() { undefined_thing(); }", "broken",
+      90, /*ptx=*/false);
+  ASSERT_FALSE(compiled.ok());
+  const std::string &message = compiled.status().message();
+  EXPECT_NE(message.find("NVRTC failed to compile kernel 'broken' for sm_90"),
+            std::string::npos) << message;
+  EXPECT_NE(message.find("undefined_thing"), std::string::npos) << message;
+  size_t at = message.find("the generated source is in ");
+  ASSERT_NE(at, std::string::npos) << message;
+  std::string path = message.substr(at + 27);
+  FILE *file = fopen(path.c_str(), "r");
+  ASSERT_NE(file, nullptr) << path;
+  fclose(file);
+}
