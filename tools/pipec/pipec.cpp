@@ -27,12 +27,41 @@
 #include "mlir/Support/FileUtilities.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Format.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/ToolOutputFile.h"
 
+#include <chrono>
 #include <map>
+
+namespace {
+/// Wall-clock phases of `pipec run`, printed with --time-phases.
+class PhaseTimer {
+public:
+  void mark(const char *phase) {
+    auto now = std::chrono::steady_clock::now();
+    phases.emplace_back(phase, std::chrono::duration<double, std::milli>(
+                                   now - last).count());
+    last = now;
+  }
+  void print() const {
+    llvm::errs() << "pipec: time:";
+    double total = 0;
+    for (auto &[phase, ms] : phases) {
+      llvm::errs() << " " << phase << " " << llvm::format("%.2f", ms) << " ms,";
+      total += ms;
+    }
+    llvm::errs() << " total " << llvm::format("%.2f", total) << " ms\n";
+  }
+
+private:
+  std::chrono::steady_clock::time_point last = std::chrono::steady_clock::now();
+  std::vector<std::pair<const char *, double>> phases;
+};
+PhaseTimer phaseTimer;
+} // namespace
 
 using namespace mlir;
 namespace cl = llvm::cl;
@@ -89,6 +118,10 @@ static cl::opt<Backend> backend(
                clEnumValN(Backend::Gpu, "gpu", "the GPU, or fail"),
                clEnumValN(Backend::Reference, "reference",
                           "the CPU reference executor")));
+static cl::opt<bool> timePhases(
+    "time-phases",
+    cl::desc("run: print how long each phase took (compile, kernel load, "
+             "run, .npy I/O) on stderr"));
 static cl::opt<bool> nvrtcInfo("nvrtc-info",
                                cl::desc("Print the NVRTC version, or why it "
                                         "cannot be loaded (exit code 1)"));
@@ -168,6 +201,7 @@ static int runPipeline(pipe::PipelineOp pipeline, const pipert::Plan &plan) {
   if (!files.empty())
     return fail("pipeline '" + plan.name + "' has no parameter '" +
                 files.begin()->first + "'");
+  phaseTimer.mark("read inputs");
 
   bool useGpu = backend == Backend::Gpu;
   if (backend == Backend::Auto) {
@@ -183,9 +217,12 @@ static int runPipeline(pipe::PipelineOp pipeline, const pipert::Plan &plan) {
     auto executable = pipert::Executable::load(plan);
     if (!executable)
       return fail(executable.status().message());
+    phaseTimer.mark("GPU init + kernel load (NVRTC)");
     results = (*executable)->run(tensors);
+    phaseTimer.mark("run (copies + kernels)");
   } else {
     results = pipec::runReference(pipeline, tensors);
+    phaseTimer.mark("run (CPU reference)");
   }
   if (!results)
     return fail(results.status().message());
@@ -200,6 +237,9 @@ static int runPipeline(pipe::PipelineOp pipeline, const pipert::Plan &plan) {
     llvm::outs() << "wrote " << path << " (" << (*results)[r].describe()
                  << ") on the " << (useGpu ? "GPU" : "CPU reference") << "\n";
   }
+  phaseTimer.mark("write outputs");
+  if (timePhases)
+    phaseTimer.print();
   return 0;
 }
 
@@ -294,8 +334,10 @@ int main(int argc, char **argv) {
     plans.push_back(std::move(*plan));
   }
 
-  if (runMode)
+  if (runMode) {
+    phaseTimer.mark("compile");
     return runPipeline(pipelines.front(), plans.front());
+  }
 
   std::string text;
   llvm::raw_string_ostream os(text);

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Gathers what the GPU machine needs to run the test suites and the
+# benchmarks without building anything there: Pipe's binaries (static, see
+# README), lit and the LLVM test tools (FileCheck, not, split-file; these are
+# statically linked too). The result, .device/, is git-ignored; carry it with
+# the device tool and run scripts/device-test.sh there.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+build=${PIPE_BUILD_DIR:-$root/build}
+out=$root/.device
+rm -rf "$out"
+for bin in tools/pipec/pipec tools/pipe-opt/pipe-opt tools/pipe-npy/pipe-npy \
+           examples/jit/jit_example examples/aot/aot_example \
+           test/unit/pipe_unit_tests; do
+  mkdir -p "$out/build/$(dirname "$bin")"
+  cp "$build/$bin" "$out/build/$bin"
+  strip "$out/build/$bin" 2>/dev/null || true
+done
+mkdir -p "$out/llvm-bin"
+for tool in FileCheck not split-file; do
+  cp "/usr/lib/llvm-22/bin/$tool" "$out/llvm-bin/"
+done
+cp -r /usr/lib/llvm-22/utils/lit "$out/lit"
+cat > "$out/lit/run-lit.py" <<'PY'
+import os, sys
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from lit.main import main
+main()
+PY
+du -sh "$out"
