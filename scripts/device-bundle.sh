@@ -16,9 +16,13 @@ for bin in tools/pipec/pipec tools/pipe-opt/pipe-opt tools/pipe-npy/pipe-npy \
   cp "$build/$bin" "$out/build/$bin"
   strip "$out/build/$bin" 2>/dev/null || true
 done
-mkdir -p "$out/llvm-bin"
+mkdir -p "$out/llvm-bin" "$out/llvm-lib"
 for tool in FileCheck not split-file; do
   cp "/usr/lib/llvm-22/bin/$tool" "$out/llvm-bin/"
+  # libz3.so.4 is the one library these tools load that Ubuntu 24.04 lacks;
+  # the others (zlib, zstd) are there, and newer, so they are not carried.
+  ldd "/usr/lib/llvm-22/bin/$tool" | awk '$3 ~ /libz3/ {print $3}' |
+    xargs -r -I{} cp -L {} "$out/llvm-lib/"
 done
 cp -r /usr/lib/llvm-22/utils/lit "$out/lit"
 cat > "$out/lit/run-lit.py" <<'PY'

@@ -13,6 +13,7 @@ config.pipe_binary_dir = "$dev/build"
 config.llvm_tools_dir = "$dev/llvm-bin"
 lit_config.load_config(config, "$root/test/lit.cfg.py")
 CFG
+export LD_LIBRARY_PATH=$dev/llvm-lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
 status=0
 "$dev/build/test/unit/pipe_unit_tests" 2>&1 | tee "$log/unit.log" | tail -15

@@ -23,7 +23,7 @@ for name, path in tools.items():
 config.substitutions.append(("%examples", os.path.join(config.pipe_source_dir, "examples")))
 config.environment["PATH"] = os.pathsep.join(
     [config.llvm_tools_dir, config.environment.get("PATH", os.environ.get("PATH", ""))])
-for var in ("CUDA_HOME", "CUDA_PATH", "HOME", "TMPDIR"):
+for var in ("CUDA_HOME", "CUDA_PATH", "HOME", "TMPDIR", "LD_LIBRARY_PATH"):
     if var in os.environ:
         config.environment[var] = os.environ[var]
 
