@@ -38,8 +38,9 @@ static void writeString(llvm::raw_ostream &os, const std::string &text) {
 }
 
 static const char *dtypeEnumName(pipert::DType dtype) {
-  static const char *const names[] = {"U8",  "I8",  "U16", "I16", "U32",
-                                      "I32", "U64", "I64", "F32", "F64"};
+  static const char *const names[] = {"U8",  "I8",  "U16",  "I16", "U32",
+                                      "I32", "U64", "I64",  "F32", "F64",
+                                      "Bool", "F16", "BF16"};
   return names[int(dtype)];
 }
 
@@ -93,7 +94,12 @@ AotSources pipec::emitAot(const std::vector<pipert::Plan> &plans,
       for (size_t d = 0; d < buffer.dims.size(); ++d)
         s << (d ? ", " : "") << "{" << buffer.dims[d].size << ", \""
           << buffer.dims[d].symbol << "\"}";
-      s << "}});\n";
+      s << "}, " << buffer.aliasOf << ", ";
+      if (buffer.constantData.empty())
+        s << "{}";
+      else
+        writeBytes(s, buffer.constantData);
+      s << "});\n";
     }
     s << "    p.results = {";
     for (size_t r = 0; r < plan.results.size(); ++r)
@@ -104,7 +110,18 @@ AotSources pipec::emitAot(const std::vector<pipert::Plan> &plans,
     s << "};\n";
     for (const pipert::PlanKernel &kernel : plan.kernels) {
       s << "    {\n      pipert::PlanKernel k;\n"
-        << "      k.entry = \"" << kernel.entry << "\";\n      k.inputs = {";
+        << "      k.entry = \"" << kernel.entry << "\";\n"
+        << "      k.fallbackEntry = \"" << kernel.fallbackEntry << "\";\n"
+        << "      k.indexing = pipert::PlanKernel::Indexing::"
+        << (kernel.indexing == pipert::PlanKernel::Indexing::Flat
+                ? "Flat"
+                : "Coordinates")
+        << ";\n"
+        << "      k.elementsPerThread = " << kernel.elementsPerThread << ";\n"
+        << "      k.dimArgs = {";
+      for (size_t i = 0; i < kernel.dimArgs.size(); ++i)
+        s << (i ? ", " : "") << "\"" << kernel.dimArgs[i] << "\"";
+      s << "};\n      k.inputs = {";
       for (size_t i = 0; i < kernel.inputs.size(); ++i)
         s << (i ? ", " : "") << kernel.inputs[i];
       s << "};\n      k.outputs = {";

@@ -6,98 +6,334 @@
 // results. Values of rank 0 are the same for every element, so they are
 // loaded or computed once per thread, before the loop.
 //
+// When every input is read at the element's own index (flat indexing), the
+// fast variant handles several consecutive elements per step, so that every
+// load and store is 16 bytes wide, and a scalar loop finishes the tail; a
+// second variant handles pointers that are not 16-byte aligned. When an
+// input is read through a broadcast (a transpose is one), each element's
+// coordinates are computed from its flat index and the input's offset from
+// them; the fast variant does that in 32 bits.
+//
 //===----------------------------------------------------------------------===//
 
 #include "codegen/CudaEmitter.h"
 
+#include "codegen/PipeKernelEmbedded.h"
 #include "codegen/PipeScalarEmbedded.h"
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <algorithm>
+#include <set>
+
 using namespace mlir;
 using namespace mlir::pipe;
 
-const char *pipec::getCudaPrelude() { return kPipeScalarSource; }
+std::string pipec::getCudaPrelude() {
+  return std::string(kPipeScalarSource) + "\n" + kPipeKernelSource;
+}
 
 static std::string getCppType(Type tensorType) {
-  Type type = cast<RankedTensorType>(tensorType).getElementType();
-  if (type.isF32())
-    return "float";
-  if (type.isF64())
-    return "double";
-  auto intType = cast<IntegerType>(type);
-  return (intType.isUnsigned() ? "pipe_u" : "pipe_i") +
-         std::to_string(intType.getWidth());
+  return getCppScalarType(cast<RankedTensorType>(tensorType).getElementType());
 }
 
-static bool isScalar(Value value) {
-  return cast<RankedTensorType>(value.getType()).getRank() == 0;
+static RankedTensorType tensorTypeOf(Value value) {
+  return cast<RankedTensorType>(value.getType());
 }
 
-FailureOr<std::string> pipec::emitCudaKernel(KernelOp kernel,
+static bool isScalar(Value value) { return tensorTypeOf(value).getRank() == 0; }
+
+static int64_t elementBytes(Value value) {
+  Type type = tensorTypeOf(value).getElementType();
+  return type.isInteger(1) ? 1 : std::max<int64_t>(1, type.getIntOrFloatBitWidth() / 8);
+}
+
+namespace {
+
+enum class Variant { FlatVector, FlatScalar, Coords32, Coords64 };
+
+/// Emits the variants of one kernel.
+class KernelEmitter {
+public:
+  explicit KernelEmitter(KernelOp kernel)
+      : kernel(kernel), body(kernel.getBody().front()) {}
+
+  LogicalResult emit(llvm::raw_ostream &os, pipec::KernelInfo &info) {
+    for (Operation &op : body.without_terminator())
+      if (!isa<ElementwiseOpInterface, BroadcastOp>(op))
+        return op.emitOpError() << "has no CUDA lowering";
+    usesCoordinates = llvm::any_of(body.without_terminator(), [](Operation &op) {
+      return isa<BroadcastOp>(op);
+    });
+    info.coordinates = usesCoordinates;
+    collectDimArgs();
+    info.dimArgs.assign(dimArgs.begin(), dimArgs.end());
+    std::string name = kernel.getKernelName().str();
+    info.entry = name;
+    if (usesCoordinates) {
+      info.fallbackEntry = name + "_i64";
+      info.elementsPerThread = 1;
+      emitVariant(os, name, Variant::Coords32);
+      emitVariant(os, name + "_i64", Variant::Coords64);
+    } else {
+      // Enough consecutive elements that the narrowest array moves 16 bytes.
+      int64_t narrowest = 16;
+      for (BlockArgument arg : body.getArguments())
+        if (!isScalar(arg))
+          narrowest = std::min(narrowest, elementBytes(arg));
+      for (Value result : kernel.getResults())
+        narrowest = std::min(narrowest, elementBytes(result));
+      vectorWidth = int(16 / narrowest);
+      info.elementsPerThread = vectorWidth;
+      info.fallbackEntry = name + "_scalar";
+      emitVariant(os, name, Variant::FlatVector);
+      emitVariant(os, name + "_scalar", Variant::FlatScalar);
+    }
+    return success();
+  }
+
+private:
+  /// The symbolic dims the index arithmetic needs: the domain's and those
+  /// of inputs read through broadcasts.
+  void collectDimArgs() {
+    if (!usesCoordinates)
+      return;
+    auto add = [&](RankedTensorType type) {
+      for (const std::string &name : getDimNames(type))
+        if (!name.empty() && !isdigit(name[0]))
+          dimArgs.insert(name);
+    };
+    add(kernel.getDomainType());
+    for (Operation &op : body.without_terminator())
+      if (auto broadcast = dyn_cast<BroadcastOp>(op))
+        add(tensorTypeOf(broadcast.getInput()));
+  }
+
+  /// The size of dim `i` of `type` as an expression of type `I`.
+  std::string dimExpr(RankedTensorType type, int64_t i) {
+    if (type.isDynamicDim(i))
+      return "(I)d_" + getDimNames(type)[i];
+    return "(I)" + std::to_string(type.getDimSize(i));
+  }
+
+  void emitSignature(llvm::raw_ostream &os, const std::string &name) {
+    os << "extern \"C\" __global__ void __launch_bounds__(256)\n" << name << "(";
+    SmallVector<std::string> params;
+    for (auto [i, arg] : llvm::enumerate(body.getArguments()))
+      params.push_back("const " + getCppType(arg.getType()) +
+                       " *__restrict__ in" + std::to_string(i));
+    for (auto [i, result] : llvm::enumerate(kernel.getResults()))
+      params.push_back(getCppType(result.getType()) + " *__restrict__ out" +
+                       std::to_string(i));
+    params.push_back("long long n");
+    for (const std::string &dim : dimArgs)
+      params.push_back("long long d_" + dim);
+    llvm::interleave(params, os, ",\n    ");
+    os << ") {\n";
+  }
+
+  /// The body's computation of one element. `load(k)` is the expression of
+  /// input k's element; `store(k, v)` the statement that stores result k.
+  void emitElement(llvm::raw_ostream &os, const std::string &indent,
+                   llvm::function_ref<std::string(unsigned)> load,
+                   llvm::function_ref<std::string(unsigned, StringRef)> store,
+                   llvm::function_ref<std::string(BroadcastOp)> gather) {
+    for (auto [k, arg] : llvm::enumerate(body.getArguments())) {
+      if (isScalar(arg))
+        continue;
+      bool direct = llvm::any_of(arg.getUsers(), [](Operation *user) {
+        return !isa<BroadcastOp>(user);
+      });
+      if (!direct)
+        continue;
+      os << indent << "const " << getCppType(arg.getType()) << " "
+         << localName(arg) << " = " << load(k) << ";\n";
+    }
+    for (Operation &op : body.without_terminator()) {
+      Value result = op.getResult(0);
+      if (isScalar(result))
+        continue; // hoisted
+      std::string expression;
+      if (auto broadcast = dyn_cast<BroadcastOp>(op)) {
+        expression = gather(broadcast);
+      } else {
+        SmallVector<std::string> operands;
+        for (Value operand : op.getOperands())
+          operands.push_back(nameOf(operand));
+        expression =
+            cast<ElementwiseOpInterface>(op).getScalarExpression(operands);
+      }
+      os << indent << "const " << getCppType(result.getType()) << " "
+         << localName(result) << " = " << expression << ";\n";
+    }
+    auto yield = cast<YieldOp>(body.getTerminator());
+    for (auto [k, value] : llvm::enumerate(yield.getValues()))
+      os << indent << store(k, nameOf(value)) << "\n";
+  }
+
+  /// Rank-0 inputs and scalar computations, once per thread.
+  void emitHoisted(llvm::raw_ostream &os) {
+    for (auto [k, arg] : llvm::enumerate(body.getArguments()))
+      if (isScalar(arg))
+        os << "  const " << getCppType(arg.getType()) << " " << nameOf(arg)
+           << " = in" << k << "[0];\n";
+    for (Operation &op : body.without_terminator()) {
+      Value result = op.getResult(0);
+      if (!isScalar(result))
+        continue;
+      SmallVector<std::string> operands;
+      for (Value operand : op.getOperands())
+        operands.push_back(nameOf(operand));
+      os << "  const " << getCppType(result.getType()) << " " << nameOf(result)
+         << " = "
+         << cast<ElementwiseOpInterface>(op).getScalarExpression(operands)
+         << ";\n";
+    }
+  }
+
+  std::string nameOf(Value value) {
+    auto it = names.find(value);
+    if (it != names.end())
+      return it->second;
+    std::string name = "v" + std::to_string(names.size());
+    names[value] = name;
+    return name;
+  }
+  /// Names are fixed per value across the variants; a per-element value is
+  /// declared in each loop body under its name.
+  std::string localName(Value value) { return nameOf(value); }
+
+  void emitVariant(llvm::raw_ostream &os, const std::string &name,
+                   Variant variant) {
+    emitSignature(os, name);
+    bool coords = variant == Variant::Coords32 || variant == Variant::Coords64;
+    if (coords)
+      os << "  typedef "
+         << (variant == Variant::Coords32 ? "unsigned int" : "unsigned long long")
+         << " I;\n";
+    else
+      os << "  typedef long long I;\n";
+    emitHoisted(os);
+    os << "  const I first = (I)blockIdx.x * blockDim.x + threadIdx.x;\n"
+          "  const I stride = (I)gridDim.x * blockDim.x;\n";
+
+    auto scalarStore = [](unsigned k, StringRef v) {
+      return ("out" + std::to_string(k) + "[i] = " + v + ";").str();
+    };
+    auto scalarLoad = [](unsigned k) { return "in" + std::to_string(k) + "[i]"; };
+    auto noGather = [](BroadcastOp) -> std::string {
+      llvm_unreachable("flat kernels have no broadcasts");
+    };
+
+    if (variant == Variant::FlatVector) {
+      const int v = vectorWidth;
+      os << "  const I nvec = (I)n / " << v << ";\n"
+         << "  for (I g = first; g < nvec; g += stride) {\n"
+         << "    const I base = g * " << v << ";\n";
+      for (auto [k, arg] : llvm::enumerate(body.getArguments()))
+        if (!isScalar(arg))
+          os << "    alignas(16) " << getCppType(arg.getType()) << " a" << k
+             << "[" << v << "];\n"
+             << "    pipe_load_vec(a" << k << ", in" << k << " + base);\n";
+      for (auto [k, result] : llvm::enumerate(kernel.getResults()))
+        os << "    alignas(16) " << getCppType(result.getType()) << " r" << k
+           << "[" << v << "];\n";
+      os << "#pragma unroll\n    for (int j = 0; j < " << v << "; ++j) {\n";
+      emitElement(
+          os, "      ",
+          [](unsigned k) { return "a" + std::to_string(k) + "[j]"; },
+          [](unsigned k, StringRef value) {
+            return ("r" + std::to_string(k) + "[j] = " + value + ";").str();
+          },
+          noGather);
+      os << "    }\n";
+      for (auto [k, result] : llvm::enumerate(kernel.getResults()))
+        os << "    pipe_store_vec(out" << k << " + base, r" << k << ");\n";
+      os << "  }\n"
+         << "  // The tail that does not fill a vector.\n"
+         << "  for (I i = nvec * " << v << " + first; i < (I)n; i += stride) {\n";
+      emitElement(os, "    ", scalarLoad, scalarStore, noGather);
+      os << "  }\n}\n\n";
+      return;
+    }
+    if (variant == Variant::FlatScalar) {
+      os << "  for (I i = first; i < (I)n; i += stride) {\n";
+      emitElement(os, "    ", scalarLoad, scalarStore, noGather);
+      os << "  }\n}\n\n";
+      return;
+    }
+
+    // Coordinates: the domain's dims, and each broadcast input's strides.
+    RankedTensorType domain = kernel.getDomainType();
+    int64_t rank = domain.getRank();
+    for (int64_t d = 0; d < rank; ++d)
+      os << "  const I D" << d << " = " << dimExpr(domain, d) << ";\n";
+    unsigned gatherId = 0;
+    llvm::DenseMap<Operation *, unsigned> gatherIds;
+    for (Operation &op : body.without_terminator()) {
+      auto broadcast = dyn_cast<BroadcastOp>(op);
+      if (!broadcast)
+        continue;
+      unsigned id = gatherIds[broadcast] = gatherId++;
+      RankedTensorType source = tensorTypeOf(broadcast.getInput());
+      std::string stride = "(I)1";
+      for (int64_t s = source.getRank() - 1; s >= 0; --s) {
+        os << "  const I s" << id << "_" << s << " = " << stride << ";\n";
+        stride = "s" + std::to_string(id) + "_" + std::to_string(s) + " * " +
+                 dimExpr(source, s);
+      }
+    }
+    os << "  for (I i = first; i < (I)n; i += stride) {\n"
+       << "    I rest = i;\n";
+    for (int64_t d = rank - 1; d >= 0; --d) {
+      if (d == 0) {
+        os << "    const I c0 = rest;\n";
+        break;
+      }
+      os << "    const I c" << d << " = rest % D" << d << "; rest /= D" << d
+         << ";\n";
+    }
+    auto gather = [&](BroadcastOp broadcast) {
+      unsigned id = gatherIds.lookup(broadcast);
+      RankedTensorType source = tensorTypeOf(broadcast.getInput());
+      unsigned k = cast<BlockArgument>(broadcast.getInput()).getArgNumber();
+      std::string offset;
+      for (auto [s, d] : llvm::enumerate(broadcast.getDimensions())) {
+        if (!source.isDynamicDim(s) && source.getDimSize(s) == 1)
+          continue; // a broadcast size-1 dim contributes nothing
+        offset += (offset.empty() ? "" : " + ") + std::string("c") +
+                  std::to_string(d) + " * s" + std::to_string(id) + "_" +
+                  std::to_string(s);
+      }
+      return "in" + std::to_string(k) + "[" + (offset.empty() ? "0" : offset) +
+             "]";
+    };
+    emitElement(os, "    ", scalarLoad, scalarStore, gather);
+    os << "  }\n}\n\n";
+  }
+
+  KernelOp kernel;
+  Block &body;
+  bool usesCoordinates = false;
+  int vectorWidth = 1;
+  /// Passed after n, in name order.
+  std::set<std::string> dimArgs;
+  llvm::DenseMap<Value, std::string> names;
+};
+
+} // namespace
+
+FailureOr<std::string> pipec::emitCudaKernel(KernelOp kernel, KernelInfo &info,
                                              bool withPrelude) {
   std::string text;
   llvm::raw_string_ostream os(text);
   if (withPrelude)
     os << getCudaPrelude() << "\n";
-  Block &body = kernel.getBody().front();
-  std::string name = kernel.getKernelName().str();
-
-  os << "// " << name << ": " << kernel.getInputs().size() << " inputs, "
-     << kernel.getNumResults() << " outputs over "
+  os << "// " << kernel.getKernelName() << ": " << kernel.getInputs().size()
+     << " inputs, " << kernel.getNumResults() << " outputs over "
      << kernel.getDomainType() << "\n";
-  os << "extern \"C\" __global__ void __launch_bounds__(256)\n" << name << "(";
-  llvm::SmallVector<std::string> params;
-  for (auto [i, arg] : llvm::enumerate(body.getArguments()))
-    params.push_back("const " + getCppType(arg.getType()) +
-                     " *__restrict__ in" + std::to_string(i));
-  for (auto [i, result] : llvm::enumerate(kernel.getResults()))
-    params.push_back(getCppType(result.getType()) + " *__restrict__ out" +
-                     std::to_string(i));
-  params.push_back("long long n");
-  llvm::interleave(params, os, ",\n    ");
-  os << ") {\n";
-
-  llvm::DenseMap<Value, std::string> names;
-  std::string hoisted, loop;
-  llvm::raw_string_ostream hoistedOs(hoisted), loopOs(loop);
-  unsigned nextValue = 0;
-  for (auto [i, arg] : llvm::enumerate(body.getArguments())) {
-    std::string var = "v" + std::to_string(nextValue++);
-    names[arg] = var;
-    llvm::raw_string_ostream &target = isScalar(arg) ? hoistedOs : loopOs;
-    target << "    const " << getCppType(arg.getType()) << " " << var << " = in"
-           << i << (isScalar(arg) ? "[0]" : "[i]") << ";\n";
-  }
-  for (Operation &op : body.without_terminator()) {
-    auto elementwise = dyn_cast<ElementwiseOpInterface>(op);
-    if (!elementwise)
-      return op.emitOpError() << "has no CUDA lowering";
-    llvm::SmallVector<std::string> operands;
-    for (Value operand : op.getOperands())
-      operands.push_back(names.lookup(operand));
-    Value result = op.getResult(0);
-    std::string var = "v" + std::to_string(nextValue++);
-    names[result] = var;
-    llvm::raw_string_ostream &target = isScalar(result) ? hoistedOs : loopOs;
-    target << "    const " << getCppType(result.getType()) << " " << var
-           << " = " << elementwise.getScalarExpression(operands) << ";\n";
-  }
-  auto yield = cast<YieldOp>(body.getTerminator());
-  for (auto [i, value] : llvm::enumerate(yield.getValues()))
-    loopOs << "    out" << i << "[i] = " << names.lookup(value) << ";\n";
-
-  // Hoisted lines are indented for the loop body; shift them out one level.
-  llvm::StringRef rest(hoisted);
-  while (!rest.empty()) {
-    auto [line, tail] = rest.split('\n');
-    os << line.drop_front(2) << "\n";
-    rest = tail;
-  }
-  os << "  for (long long i = (long long)blockIdx.x * blockDim.x + "
-        "threadIdx.x; i < n;\n"
-        "       i += (long long)gridDim.x * blockDim.x) {\n"
-     << loop << "  }\n}\n";
+  if (failed(KernelEmitter(kernel).emit(os, info)))
+    return failure();
   return text;
 }

@@ -9,15 +9,25 @@
 
 namespace pipec {
 
-/// The scalar semantics that every generated kernel starts with
-/// (codegen/PipeScalar.h, verbatim).
-const char *getCudaPrelude();
+/// What every generated kernel starts with: the scalar semantics
+/// (codegen/PipeScalar.h) and the device helpers (codegen/PipeKernel.cuh).
+std::string getCudaPrelude();
 
-/// The CUDA C++ source of one kernel, prelude included. Its signature is the
-/// one pipert::PlanKernel documents: input pointers, output pointers, then
-/// the element count. Fails (with a diagnostic at the op) on an op that has
-/// no scalar expression.
+/// How the runtime launches an emitted kernel (see pipert::PlanKernel).
+struct KernelInfo {
+  std::string entry;
+  std::string fallbackEntry;
+  int elementsPerThread = 1;
+  /// Whether elements are indexed through coordinates (else flat).
+  bool coordinates = false;
+  std::vector<std::string> dimArgs;
+};
+
+/// The CUDA C++ source of one kernel's variants, prelude included unless
+/// asked not to, and how to launch them. Fails (with a diagnostic at the
+/// op) on an op that has no CUDA lowering.
 mlir::FailureOr<std::string> emitCudaKernel(mlir::pipe::KernelOp kernel,
+                                            KernelInfo &info,
                                             bool withPrelude = true);
 
 } // namespace pipec

@@ -4,7 +4,9 @@
 // twice: NVRTC compiles it into every generated kernel (codegen pastes this
 // file in front of the kernel), and the CPU reference executor includes it.
 // The GPU and the reference therefore cannot disagree on casts, rounding,
-// saturation or integer wrap-around.
+// saturation, integer wrap-around or division by zero. (Transcendental
+// functions are the exception: they come from CUDA's and the host's math
+// libraries, which differ by an ulp or two.)
 //
 // No includes for NVRTC (it has no standard headers); plain C++17 otherwise.
 //
@@ -17,6 +19,7 @@
 #define PIPE_HD __host__ __device__ __forceinline__
 #else
 #include <math.h>
+#include <string.h>
 #define PIPE_HD inline
 #endif
 
@@ -29,90 +32,503 @@ typedef int pipe_i32;
 typedef unsigned long long pipe_u64;
 typedef long long pipe_i64;
 
-template <typename T> struct pipe_limits;
+/// bool: one byte holding 0 or 1 (any nonzero byte read from memory is true).
+struct pipe_bool {
+  unsigned char v;
+};
+/// IEEE binary16 and bfloat16, stored as their bits. Arithmetic on them is
+/// done in f32 and rounded back after each op (as PyTorch does).
+struct pipe_f16 {
+  unsigned short bits;
+};
+struct pipe_bf16 {
+  unsigned short bits;
+};
 
-/// For integers: the range, the signedness, and the unsigned type at least
-/// 32 bits wide in which wrapping arithmetic is computed without the C++
-/// integer promotions overflowing a signed int.
-#define PIPE_INT_LIMITS(T, LO, HI, SIGNED, WIDE)                               \
-  template <> struct pipe_limits<T> {                                          \
+PIPE_HD pipe_bool pipe_make_bool(bool b) {
+  pipe_bool r;
+  r.v = b ? 1 : 0;
+  return r;
+}
+
+//===----------------------------------------------------------------------===//
+// f16 and bf16 conversions, in software so that host and device agree.
+//===----------------------------------------------------------------------===//
+
+PIPE_HD unsigned long long pipe_double_bits(double x) {
+#if defined(__CUDACC_RTC__) || defined(__CUDACC__)
+  return (unsigned long long)__double_as_longlong(x);
+#else
+  unsigned long long b;
+  memcpy(&b, &x, 8);
+  return b;
+#endif
+}
+
+PIPE_HD float pipe_float_from_bits(unsigned int b) {
+#if defined(__CUDACC_RTC__) || defined(__CUDACC__)
+  return __uint_as_float(b);
+#else
+  float f;
+  memcpy(&f, &b, 4);
+  return f;
+#endif
+}
+
+/// Rounds `x` (exactly, from its double value) to a binary float with MANT
+/// stored mantissa bits and EXP exponent bits, to nearest even, and returns
+/// its bits. Overflow gives infinity; NaN stays NaN.
+template <int MANT, int EXP> PIPE_HD unsigned short pipe_round_small(double x) {
+  const unsigned long long b = pipe_double_bits(x);
+  const unsigned short sign = (unsigned short)((b >> 63) << (MANT + EXP));
+  const int dexp = (int)((b >> 52) & 0x7ff);
+  const unsigned long long dmant = b & 0xfffffffffffffull;
+  const unsigned short expMask = (unsigned short)(((1u << EXP) - 1) << MANT);
+  if (dexp == 0x7ff) // inf or NaN
+    return (unsigned short)(sign | expMask |
+                            (dmant ? (1u << (MANT - 1)) : 0u));
+  const int bias = (1 << (EXP - 1)) - 1;
+  int e = dexp - 1023 + bias; // biased exponent in the target
+  if (dexp == 0 || e < -MANT - 1)
+    return sign; // zero, or too small to round up to the least subnormal
+  // The significand with its implicit 1: 53 bits.
+  unsigned long long sig = dmant | (1ull << 52);
+  int shift = 52 - MANT; // bits dropped for a normal result
+  if (e <= 0) {          // subnormal in the target
+    shift += 1 - e;
+    e = 0;
+  }
+  if (shift > 63)
+    return sign;
+  unsigned long long kept = sig >> shift;
+  unsigned long long rest = sig & ((1ull << shift) - 1);
+  unsigned long long half = 1ull << (shift - 1);
+  if (rest > half || (rest == half && (kept & 1)))
+    ++kept;
+  // `kept` holds the implicit bit for normals; adding the exponent field
+  // handles the carry from rounding into the next binade.
+  unsigned long long result =
+      e == 0 ? kept : (((unsigned long long)e << MANT) + (kept - (1ull << MANT)));
+  if (result >= expMask)
+    return (unsigned short)(sign | expMask); // overflow to infinity
+  return (unsigned short)(sign | result);
+}
+
+template <int MANT, int EXP> PIPE_HD float pipe_widen_small(unsigned short h) {
+  const unsigned int sign = (unsigned int)(h >> (MANT + EXP)) << 31;
+  const int exp = (h >> MANT) & ((1 << EXP) - 1);
+  unsigned int mant = h & ((1u << MANT) - 1);
+  const int bias = (1 << (EXP - 1)) - 1;
+  if (exp == (1 << EXP) - 1)
+    return pipe_float_from_bits(sign | 0x7f800000u | (mant << (23 - MANT)));
+  if (exp == 0) {
+    if (mant == 0)
+      return pipe_float_from_bits(sign);
+    // Subnormal: normalize.
+    int e = 1 - bias;
+    while (!(mant & (1u << MANT))) {
+      mant <<= 1;
+      --e;
+    }
+    mant &= (1u << MANT) - 1;
+    return pipe_float_from_bits(sign | ((unsigned int)(e + 127) << 23) |
+                                (mant << (23 - MANT)));
+  }
+  return pipe_float_from_bits(sign | ((unsigned int)(exp - bias + 127) << 23) |
+                              (mant << (23 - MANT)));
+}
+
+PIPE_HD float pipe_to_float(pipe_f16 h) { return pipe_widen_small<10, 5>(h.bits); }
+// bf16 is the top half of an f32.
+PIPE_HD float pipe_to_float(pipe_bf16 h) {
+  return pipe_float_from_bits((unsigned int)h.bits << 16);
+}
+PIPE_HD pipe_f16 pipe_make_f16(double x) {
+  pipe_f16 r;
+  r.bits = pipe_round_small<10, 5>(x);
+  return r;
+}
+PIPE_HD pipe_bf16 pipe_make_bf16(double x) {
+  pipe_bf16 r;
+  r.bits = pipe_round_small<7, 8>(x);
+  return r;
+}
+
+//===----------------------------------------------------------------------===//
+// Traits
+//===----------------------------------------------------------------------===//
+
+template <typename T> struct pipe_traits;
+
+/// Integers: range, signedness, and the unsigned type of at least 32 bits in
+/// which wrapping arithmetic is done without C++'s promotions overflowing a
+/// signed int.
+#define PIPE_INT_TRAITS(T, LO, HI, SIGNED, WIDE, BITS)                         \
+  template <> struct pipe_traits<T> {                                          \
     static constexpr bool is_float = false;                                    \
+    static constexpr bool is_int = true;                                       \
     static constexpr bool is_signed = SIGNED;                                  \
+    static constexpr int bits = BITS;                                          \
     typedef WIDE wide_unsigned;                                                \
+    typedef T compute;                                                         \
     static PIPE_HD T lo() { return (T)(LO); }                                  \
     static PIPE_HD T hi() { return (T)(HI); }                                  \
+    static PIPE_HD T widen(T x) { return x; }                                  \
+    static PIPE_HD T narrow(T x) { return x; }                                 \
   };
-PIPE_INT_LIMITS(pipe_u8, 0, 255, false, pipe_u32)
-PIPE_INT_LIMITS(pipe_i8, -128, 127, true, pipe_u32)
-PIPE_INT_LIMITS(pipe_u16, 0, 65535, false, pipe_u32)
-PIPE_INT_LIMITS(pipe_i16, -32768, 32767, true, pipe_u32)
-PIPE_INT_LIMITS(pipe_u32, 0u, 4294967295u, false, pipe_u32)
-PIPE_INT_LIMITS(pipe_i32, -2147483647 - 1, 2147483647, true, pipe_u32)
-PIPE_INT_LIMITS(pipe_u64, 0ull, 18446744073709551615ull, false, pipe_u64)
-PIPE_INT_LIMITS(pipe_i64, -9223372036854775807ll - 1, 9223372036854775807ll,
-                true, pipe_u64)
-#undef PIPE_INT_LIMITS
+PIPE_INT_TRAITS(pipe_u8, 0, 255, false, pipe_u32, 8)
+PIPE_INT_TRAITS(pipe_i8, -128, 127, true, pipe_u32, 8)
+PIPE_INT_TRAITS(pipe_u16, 0, 65535, false, pipe_u32, 16)
+PIPE_INT_TRAITS(pipe_i16, -32768, 32767, true, pipe_u32, 16)
+PIPE_INT_TRAITS(pipe_u32, 0u, 4294967295u, false, pipe_u32, 32)
+PIPE_INT_TRAITS(pipe_i32, -2147483647 - 1, 2147483647, true, pipe_u32, 32)
+PIPE_INT_TRAITS(pipe_u64, 0ull, 18446744073709551615ull, false, pipe_u64, 64)
+PIPE_INT_TRAITS(pipe_i64, -9223372036854775807ll - 1, 9223372036854775807ll,
+                true, pipe_u64, 64)
+#undef PIPE_INT_TRAITS
 
-template <> struct pipe_limits<float> {
-  static constexpr bool is_float = true;
-  static constexpr bool is_signed = true;
-};
-template <> struct pipe_limits<double> {
-  static constexpr bool is_float = true;
-  static constexpr bool is_signed = true;
+/// Floats compute in `compute` (f32 for the 16-bit floats): `widen` a value
+/// to it, compute, `narrow` the result back.
+#define PIPE_FLOAT_TRAITS(T, COMPUTE, WIDEN, NARROW)                           \
+  template <> struct pipe_traits<T> {                                          \
+    static constexpr bool is_float = true;                                     \
+    static constexpr bool is_int = false;                                      \
+    static constexpr bool is_signed = true;                                    \
+    typedef COMPUTE compute;                                                   \
+    static PIPE_HD COMPUTE widen(T x) { return WIDEN; }                        \
+    static PIPE_HD T narrow(COMPUTE x) { return NARROW; }                      \
+  };
+PIPE_FLOAT_TRAITS(float, float, x, x)
+PIPE_FLOAT_TRAITS(double, double, x, x)
+PIPE_FLOAT_TRAITS(pipe_f16, float, pipe_to_float(x), pipe_make_f16(x))
+PIPE_FLOAT_TRAITS(pipe_bf16, float, pipe_to_float(x), pipe_make_bf16(x))
+#undef PIPE_FLOAT_TRAITS
+
+template <> struct pipe_traits<pipe_bool> {
+  static constexpr bool is_float = false;
+  static constexpr bool is_int = false;
+  static constexpr bool is_signed = false;
+  typedef bool compute;
+  static PIPE_HD bool widen(pipe_bool x) { return x.v != 0; }
+  static PIPE_HD pipe_bool narrow(bool x) { return pipe_make_bool(x); }
 };
 
-/// Round half to even (the default rounding mode, on host and device).
+//===----------------------------------------------------------------------===//
+// Math wrappers: one name for float and double, host and device.
+//===----------------------------------------------------------------------===//
+
 PIPE_HD float pipe_rint(float x) { return rintf(x); }
 PIPE_HD double pipe_rint(double x) { return rint(x); }
+PIPE_HD float pipe_floorf(float x) { return floorf(x); }
+PIPE_HD double pipe_floorf(double x) { return floor(x); }
+PIPE_HD float pipe_ceilf(float x) { return ceilf(x); }
+PIPE_HD double pipe_ceilf(double x) { return ceil(x); }
+PIPE_HD float pipe_fmod(float a, float b) { return fmodf(a, b); }
+PIPE_HD double pipe_fmod(double a, double b) { return fmod(a, b); }
+PIPE_HD float pipe_sqrtf(float x) { return sqrtf(x); }
+PIPE_HD double pipe_sqrtf(double x) { return sqrt(x); }
+PIPE_HD float pipe_expf(float x) { return expf(x); }
+PIPE_HD double pipe_expf(double x) { return exp(x); }
+PIPE_HD float pipe_logf(float x) { return logf(x); }
+PIPE_HD double pipe_logf(double x) { return log(x); }
+PIPE_HD float pipe_sinf(float x) { return sinf(x); }
+PIPE_HD double pipe_sinf(double x) { return sin(x); }
+PIPE_HD float pipe_cosf(float x) { return cosf(x); }
+PIPE_HD double pipe_cosf(double x) { return cos(x); }
+PIPE_HD float pipe_tanhf(float x) { return tanhf(x); }
+PIPE_HD double pipe_tanhf(double x) { return tanh(x); }
+PIPE_HD float pipe_powf(float a, float b) { return powf(a, b); }
+PIPE_HD double pipe_powf(double a, double b) { return pow(a, b); }
+PIPE_HD float pipe_fabs(float x) { return fabsf(x); }
+PIPE_HD double pipe_fabs(double x) { return fabs(x); }
 
-// Arithmetic. Floats follow IEEE 754 (kernels are compiled without FMA
-// contraction); integers wrap around modulo 2^bits.
-#define PIPE_BINARY(NAME, OP)                                                  \
+//===----------------------------------------------------------------------===//
+// Casts
+//===----------------------------------------------------------------------===//
+
+template <typename T> PIPE_HD T pipe_small_from_double(double x);
+template <> PIPE_HD pipe_f16 pipe_small_from_double<pipe_f16>(double x) {
+  return pipe_make_f16(x);
+}
+template <> PIPE_HD pipe_bf16 pipe_small_from_double<pipe_bf16>(double x) {
+  return pipe_make_bf16(x);
+}
+
+/// The value of `x` as a double, exactly for every dtype but 64-bit integers
+/// beyond 2^53 (rounded to nearest).
+template <typename T> PIPE_HD double pipe_as_double(T x) {
+  if constexpr (pipe_traits<T>::is_float)
+    return (double)pipe_traits<T>::widen(x);
+  else if constexpr (pipe_traits<T>::is_int)
+    return (double)x;
+  else
+    return x.v ? 1.0 : 0.0;
+}
+
+/// Converts one element. To bool: nonzero (NaN too) is true. To an integer:
+/// from a float, round half to even, saturate to the range, NaN to 0; from
+/// an integer or bool, saturate. To a float: round to nearest even.
+template <typename To, typename From> PIPE_HD To pipe_cast(From x) {
+  typedef pipe_traits<To> TT;
+  typedef pipe_traits<From> FT;
+  if constexpr (!TT::is_float && !TT::is_int) { // to bool
+    if constexpr (FT::is_float)
+      return pipe_make_bool(FT::widen(x) != 0);
+    else if constexpr (FT::is_int)
+      return pipe_make_bool(x != 0);
+    else
+      return pipe_make_bool(x.v != 0);
+  } else if constexpr (!FT::is_float && !FT::is_int) { // from bool
+    if constexpr (TT::is_float)
+      return TT::narrow((typename TT::compute)(x.v != 0 ? 1 : 0));
+    else
+      return (To)(x.v != 0 ? 1 : 0);
+  } else if constexpr (TT::is_float) {
+    if constexpr (sizeof(To) == 2) // f16, bf16: round once from the exact value
+      return pipe_small_from_double<To>(pipe_as_double(x));
+    else if constexpr (FT::is_float)
+      return (To)FT::widen(x);
+    else
+      return (To)x;
+  } else if constexpr (FT::is_float) {
+    typename FT::compute v = FT::widen(x);
+    if (v != v)
+      return (To)0;
+    if (v <= (typename FT::compute)TT::lo())
+      return TT::lo();
+    if (v >= (typename FT::compute)TT::hi())
+      return TT::hi();
+    return (To)pipe_rint(v);
+  } else {
+    if constexpr (FT::is_signed) {
+      if (x < 0) {
+        if constexpr (!TT::is_signed)
+          return (To)0;
+        else
+          return (long long)x < (long long)TT::lo() ? TT::lo() : (To)x;
+      }
+    }
+    return (unsigned long long)x > (unsigned long long)TT::hi() ? TT::hi()
+                                                                : (To)x;
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Elementwise ops, on storage types. Floats compute in their compute type;
+// integers wrap modulo 2^bits; integer division or remainder by zero is 0.
+//===----------------------------------------------------------------------===//
+
+#define PIPE_ARITH(NAME, OP)                                                   \
   template <typename T> PIPE_HD T NAME(T a, T b) {                             \
-    if constexpr (pipe_limits<T>::is_float) {                                  \
-      return a OP b;                                                           \
+    typedef pipe_traits<T> TR;                                                 \
+    if constexpr (TR::is_float) {                                              \
+      return TR::narrow(TR::widen(a) OP TR::widen(b));                         \
     } else {                                                                   \
-      typedef typename pipe_limits<T>::wide_unsigned W;                        \
+      typedef typename TR::wide_unsigned W;                                    \
       return (T)((W)a OP(W) b);                                                \
     }                                                                          \
   }
-PIPE_BINARY(pipe_add, +)
-PIPE_BINARY(pipe_sub, -)
-PIPE_BINARY(pipe_mul, *)
-#undef PIPE_BINARY
+PIPE_ARITH(pipe_add, +)
+PIPE_ARITH(pipe_sub, -)
+PIPE_ARITH(pipe_mul, *)
+#undef PIPE_ARITH
 
 /// Floats only: the frontend makes integer operands of '/' f32 first.
-template <typename T> PIPE_HD T pipe_div(T a, T b) { return a / b; }
+template <typename T> PIPE_HD T pipe_div(T a, T b) {
+  typedef pipe_traits<T> TR;
+  return TR::narrow(TR::widen(a) / TR::widen(b));
+}
 
-/// Converts one element. To an integer: round half to even from a float,
-/// saturate to the target's range, NaN to 0. To a float: round to nearest.
-template <typename To, typename From> PIPE_HD To pipe_cast(From x) {
-  if constexpr (pipe_limits<To>::is_float) {
-    return (To)x;
-  } else if constexpr (pipe_limits<From>::is_float) {
-    if (x != x)
-      return (To)0;
-    if (x <= (From)pipe_limits<To>::lo())
-      return pipe_limits<To>::lo();
-    if (x >= (From)pipe_limits<To>::hi())
-      return pipe_limits<To>::hi();
-    return (To)pipe_rint(x);
+/// Floor division (Python's //).
+template <typename T> PIPE_HD T pipe_floordiv(T a, T b) {
+  typedef pipe_traits<T> TR;
+  if constexpr (TR::is_float) {
+    return TR::narrow(pipe_floorf(TR::widen(a) / TR::widen(b)));
   } else {
-    if constexpr (pipe_limits<From>::is_signed) {
-      if (x < 0) {
-        if constexpr (!pipe_limits<To>::is_signed)
-          return (To)0;
-        else
-          return (long long)x < (long long)pipe_limits<To>::lo()
-                     ? pipe_limits<To>::lo()
-                     : (To)x;
-      }
+    if (b == 0)
+      return (T)0;
+    if constexpr (TR::is_signed) {
+      if (b == (T)-1) // avoids the overflow of lo() / -1
+        return (T)((typename TR::wide_unsigned)0 - (typename TR::wide_unsigned)a);
+      T q = (T)(a / b);
+      if ((T)(a % b) != 0 && ((a < 0) != (b < 0)))
+        q = (T)(q - 1);
+      return q;
+    } else {
+      return (T)(a / b);
     }
-    return (unsigned long long)x > (unsigned long long)pipe_limits<To>::hi()
-               ? pipe_limits<To>::hi()
-               : (To)x;
   }
 }
+
+/// Remainder with the divisor's sign (Python's %), so a == (a // b) * b + a % b.
+template <typename T> PIPE_HD T pipe_rem(T a, T b) {
+  typedef pipe_traits<T> TR;
+  if constexpr (TR::is_float) {
+    typename TR::compute x = TR::widen(a), y = TR::widen(b);
+    typename TR::compute r = pipe_fmod(x, y);
+    if (r != 0 && ((r < 0) != (y < 0)))
+      r += y;
+    return TR::narrow(r);
+  } else {
+    if (b == 0)
+      return (T)0;
+    if constexpr (TR::is_signed) {
+      if (b == (T)-1)
+        return (T)0;
+      T r = (T)(a % b);
+      if (r != 0 && ((r < 0) != (b < 0)))
+        r = (T)(r + b);
+      return r;
+    } else {
+      return (T)(a % b);
+    }
+  }
+}
+
+/// a ** b. For integers: wrapping repeated squaring; a negative exponent
+/// gives 0 unless the base is 1 or -1.
+template <typename T> PIPE_HD T pipe_pow(T a, T b) {
+  typedef pipe_traits<T> TR;
+  if constexpr (TR::is_float) {
+    return TR::narrow(pipe_powf(TR::widen(a), TR::widen(b)));
+  } else {
+    typedef typename TR::wide_unsigned W;
+    if constexpr (TR::is_signed) {
+      if (b < 0) {
+        if (a == 1)
+          return (T)1;
+        if (a == (T)-1)
+          return (T)((b & 1) ? -1 : 1);
+        return (T)0;
+      }
+    }
+    W result = 1, base = (W)a;
+    unsigned long long e = (unsigned long long)b;
+    while (e) {
+      if (e & 1)
+        result = (W)(result * base);
+      base = (W)(base * base);
+      e >>= 1;
+    }
+    return (T)result;
+  }
+}
+
+#define PIPE_COMPARE(NAME, OP)                                                 \
+  template <typename T> PIPE_HD pipe_bool NAME(T a, T b) {                     \
+    return pipe_make_bool(pipe_traits<T>::widen(a) OP pipe_traits<T>::widen(b)); \
+  }
+PIPE_COMPARE(pipe_eq, ==)
+PIPE_COMPARE(pipe_ne, !=)
+PIPE_COMPARE(pipe_lt, <)
+PIPE_COMPARE(pipe_le, <=)
+PIPE_COMPARE(pipe_gt, >)
+PIPE_COMPARE(pipe_ge, >=)
+#undef PIPE_COMPARE
+
+/// & | ^ on integers (bitwise) and on bool (logical).
+#define PIPE_BITWISE(NAME, OP)                                                 \
+  template <typename T> PIPE_HD T NAME(T a, T b) {                             \
+    if constexpr (pipe_traits<T>::is_int)                                      \
+      return (T)(a OP b);                                                      \
+    else                                                                       \
+      return pipe_make_bool((a.v != 0) OP(b.v != 0));                          \
+  }
+PIPE_BITWISE(pipe_and, &)
+PIPE_BITWISE(pipe_or, |)
+PIPE_BITWISE(pipe_xor, ^)
+#undef PIPE_BITWISE
+
+/// ~ on integers; ! on bool.
+template <typename T> PIPE_HD T pipe_not(T a) {
+  if constexpr (pipe_traits<T>::is_int)
+    return (T)~a;
+  else
+    return pipe_make_bool(a.v == 0);
+}
+
+/// Shifts by a count outside [0, bits) give 0, or -1 for >> of a negative.
+template <typename T> PIPE_HD T pipe_shl(T a, T b) {
+  typedef pipe_traits<T> TR;
+  if ((TR::is_signed && b < 0) || (unsigned long long)b >= (unsigned long long)TR::bits)
+    return (T)0;
+  return (T)((typename TR::wide_unsigned)a << (int)b);
+}
+template <typename T> PIPE_HD T pipe_shr(T a, T b) {
+  typedef pipe_traits<T> TR;
+  if ((TR::is_signed && b < 0) || (unsigned long long)b >= (unsigned long long)TR::bits)
+    return (T)((TR::is_signed && a < 0) ? -1 : 0);
+  return (T)(a >> (int)b); // arithmetic for signed types
+}
+
+/// min and max propagate NaN (like torch.minimum and np.minimum).
+template <typename T> PIPE_HD T pipe_min(T a, T b) {
+  typedef pipe_traits<T> TR;
+  typename TR::compute x = TR::widen(a), y = TR::widen(b);
+  if constexpr (TR::is_float) {
+    if (x != x)
+      return a;
+    if (y != y)
+      return b;
+  }
+  return y < x ? b : a;
+}
+template <typename T> PIPE_HD T pipe_max(T a, T b) {
+  typedef pipe_traits<T> TR;
+  typename TR::compute x = TR::widen(a), y = TR::widen(b);
+  if constexpr (TR::is_float) {
+    if (x != x)
+      return a;
+    if (y != y)
+      return b;
+  }
+  return x < y ? b : a;
+}
+
+template <typename T> PIPE_HD T pipe_select(pipe_bool c, T a, T b) {
+  return c.v ? a : b;
+}
+
+/// |a|; for signed integers abs(lo) wraps to lo.
+template <typename T> PIPE_HD T pipe_abs(T a) {
+  typedef pipe_traits<T> TR;
+  if constexpr (TR::is_float)
+    return TR::narrow(pipe_fabs(TR::widen(a)));
+  else if constexpr (TR::is_signed)
+    return a < 0 ? (T)((typename TR::wide_unsigned)0 - (typename TR::wide_unsigned)a) : a;
+  else
+    return a;
+}
+
+/// Float functions (the frontend converts integer operands to f32).
+#define PIPE_FLOAT_FN(NAME, EXPR)                                              \
+  template <typename T> PIPE_HD T NAME(T a) {                                  \
+    typedef pipe_traits<T> TR;                                                 \
+    typename TR::compute x = TR::widen(a);                                     \
+    return TR::narrow(EXPR);                                                   \
+  }
+PIPE_FLOAT_FN(pipe_sqrt, pipe_sqrtf(x))
+// 1 / sqrt(x), both correctly rounded, so the GPU and the host agree.
+PIPE_FLOAT_FN(pipe_rsqrt, (typename TR::compute)1 / pipe_sqrtf(x))
+PIPE_FLOAT_FN(pipe_exp, pipe_expf(x))
+PIPE_FLOAT_FN(pipe_log, pipe_logf(x))
+PIPE_FLOAT_FN(pipe_sin, pipe_sinf(x))
+PIPE_FLOAT_FN(pipe_cos, pipe_cosf(x))
+PIPE_FLOAT_FN(pipe_tanh, pipe_tanhf(x))
+#undef PIPE_FLOAT_FN
+
+/// floor, ceil and round (half to even) of floats; integers are unchanged.
+#define PIPE_ROUNDING(NAME, FN)                                                \
+  template <typename T> PIPE_HD T NAME(T a) {                                  \
+    typedef pipe_traits<T> TR;                                                 \
+    if constexpr (TR::is_float)                                                \
+      return TR::narrow(FN(TR::widen(a)));                                     \
+    else                                                                       \
+      return a;                                                                \
+  }
+PIPE_ROUNDING(pipe_floor, pipe_floorf)
+PIPE_ROUNDING(pipe_ceil, pipe_ceilf)
+PIPE_ROUNDING(pipe_round, pipe_rint)
+#undef PIPE_ROUNDING
 
 #endif // PIPE_CODEGEN_PIPESCALAR_H

@@ -3,6 +3,7 @@
 #include "codegen/PlanBuilder.h"
 
 #include "codegen/CudaEmitter.h"
+#include "codegen/PipeScalar.h"
 #include "runtime/Nvrtc.h"
 
 #include "llvm/ADT/DenseMap.h"
@@ -11,6 +12,12 @@ using namespace mlir;
 using namespace mlir::pipe;
 
 pipert::DType pipec::getRuntimeDType(Type type) {
+  if (type.isInteger(1))
+    return pipert::DType::Bool;
+  if (type.isF16())
+    return pipert::DType::F16;
+  if (type.isBF16())
+    return pipert::DType::BF16;
   if (type.isF32())
     return pipert::DType::F32;
   if (type.isF64())
@@ -43,6 +50,48 @@ pipert::PlanBuffer pipec::getPlanBuffer(RankedTensorType type,
   return buffer;
 }
 
+/// Calls fn(T{}) with the PipeScalar.h storage type of `type`.
+template <typename Fn> static void visitStorageType(Type type, Fn &&fn) {
+  if (type.isF32()) return fn(float{});
+  if (type.isF64()) return fn(double{});
+  if (type.isF16()) return fn(pipe_f16{});
+  if (type.isBF16()) return fn(pipe_bf16{});
+  if (type.isInteger(1)) return fn(pipe_bool{});
+  auto intType = cast<IntegerType>(type);
+  bool u = intType.isUnsigned();
+  switch (intType.getWidth()) {
+  case 8: return u ? fn(pipe_u8{}) : fn(pipe_i8{});
+  case 16: return u ? fn(pipe_u16{}) : fn(pipe_i16{});
+  case 32: return u ? fn(pipe_u32{}) : fn(pipe_i32{});
+  default: return u ? fn(pipe_u64{}) : fn(pipe_i64{});
+  }
+}
+
+std::string pipec::getConstantBytes(DenseElementsAttr value) {
+  std::string bytes;
+  Type elementType = value.getElementType();
+  visitStorageType(elementType, [&](auto tag) {
+    using T = decltype(tag);
+    std::vector<T> elements;
+    if (isa<FloatType>(elementType)) {
+      for (const APFloat &v : value.getValues<APFloat>())
+        elements.push_back(pipe_cast<T>(v.convertToDouble()));
+    } else if (elementType.isInteger(1)) {
+      for (const APInt &v : value.getValues<APInt>())
+        elements.push_back(pipe_cast<T>(pipe_make_bool(!v.isZero())));
+    } else if (cast<IntegerType>(elementType).isUnsigned()) {
+      for (const APInt &v : value.getValues<APInt>())
+        elements.push_back(pipe_cast<T>(pipe_u64(v.getZExtValue())));
+    } else {
+      for (const APInt &v : value.getValues<APInt>())
+        elements.push_back(pipe_cast<T>(pipe_i64(v.getSExtValue())));
+    }
+    bytes.assign(reinterpret_cast<const char *>(elements.data()),
+                 elements.size() * sizeof(T));
+  });
+  return bytes;
+}
+
 FailureOr<pipert::Plan> pipec::buildPlan(PipelineOp pipeline) {
   pipert::Plan plan;
   plan.name = pipeline.getSymName().str();
@@ -57,12 +106,42 @@ FailureOr<pipert::Plan> pipec::buildPlan(PipelineOp pipeline) {
   plan.numParams = body.getNumArguments();
 
   for (Operation &op : body) {
+    if (auto constant = dyn_cast<ConstantOp>(op)) {
+      auto dense = dyn_cast<DenseElementsAttr>(constant.getValue());
+      if (!dense)
+        return op.emitOpError() << "outside a kernel cannot run on the GPU "
+                                   "(run pipe-fuse-elementwise first)";
+      bufferOf[constant.getResult()] = plan.buffers.size();
+      pipert::PlanBuffer buffer = getPlanBuffer(constant.getType(), "");
+      buffer.constantData = getConstantBytes(dense);
+      plan.buffers.push_back(std::move(buffer));
+      continue;
+    }
+    if (auto reshape = dyn_cast<ReshapeOp>(op)) {
+      // A view of the operand's buffer (of a view's own buffer).
+      int source = bufferOf.at(reshape.getInput());
+      while (plan.buffers[source].aliasOf >= 0)
+        source = plan.buffers[source].aliasOf;
+      bufferOf[reshape.getResult()] = plan.buffers.size();
+      pipert::PlanBuffer buffer =
+          getPlanBuffer(cast<RankedTensorType>(reshape.getType()), "");
+      buffer.aliasOf = source;
+      plan.buffers.push_back(std::move(buffer));
+      continue;
+    }
     if (auto kernel = dyn_cast<KernelOp>(op)) {
-      FailureOr<std::string> source = pipec::emitCudaKernel(kernel);
+      KernelInfo info;
+      FailureOr<std::string> source = pipec::emitCudaKernel(kernel, info);
       if (failed(source))
         return failure();
       pipert::PlanKernel planKernel;
-      planKernel.entry = kernel.getKernelName().str();
+      planKernel.entry = info.entry;
+      planKernel.fallbackEntry = info.fallbackEntry;
+      planKernel.elementsPerThread = info.elementsPerThread;
+      planKernel.dimArgs = info.dimArgs;
+      planKernel.indexing = info.coordinates
+                                ? pipert::PlanKernel::Indexing::Coordinates
+                                : pipert::PlanKernel::Indexing::Flat;
       planKernel.source = std::move(*source);
       for (Value input : kernel.getInputs())
         planKernel.inputs.push_back(bufferOf.at(input));

@@ -21,6 +21,10 @@ pipert::DType getRuntimeDType(mlir::Type elementType);
 pipert::PlanBuffer getPlanBuffer(mlir::RankedTensorType type,
                                  llvm::StringRef name);
 
+/// The bytes of a list constant, each element converted to its dtype exactly
+/// as a scalar constant is in a kernel.
+std::string getConstantBytes(mlir::DenseElementsAttr value);
+
 /// The plan of `pipeline`, or failure (with diagnostics at the ops) when an
 /// op outside a pipe.kernel cannot run on the GPU.
 mlir::FailureOr<pipert::Plan> buildPlan(mlir::pipe::PipelineOp pipeline);

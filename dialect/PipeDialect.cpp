@@ -23,10 +23,12 @@ void PipeDialect::initialize() {
 }
 
 bool mlir::pipe::isPipeElementType(Type type) {
-  if (type.isF32() || type.isF64())
+  if (type.isF16() || type.isBF16() || type.isF32() || type.isF64())
     return true;
   if (auto intType = dyn_cast<IntegerType>(type)) {
     unsigned width = intType.getWidth();
+    if (width == 1) // bool
+      return intType.isSignless();
     if (width != 8 && width != 16 && width != 32 && width != 64)
       return false;
     // Unsigned dtypes are `uiN`, signed ones `siN`: the signedness decides the
@@ -87,10 +89,16 @@ SmallVector<std::string> mlir::pipe::getDimNames(RankedTensorType type) {
 }
 
 std::string mlir::pipe::getDTypeName(Type elementType) {
+  if (elementType.isF16())
+    return "f16";
+  if (elementType.isBF16())
+    return "bf16";
   if (elementType.isF32())
     return "f32";
   if (elementType.isF64())
     return "f64";
+  if (elementType.isInteger(1))
+    return "bool";
   if (auto intType = dyn_cast<IntegerType>(elementType))
     return (intType.isUnsigned() ? "u" : "i") +
            std::to_string(intType.getWidth());
@@ -102,4 +110,20 @@ std::string mlir::pipe::getDTypeName(Type elementType) {
 
 bool mlir::pipe::haveSameShape(RankedTensorType a, RankedTensorType b) {
   return a.getShape() == b.getShape() && a.getEncoding() == b.getEncoding();
+}
+
+std::string mlir::pipe::getCppScalarType(Type type) {
+  if (type.isF32())
+    return "float";
+  if (type.isF64())
+    return "double";
+  if (type.isF16())
+    return "pipe_f16";
+  if (type.isBF16())
+    return "pipe_bf16";
+  if (type.isInteger(1))
+    return "pipe_bool";
+  auto intType = cast<IntegerType>(type);
+  return (intType.isUnsigned() ? "pipe_u" : "pipe_i") +
+         std::to_string(intType.getWidth());
 }

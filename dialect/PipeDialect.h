@@ -47,6 +47,22 @@ std::string getDTypeName(Type elementType);
 /// Whether two pipe tensor types have the same shape (sizes and names).
 bool haveSameShape(RankedTensorType a, RankedTensorType b);
 
+/// The C++ type of one element in generated code and in PipeScalar.h:
+/// float, double, pipe_u8, pipe_i32, pipe_bool, pipe_f16, ...
+std::string getCppScalarType(Type elementType);
+
+/// The dtypes an elementwise op accepts.
+enum class DTypeRule { Any, Numeric, Float, Integer, IntegerOrBool, Bool };
+
+/// Verifies an elementwise op: every operand has the result's shape or rank
+/// 0; operands share one dtype (a select's condition is bool), which `rule`
+/// allows; the result has that dtype, or bool if `compares`.
+LogicalResult verifyElementwiseOp(Operation *op, DTypeRule rule,
+                                  bool compares);
+
+/// "function(a, b)".
+std::string getCallExpression(StringRef function, ArrayRef<std::string> args);
+
 } // namespace pipe
 } // namespace mlir
 

@@ -10,21 +10,14 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/Interfaces/FunctionImplementation.h"
+#include "mlir/IR/PatternMatch.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/StringSet.h"
+
+#include <map>
 
 using namespace mlir;
 using namespace mlir::pipe;
-
-/// The C++ type that holds one element of `type` in generated code.
-static std::string getCppScalarType(Type type) {
-  if (type.isF32())
-    return "float";
-  if (type.isF64())
-    return "double";
-  auto intType = cast<IntegerType>(type);
-  return (intType.isUnsigned() ? "pipe_u" : "pipe_i") +
-         std::to_string(intType.getWidth());
-}
 
 static Type getElementType(Value value) {
   return cast<RankedTensorType>(value.getType()).getElementType();
@@ -159,16 +152,25 @@ LogicalResult ConstantOp::inferReturnTypes(
   auto value = dyn_cast_or_null<TypedAttr>(adaptor.getValue());
   if (!value)
     return failure();
-  inferredReturnTypes.push_back(RankedTensorType::get({}, value.getType()));
+  if (auto dense = dyn_cast<DenseElementsAttr>(value))
+    inferredReturnTypes.push_back(dense.getType());
+  else
+    inferredReturnTypes.push_back(RankedTensorType::get({}, value.getType()));
   return success();
 }
 
 LogicalResult ConstantOp::verify() {
   Attribute value = getValue();
-  if (!isa<IntegerAttr, FloatAttr>(value))
-    return emitOpError() << "value must be an integer or float scalar";
-  if (!isPipeElementType(getValue().getType()))
-    return emitOpError() << "unsupported dtype " << getValue().getType();
+  Type type = getValue().getType();
+  if (auto dense = dyn_cast<DenseElementsAttr>(value)) {
+    if (dense.getType().getRank() != 1 || !dense.getType().hasStaticShape())
+      return emitOpError() << "a tensor constant must be a list: rank 1";
+    type = dense.getElementType();
+  } else if (!isa<IntegerAttr, FloatAttr>(value)) {
+    return emitOpError() << "value must be a number or a list of numbers";
+  }
+  if (!isPipeElementType(type))
+    return emitOpError() << "unsupported dtype " << type;
   return success();
 }
 
@@ -176,92 +178,112 @@ OpFoldResult ConstantOp::fold(FoldAdaptor) { return getValue(); }
 
 std::string ConstantOp::getScalarExpression(ArrayRef<std::string>) {
   Type type = getValue().getType();
-  std::string text;
-  llvm::raw_string_ostream os(text);
-  os << "((" << getCppScalarType(type) << ")";
+  std::string cppType = getCppScalarType(type);
+  if (type.isInteger(1))
+    return std::string("pipe_make_bool(") +
+           (cast<IntegerAttr>(getValue()).getValue().isZero() ? "false"
+                                                              : "true") +
+           ")";
   if (auto floatAttr = dyn_cast<FloatAttr>(getValue())) {
-    // Print enough digits to round-trip, as a double literal; the cast rounds
-    // it to the dtype exactly as the frontend did.
-    double v = floatAttr.getValueAsDouble();
+    // Enough digits to round-trip the double; the conversion to the dtype
+    // rounds it exactly as the frontend did.
     char buffer[64];
-    snprintf(buffer, sizeof(buffer), "%.17g", v);
+    snprintf(buffer, sizeof(buffer), "%.17g", floatAttr.getValueAsDouble());
     std::string literal = buffer;
-    if (literal.find_first_of(".eEn") == std::string::npos)
+    if (literal == "inf" || literal == "-inf" || literal == "nan" ||
+        literal == "-nan")
+      literal = literal[0] == '-' ? "(-1.0 / 0.0)"
+                                  : (literal == "nan" ? "(0.0 / 0.0)" : "(1.0 / 0.0)");
+    else if (literal.find_first_of(".eE") == std::string::npos)
       literal += ".0";
-    os << literal;
-  } else {
-    auto intAttr = cast<IntegerAttr>(getValue());
-    auto intType = cast<IntegerType>(type);
-    if (intType.isUnsigned())
-      os << intAttr.getValue().getZExtValue() << "ull";
-    else
-      os << intAttr.getValue().getSExtValue() << "ll";
+    if (type.isF16())
+      return "pipe_make_f16(" + literal + ")";
+    if (type.isBF16())
+      return "pipe_make_bf16(" + literal + ")";
+    return "((" + cppType + ")" + literal + ")";
   }
-  os << ")";
-  return text;
+  auto intAttr = cast<IntegerAttr>(getValue());
+  if (cast<IntegerType>(type).isUnsigned())
+    return "((" + cppType + ")" +
+           std::to_string(intAttr.getValue().getZExtValue()) + "ull)";
+  int64_t value = intAttr.getValue().getSExtValue();
+  // -9223372036854775808ll would be a negated literal that does not fit.
+  if (value == INT64_MIN)
+    return "((" + cppType + ")(-9223372036854775807ll - 1))";
+  return "((" + cppType + ")" + std::to_string(value) + "ll)";
 }
 
 //===----------------------------------------------------------------------===//
 // Elementwise ops
 //===----------------------------------------------------------------------===//
 
-/// Checks that `operand` has the result's shape or is a rank-0 scalar.
-static LogicalResult verifyBroadcastOperand(Operation *op, Value operand,
-                                            StringRef which) {
-  auto operandType = cast<RankedTensorType>(operand.getType());
-  auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
-  if (operandType.getRank() == 0 || haveSameShape(operandType, resultType))
-    return success();
-  return op->emitOpError() << which << " shape " << operandType
-                           << " is neither rank 0 nor the result's shape "
-                           << resultType;
+/// Whether `type` is allowed by `rule`.
+static bool allows(DTypeRule rule, Type type) {
+  bool isBool = type.isInteger(1);
+  bool isFloat = isa<FloatType>(type);
+  switch (rule) {
+  case DTypeRule::Any: return true;
+  case DTypeRule::Numeric: return !isBool;
+  case DTypeRule::Float: return isFloat;
+  case DTypeRule::Integer: return !isBool && !isFloat;
+  case DTypeRule::IntegerOrBool: return !isFloat;
+  case DTypeRule::Bool: return isBool;
+  }
+  return false;
 }
 
-static LogicalResult verifyBinaryOp(Operation *op) {
-  static const StringRef kOperandNames[] = {"lhs", "rhs"};
-  Type resultElement = getElementType(op->getResult(0));
-  for (auto [operand, which] : llvm::zip(op->getOperands(), kOperandNames)) {
-    if (getElementType(operand) != resultElement)
-      return op->emitOpError()
-             << which << " dtype " << getElementType(operand)
-             << " differs from the result dtype " << resultElement;
-    if (failed(verifyBroadcastOperand(op, operand, which)))
-      return failure();
+static const char *describe(DTypeRule rule) {
+  switch (rule) {
+  case DTypeRule::Any: return "any dtype";
+  case DTypeRule::Numeric: return "a numeric dtype (not bool)";
+  case DTypeRule::Float: return "a float dtype";
+  case DTypeRule::Integer: return "an integer dtype";
+  case DTypeRule::IntegerOrBool: return "an integer or bool dtype";
+  case DTypeRule::Bool: return "bool";
   }
+  return "";
+}
+
+LogicalResult mlir::pipe::verifyElementwiseOp(Operation *op, DTypeRule rule,
+                                              bool compares) {
+  auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
+  auto operands = op->getOperands();
+  // A select's condition is bool; its other operands are the values.
+  if (isa<SelectOp>(op)) {
+    if (!getElementType(operands[0]).isInteger(1))
+      return op->emitOpError() << "condition must be bool, not "
+                               << getElementType(operands[0]);
+    operands = operands.drop_front();
+  }
+  Type dtype = getElementType(operands[0]);
+  for (Value operand : op->getOperands()) {
+    auto operandType = cast<RankedTensorType>(operand.getType());
+    if (operandType.getRank() != 0 && !haveSameShape(operandType, resultType))
+      return op->emitOpError()
+             << "operand shape " << operandType
+             << " is neither rank 0 nor the result's shape " << resultType;
+  }
+  for (Value operand : operands)
+    if (getElementType(operand) != dtype)
+      return op->emitOpError() << "operands have different dtypes: " << dtype
+                               << " and " << getElementType(operand);
+  if (!allows(rule, dtype))
+    return op->emitOpError() << "needs " << describe(rule) << ", not "
+                             << dtype;
+  Type expected = compares ? IntegerType::get(op->getContext(), 1) : dtype;
+  if (resultType.getElementType() != expected)
+    return op->emitOpError() << "result dtype must be " << expected
+                             << ", not " << resultType.getElementType();
   return success();
 }
 
-static std::string callExpression(StringRef function, Type type,
-                                  ArrayRef<std::string> operands) {
-  std::string text = (function + "<" + getCppScalarType(type) + ">(").str();
+std::string mlir::pipe::getCallExpression(StringRef function,
+                                          ArrayRef<std::string> args) {
+  std::string text = (function + "(").str();
   llvm::raw_string_ostream os(text);
-  llvm::interleaveComma(operands, os);
+  llvm::interleaveComma(args, os);
   os << ")";
   return text;
-}
-
-#define PIPE_DEFINE_BINARY_OP(Op, function)                                   \
-  LogicalResult Op::verify() { return verifyBinaryOp(*this); }                 \
-  std::string Op::getScalarExpression(ArrayRef<std::string> operands) {        \
-    return callExpression(function, getElementType(getResult()), operands);    \
-  }
-
-PIPE_DEFINE_BINARY_OP(AddOp, "pipe_add")
-PIPE_DEFINE_BINARY_OP(SubOp, "pipe_sub")
-PIPE_DEFINE_BINARY_OP(MulOp, "pipe_mul")
-#undef PIPE_DEFINE_BINARY_OP
-
-LogicalResult DivOp::verify() {
-  if (failed(verifyBinaryOp(*this)))
-    return failure();
-  if (!isa<FloatType>(getElementType(getResult())))
-    return emitOpError() << "divides floats only; the frontend converts "
-                            "integer operands of '/' to f32";
-  return success();
-}
-
-std::string DivOp::getScalarExpression(ArrayRef<std::string> operands) {
-  return callExpression("pipe_div", getElementType(getResult()), operands);
 }
 
 LogicalResult CastOp::verify() {
@@ -287,6 +309,184 @@ std::string CastOp::getScalarExpression(ArrayRef<std::string> operands) {
 }
 
 //===----------------------------------------------------------------------===//
+// Layout ops
+//===----------------------------------------------------------------------===//
+
+/// One dim of a pipe tensor: its literal size, or its name.
+static std::string dimAt(RankedTensorType type, int64_t i) {
+  return getDimNames(type)[i];
+}
+
+static bool isLiteralOne(RankedTensorType type, int64_t i) {
+  return !type.isDynamicDim(i) && type.getDimSize(i) == 1;
+}
+
+LogicalResult BroadcastOp::verify() {
+  auto inputType = cast<RankedTensorType>(getInput().getType());
+  auto resultType = cast<RankedTensorType>(getResult().getType());
+  ArrayRef<int64_t> dims = getDimensions();
+  if (inputType.getElementType() != resultType.getElementType())
+    return emitOpError() << "changes the dtype";
+  if (int64_t(dims.size()) != inputType.getRank())
+    return emitOpError() << "needs one dimension per operand dim ("
+                         << inputType.getRank() << "), has " << dims.size();
+  llvm::SmallDenseSet<int64_t> seen;
+  for (auto [i, d] : llvm::enumerate(dims)) {
+    if (d < 0 || d >= resultType.getRank() || !seen.insert(d).second)
+      return emitOpError() << "dimension " << d
+                           << " is out of range or repeated";
+    if (!isLiteralOne(inputType, i) &&
+        dimAt(inputType, i) != dimAt(resultType, d))
+      return emitOpError() << "operand dim " << i << " ("
+                           << dimAt(inputType, i) << ") cannot become result "
+                           << "dim " << d << " (" << dimAt(resultType, d)
+                           << ")";
+  }
+  return success();
+}
+
+OpFoldResult BroadcastOp::fold(FoldAdaptor) {
+  // The identity map on the same type.
+  if (getInput().getType() != getResult().getType())
+    return {};
+  for (auto [i, d] : llvm::enumerate(getDimensions()))
+    if (int64_t(i) != d)
+      return {};
+  return getInput();
+}
+
+namespace {
+/// broadcast(broadcast(x)) -> broadcast(x), the maps composed.
+struct ComposeBroadcasts : OpRewritePattern<BroadcastOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(BroadcastOp op,
+                                PatternRewriter &rewriter) const override {
+    auto inner = op.getInput().getDefiningOp<BroadcastOp>();
+    if (!inner)
+      return failure();
+    SmallVector<int64_t> dims;
+    for (int64_t d : inner.getDimensions())
+      dims.push_back(op.getDimensions()[d]);
+    rewriter.replaceOpWithNewOp<BroadcastOp>(
+        op, op.getType(), inner.getInput(), rewriter.getDenseI64ArrayAttr(dims));
+    return success();
+  }
+};
+
+/// broadcast(elementwise(a, b, ...)) -> elementwise(broadcast(a), ...) when
+/// the elementwise op has no other use: layout ops move toward the kernel
+/// inputs, where fusion folds them into index arithmetic. Scalars stay
+/// scalars; constants are left alone.
+struct SinkBroadcastThroughElementwise : OpRewritePattern<BroadcastOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(BroadcastOp op,
+                                PatternRewriter &rewriter) const override {
+    Operation *producer = op.getInput().getDefiningOp();
+    if (!producer || !isa<ElementwiseOpInterface>(producer) ||
+        isa<ConstantOp>(producer) || !producer->hasOneUse())
+      return failure();
+    auto resultType = cast<RankedTensorType>(op.getType());
+    SmallVector<Value> operands;
+    for (Value operand : producer->getOperands()) {
+      auto operandType = cast<RankedTensorType>(operand.getType());
+      if (operandType.getRank() == 0) {
+        operands.push_back(operand);
+        continue;
+      }
+      operands.push_back(BroadcastOp::create(
+          rewriter, op.getLoc(),
+          withElementType(resultType, operandType.getElementType()), operand,
+          op.getDimensionsAttr()));
+    }
+    Operation *moved = rewriter.clone(*producer);
+    moved->setOperands(operands);
+    moved->getResult(0).setType(withElementType(
+        resultType,
+        cast<RankedTensorType>(producer->getResult(0).getType())
+            .getElementType()));
+    rewriter.replaceOp(op, moved->getResults());
+    return success();
+  }
+};
+
+/// transpose(x, perm) -> broadcast(x, inverse(perm)).
+struct TransposeToBroadcast : OpRewritePattern<TransposeOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(TransposeOp op,
+                                PatternRewriter &rewriter) const override {
+    ArrayRef<int64_t> perm = op.getPermutation();
+    SmallVector<int64_t> inverse(perm.size());
+    for (auto [d, p] : llvm::enumerate(perm))
+      inverse[p] = d;
+    rewriter.replaceOpWithNewOp<BroadcastOp>(
+        op, op.getType(), op.getInput(), rewriter.getDenseI64ArrayAttr(inverse));
+    return success();
+  }
+};
+} // namespace
+
+void BroadcastOp::getCanonicalizationPatterns(RewritePatternSet &results,
+                                              MLIRContext *context) {
+  results.add<ComposeBroadcasts, SinkBroadcastThroughElementwise>(context);
+}
+
+void TransposeOp::getCanonicalizationPatterns(RewritePatternSet &results,
+                                              MLIRContext *context) {
+  results.add<TransposeToBroadcast>(context);
+}
+
+LogicalResult TransposeOp::verify() {
+  auto inputType = cast<RankedTensorType>(getInput().getType());
+  auto resultType = cast<RankedTensorType>(getResult().getType());
+  ArrayRef<int64_t> perm = getPermutation();
+  if (int64_t(perm.size()) != inputType.getRank() ||
+      resultType.getRank() != inputType.getRank())
+    return emitOpError() << "permutation must have one entry per dim";
+  llvm::SmallDenseSet<int64_t> seen;
+  for (auto [d, p] : llvm::enumerate(perm)) {
+    if (p < 0 || p >= inputType.getRank() || !seen.insert(p).second)
+      return emitOpError() << "is not a permutation";
+    if (dimAt(resultType, d) != dimAt(inputType, p))
+      return emitOpError() << "result dim " << d << " must be operand dim "
+                           << p;
+  }
+  if (inputType.getElementType() != resultType.getElementType())
+    return emitOpError() << "changes the dtype";
+  return success();
+}
+
+/// The dim names and the product of literal sizes of `type`: equal for two
+/// types that provably hold the same number of elements.
+static std::pair<std::map<std::string, int>, int64_t>
+countElements(RankedTensorType type) {
+  std::map<std::string, int> symbols;
+  int64_t product = 1;
+  for (int64_t i = 0; i < type.getRank(); ++i) {
+    if (type.isDynamicDim(i))
+      ++symbols[dimAt(type, i)];
+    else
+      product *= type.getDimSize(i);
+  }
+  return {symbols, product};
+}
+
+LogicalResult ReshapeOp::verify() {
+  auto inputType = cast<RankedTensorType>(getInput().getType());
+  auto resultType = cast<RankedTensorType>(getResult().getType());
+  if (inputType.getElementType() != resultType.getElementType())
+    return emitOpError() << "changes the dtype";
+  if (countElements(inputType) != countElements(resultType))
+    return emitOpError() << "does not keep the number of elements";
+  return success();
+}
+
+OpFoldResult ReshapeOp::fold(FoldAdaptor) {
+  if (getInput().getType() == getResult().getType())
+    return getInput();
+  return {};
+}
+
+//===----------------------------------------------------------------------===//
 // KernelOp
 //===----------------------------------------------------------------------===//
 
@@ -298,14 +498,19 @@ LogicalResult KernelOp::verify() {
     if (!haveSameShape(cast<RankedTensorType>(result.getType()), domain))
       return emitOpError() << "results must all have the domain's shape "
                            << domain << ", but one is " << result.getType();
-  for (Value input : getInputs()) {
+  Block &body = getBody().front();
+  for (auto [input, arg] : llvm::zip(getInputs(), body.getArguments())) {
     auto inputType = cast<RankedTensorType>(input.getType());
-    if (inputType.getRank() != 0 && !haveSameShape(inputType, domain))
+    bool readThroughMaps = !arg.use_empty() &&
+                           llvm::all_of(arg.getUsers(), [](Operation *user) {
+                             return isa<BroadcastOp>(user);
+                           });
+    if (inputType.getRank() != 0 && !haveSameShape(inputType, domain) &&
+        !readThroughMaps)
       return emitOpError() << "input of type " << inputType
                            << " is neither rank 0 nor the domain's shape "
-                           << domain;
+                           << domain << ", nor read through a broadcast";
   }
-  Block &body = getBody().front();
   if (body.getNumArguments() != getInputs().size())
     return emitOpError() << "body has " << body.getNumArguments()
                          << " arguments for " << getInputs().size()
@@ -317,10 +522,21 @@ LogicalResult KernelOp::verify() {
   auto yield = cast<YieldOp>(body.getTerminator());
   if (yield.getValues().getTypes() != getResultTypes())
     return emitOpError() << "yields types that differ from its results";
-  for (Operation &op : body.without_terminator())
+  for (Operation &op : body.without_terminator()) {
+    if (auto broadcast = dyn_cast<BroadcastOp>(op)) {
+      // Index arithmetic on a load: only of an input.
+      if (!isa<BlockArgument>(broadcast.getInput()))
+        return op.emitOpError() << "in a 'pipe.kernel' must read a kernel "
+                                   "input";
+      continue;
+    }
     if (!isa<ElementwiseOpInterface>(op))
       return op.emitOpError() << "is not elementwise and cannot be in a "
                                  "'pipe.kernel'";
+    if (auto constant = dyn_cast<ConstantOp>(op);
+        constant && isa<DenseElementsAttr>(constant.getValue()))
+      return op.emitOpError() << "in a 'pipe.kernel' must be a scalar";
+  }
   return success();
 }
 

@@ -76,10 +76,14 @@ def Pipe_ReturnOp : Pipe_Op<"return", [Pure, HasParent<"PipelineOp">,
 def Pipe_ConstantOp : Pipe_Op<"constant", [Pure, ConstantLike,
     InferTypeOpAdaptor,
     DeclareOpInterfaceMethods<Pipe_ElementwiseOpInterface>]> {
-  let summary = "A scalar constant (a rank-0 tensor)";
+  let summary = "A scalar constant, or a small constant tensor";
   let description = [{
+    A scalar (rank 0) is cloned into each kernel that uses it; a dense
+    tensor (a list literal) becomes a buffer the runtime uploads once.
+
     ```mlir
-    %c = pipe.constant 1.500000e+00 : f32   // : tensor<f32>
+    %c = pipe.constant 1.500000e+00 : f32                       // tensor<f32>
+    %m = pipe.constant dense<[1.0, 2.0, 3.0]> : tensor<3xf32>   // tensor<3xf32>
     ```
   }];
   let arguments = (ins TypedAttrInterface:$value);
@@ -89,26 +93,114 @@ def Pipe_ConstantOp : Pipe_Op<"constant", [Pure, ConstantLike,
   let hasVerifier = 1;
 }
 
-class Pipe_BinaryOp<string mnemonic, string summaryText> : Pipe_Op<mnemonic, [
-    Pure,
-    DeclareOpInterfaceMethods<Pipe_ElementwiseOpInterface>]> {
+// The dtypes an elementwise op accepts (see PipeDialect.h: DTypeRule).
+class Pipe_DTypeRule<string r> { string rule = r; }
+def AnyDType : Pipe_DTypeRule<"Any">;
+def NumericDType : Pipe_DTypeRule<"Numeric">;
+def FloatDType : Pipe_DTypeRule<"Float">;
+def IntegerDType : Pipe_DTypeRule<"Integer">;
+def IntegerOrBoolDType : Pipe_DTypeRule<"IntegerOrBool">;
+def BoolDType : Pipe_DTypeRule<"Bool">;
+
+// An elementwise op whose element is `function(operands...)` from
+// codegen/PipeScalar.h. Operands have the result's shape or rank 0; the
+// verifier checks dtypes against `rule` and, for comparisons, a bool result.
+class Pipe_ElementwiseOp<string mnemonic, string function,
+                         Pipe_DTypeRule rule, string summaryText,
+                         bit compares = 0>
+    : Pipe_Op<mnemonic, [Pure,
+        DeclareOpInterfaceMethods<Pipe_ElementwiseOpInterface>]> {
   let summary = summaryText;
-  let description = [{
-    Both operands have the result's dtype. Each operand has the result's shape
-    or is rank 0 (a scalar, broadcast). Integer arithmetic wraps around;
-    see docs/language.md for the exact semantics.
-  }];
-  let arguments = (ins Pipe_Tensor:$lhs, Pipe_Tensor:$rhs);
   let results = (outs Pipe_Tensor:$result);
-  let assemblyFormat =
-      "$lhs `,` $rhs attr-dict `:` type($lhs) `,` type($rhs) `->` type($result)";
   let hasVerifier = 1;
+  let extraClassDefinition = [{
+    std::string $cppClass::getScalarExpression(
+        ::llvm::ArrayRef<std::string> operands) {
+      return ::mlir::pipe::getCallExpression("}] # function # [{", operands);
+    }
+    ::llvm::LogicalResult $cppClass::verify() {
+      return ::mlir::pipe::verifyElementwiseOp(getOperation(),
+          ::mlir::pipe::DTypeRule::}] # rule.rule # [{, }] #
+          !if(compares, "true", "false") # [{);
+    }
+  }];
 }
 
-def Pipe_AddOp : Pipe_BinaryOp<"add", "Elementwise addition">;
-def Pipe_SubOp : Pipe_BinaryOp<"sub", "Elementwise subtraction">;
-def Pipe_MulOp : Pipe_BinaryOp<"mul", "Elementwise multiplication">;
-def Pipe_DivOp : Pipe_BinaryOp<"div", "Elementwise floating-point division">;
+class Pipe_BinaryOp<string mnemonic, string function, Pipe_DTypeRule rule,
+                    string summaryText, bit compares = 0>
+    : Pipe_ElementwiseOp<mnemonic, function, rule, summaryText, compares> {
+  let arguments = (ins Pipe_Tensor:$lhs, Pipe_Tensor:$rhs);
+  let assemblyFormat =
+      "$lhs `,` $rhs attr-dict `:` type($lhs) `,` type($rhs) `->` type($result)";
+}
+
+class Pipe_UnaryOp<string mnemonic, string function, Pipe_DTypeRule rule,
+                   string summaryText>
+    : Pipe_ElementwiseOp<mnemonic, function, rule, summaryText> {
+  let arguments = (ins Pipe_Tensor:$input);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
+}
+
+// Arithmetic. Integers wrap modulo 2^bits; integer // and % by zero give 0.
+def Pipe_AddOp : Pipe_BinaryOp<"add", "pipe_add", NumericDType, "a + b">;
+def Pipe_SubOp : Pipe_BinaryOp<"sub", "pipe_sub", NumericDType, "a - b">;
+def Pipe_MulOp : Pipe_BinaryOp<"mul", "pipe_mul", NumericDType, "a * b">;
+def Pipe_DivOp : Pipe_BinaryOp<"div", "pipe_div", FloatDType, "a / b (floats)">;
+def Pipe_FloorDivOp : Pipe_BinaryOp<"floordiv", "pipe_floordiv", NumericDType,
+    "a // b, rounding toward negative infinity">;
+def Pipe_RemOp : Pipe_BinaryOp<"rem", "pipe_rem", NumericDType,
+    "a % b, with the sign of b">;
+def Pipe_PowOp : Pipe_BinaryOp<"pow", "pipe_pow", NumericDType, "a ** b">;
+def Pipe_MinOp : Pipe_BinaryOp<"min", "pipe_min", NumericDType,
+    "The smaller of a and b; NaN if either is">;
+def Pipe_MaxOp : Pipe_BinaryOp<"max", "pipe_max", NumericDType,
+    "The larger of a and b; NaN if either is">;
+
+// Comparisons give bool.
+def Pipe_EqOp : Pipe_BinaryOp<"eq", "pipe_eq", AnyDType, "a == b", 1>;
+def Pipe_NeOp : Pipe_BinaryOp<"ne", "pipe_ne", AnyDType, "a != b", 1>;
+def Pipe_LtOp : Pipe_BinaryOp<"lt", "pipe_lt", NumericDType, "a < b", 1>;
+def Pipe_LeOp : Pipe_BinaryOp<"le", "pipe_le", NumericDType, "a <= b", 1>;
+def Pipe_GtOp : Pipe_BinaryOp<"gt", "pipe_gt", NumericDType, "a > b", 1>;
+def Pipe_GeOp : Pipe_BinaryOp<"ge", "pipe_ge", NumericDType, "a >= b", 1>;
+
+// Bitwise on integers, logical on bool.
+def Pipe_AndOp : Pipe_BinaryOp<"and", "pipe_and", IntegerOrBoolDType, "a & b">;
+def Pipe_OrOp : Pipe_BinaryOp<"or", "pipe_or", IntegerOrBoolDType, "a | b">;
+def Pipe_XorOp : Pipe_BinaryOp<"xor", "pipe_xor", IntegerOrBoolDType, "a ^ b">;
+def Pipe_ShlOp : Pipe_BinaryOp<"shl", "pipe_shl", IntegerDType, "a << b">;
+def Pipe_ShrOp : Pipe_BinaryOp<"shr", "pipe_shr", IntegerDType,
+    "a >> b (arithmetic for signed integers)">;
+
+def Pipe_NotOp : Pipe_UnaryOp<"not", "pipe_not", IntegerOrBoolDType,
+    "~a on integers, !a on bool">;
+def Pipe_AbsOp : Pipe_UnaryOp<"abs", "pipe_abs", NumericDType, "|a|">;
+def Pipe_SqrtOp : Pipe_UnaryOp<"sqrt", "pipe_sqrt", FloatDType, "Square root">;
+def Pipe_RsqrtOp : Pipe_UnaryOp<"rsqrt", "pipe_rsqrt", FloatDType,
+    "1 / sqrt(a), each step correctly rounded">;
+def Pipe_ExpOp : Pipe_UnaryOp<"exp", "pipe_exp", FloatDType, "e ** a">;
+def Pipe_LogOp : Pipe_UnaryOp<"log", "pipe_log", FloatDType, "Natural logarithm">;
+def Pipe_SinOp : Pipe_UnaryOp<"sin", "pipe_sin", FloatDType, "Sine">;
+def Pipe_CosOp : Pipe_UnaryOp<"cos", "pipe_cos", FloatDType, "Cosine">;
+def Pipe_TanhOp : Pipe_UnaryOp<"tanh", "pipe_tanh", FloatDType,
+    "Hyperbolic tangent">;
+def Pipe_FloorOp : Pipe_UnaryOp<"floor", "pipe_floor", NumericDType,
+    "Rounds toward negative infinity (integers unchanged)">;
+def Pipe_CeilOp : Pipe_UnaryOp<"ceil", "pipe_ceil", NumericDType,
+    "Rounds toward positive infinity (integers unchanged)">;
+def Pipe_RoundOp : Pipe_UnaryOp<"round", "pipe_round", NumericDType,
+    "Rounds half to even (integers unchanged)">;
+
+def Pipe_SelectOp : Pipe_ElementwiseOp<"select", "pipe_select", AnyDType,
+    "c ? a : b, elementwise"> {
+  let arguments = (ins Pipe_Tensor:$condition, Pipe_Tensor:$true_value,
+                       Pipe_Tensor:$false_value);
+  let assemblyFormat = [{
+    $condition `,` $true_value `,` $false_value attr-dict `:`
+    type($condition) `,` type($true_value) `,` type($false_value) `->`
+    type($result)
+  }];
+}
 
 def Pipe_CastOp : Pipe_Op<"cast", [Pure,
     DeclareOpInterfaceMethods<Pipe_ElementwiseOpInterface>]> {
@@ -129,6 +221,62 @@ def Pipe_CastOp : Pipe_Op<"cast", [Pure,
 }
 
 //===----------------------------------------------------------------------===//
+// Layout ops: which element of the operand each result element is
+//===----------------------------------------------------------------------===//
+
+def Pipe_BroadcastOp : Pipe_Op<"broadcast", [Pure]> {
+  let summary = "Maps each result element to an operand element";
+  let description = [{
+    Operand dim `i` becomes result dim `dimensions[i]`; result dims that no
+    operand dim maps to repeat the operand, and an operand dim of literal
+    size 1 repeats along its result dim. The dimensions need not be
+    increasing, so a broadcast also transposes: after canonicalization it is
+    the one layout op, which fusion folds into a kernel's index arithmetic.
+
+    ```mlir
+    // NumPy broadcasting of f32[3] against [N, H, W, 3]
+    %b = pipe.broadcast %mean [3] : tensor<3xf32> to tensor<?x?x?x3xf32, ["N", "H", "W"]>
+    // transpose([0, 3, 1, 2]) of [N, H, W, 3]
+    %t = pipe.broadcast %x [0, 2, 3, 1] : tensor<?x?x?x3xf32, ["N", "H", "W"]> to tensor<?x3x?x?xf32, ["N", "H", "W"]>
+    ```
+  }];
+  let arguments = (ins Pipe_Tensor:$input, DenseI64ArrayAttr:$dimensions);
+  let results = (outs Pipe_Tensor:$result);
+  let assemblyFormat =
+      "$input $dimensions attr-dict `:` type($input) `to` type($result)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+  let hasCanonicalizer = 1;
+}
+
+def Pipe_TransposeOp : Pipe_Op<"transpose", [Pure]> {
+  let summary = "Permutes dims: result dim d is operand dim permutation[d]";
+  let description = [{
+    What `transpose(x, [...])` is in the source; canonicalization turns it
+    into a `pipe.broadcast` with the inverse permutation.
+  }];
+  let arguments = (ins Pipe_Tensor:$input, DenseI64ArrayAttr:$permutation);
+  let results = (outs Pipe_Tensor:$result);
+  let assemblyFormat =
+      "$input $permutation attr-dict `:` type($input) `to` type($result)";
+  let hasVerifier = 1;
+  let hasCanonicalizer = 1;
+}
+
+def Pipe_ReshapeOp : Pipe_Op<"reshape", [Pure]> {
+  let summary = "The same elements in row-major order, in another shape";
+  let description = [{
+    The element count provably stays: the same dim names, the same product
+    of literal sizes. The runtime makes it a view of the operand's buffer.
+  }];
+  let arguments = (ins Pipe_Tensor:$input);
+  let results = (outs Pipe_Tensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `to` type($result)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+//===----------------------------------------------------------------------===//
 // Fused kernels
 //===----------------------------------------------------------------------===//
 
@@ -138,7 +286,9 @@ def Pipe_KernelOp : Pipe_Op<"kernel", [IsolatedFromAbove,
   let description = [{
     Formed by `pipe-fuse-elementwise`. The body computes, for each element of
     the kernel's domain (the shape of its results, which all agree), the
-    results from the inputs; an input of rank 0 is the same for every element.
+    results from the inputs; an input of rank 0 is the same for every element,
+    and an input read through a `pipe.broadcast` in the body is indexed
+    through that map.
     Values cross the kernel's boundary only through its inputs and results, so
     the body is what codegen turns into one CUDA kernel.
 

@@ -42,15 +42,29 @@ struct TypeAST {
 /// The type Sema gives an expression: a dtype and dims, or a weakly typed
 /// literal that takes its dtype from the other operand (as in JAX).
 struct ExprType {
-  std::string dtype; ///< Empty for a weak literal.
+  std::string dtype; ///< Empty for a weak literal (a number or a list).
   std::vector<DimAST> dims;
+  /// For a weak literal: whether it holds a float (else only integers).
+  bool weakFloat = false;
   bool isWeakLiteral() const { return dtype.empty(); }
   std::string str() const;
 };
 
+enum class BinaryOp {
+  Add, Sub, Mul, Div, FloorDiv, Rem, Pow,
+  Eq, Ne, Lt, Le, Gt, Ge,
+  BitAnd, BitOr, BitXor, Shl, Shr,
+  LogicalAnd, LogicalOr,
+};
+enum class UnaryOp { Neg, LogicalNot, BitNot };
+
+/// The operator as written: "+", "//", "&&", ...
+const char *getSpelling(BinaryOp op);
+const char *getSpelling(UnaryOp op);
+
 class ExprAST {
 public:
-  enum class Kind { Number, Name, Unary, Binary, Call };
+  enum class Kind { Number, Bool, Name, Unary, Binary, Call, List };
   ExprAST(Kind kind, llvm::SMLoc loc) : kind(kind), loc(loc) {}
   virtual ~ExprAST() = default;
   Kind getKind() const { return kind; }
@@ -83,6 +97,15 @@ public:
   static bool classof(const ExprAST *e) { return e->getKind() == Kind::Number; }
 };
 
+/// `true` or `false`: a bool scalar.
+class BoolExprAST : public ExprAST {
+public:
+  BoolExprAST(llvm::SMLoc loc, bool value)
+      : ExprAST(Kind::Bool, loc), value(value) {}
+  bool value;
+  static bool classof(const ExprAST *e) { return e->getKind() == Kind::Bool; }
+};
+
 class NameExprAST : public ExprAST {
 public:
   NameExprAST(llvm::SMLoc loc, std::string name)
@@ -93,35 +116,58 @@ public:
 
 class UnaryExprAST : public ExprAST {
 public:
-  UnaryExprAST(llvm::SMLoc loc, char op, ExprPtr operand)
+  UnaryExprAST(llvm::SMLoc loc, UnaryOp op, ExprPtr operand)
       : ExprAST(Kind::Unary, loc), op(op), operand(std::move(operand)) {}
-  char op;
+  UnaryOp op;
   ExprPtr operand;
   static bool classof(const ExprAST *e) { return e->getKind() == Kind::Unary; }
 };
 
 class BinaryExprAST : public ExprAST {
 public:
-  BinaryExprAST(llvm::SMLoc loc, char op, ExprPtr lhs, ExprPtr rhs)
+  BinaryExprAST(llvm::SMLoc loc, BinaryOp op, ExprPtr lhs, ExprPtr rhs)
       : ExprAST(Kind::Binary, loc), op(op), lhs(std::move(lhs)),
         rhs(std::move(rhs)) {}
-  char op; ///< One of + - * /.
+  BinaryOp op;
   ExprPtr lhs, rhs;
   /// Set by Sema: the dtype both operands are converted to before the op
-  /// (integer operands of `/` become f32).
+  /// (the promoted dtype; f32 for integer operands of '/').
   std::string operandDType;
   static bool classof(const ExprAST *e) { return e->getKind() == Kind::Binary; }
+};
+
+/// A keyword argument `key = value`.
+struct KeywordArgAST {
+  llvm::SMLoc loc;
+  std::string name;
+  ExprPtr value;
 };
 
 /// `f(args..., key = value, ...)`. Casts are calls named after a dtype.
 class CallExprAST : public ExprAST {
 public:
-  CallExprAST(llvm::SMLoc loc, std::string callee, std::vector<ExprPtr> args)
+  CallExprAST(llvm::SMLoc loc, std::string callee, std::vector<ExprPtr> args,
+              std::vector<KeywordArgAST> kwargs)
       : ExprAST(Kind::Call, loc), callee(std::move(callee)),
-        args(std::move(args)) {}
+        args(std::move(args)), kwargs(std::move(kwargs)) {}
   std::string callee;
   std::vector<ExprPtr> args;
+  std::vector<KeywordArgAST> kwargs;
+  /// Set by Sema: the dtype the arguments are converted to (for functions
+  /// over promoted operands, like max or select's values).
+  std::string operandDType;
+  /// Set by Sema for transpose: result dim d is operand dim permutation[d].
+  std::vector<int64_t> permutation;
   static bool classof(const ExprAST *e) { return e->getKind() == Kind::Call; }
+};
+
+/// `[e0, e1, ...]`: a small constant tensor of literals.
+class ListExprAST : public ExprAST {
+public:
+  ListExprAST(llvm::SMLoc loc, std::vector<ExprPtr> elements)
+      : ExprAST(Kind::List, loc), elements(std::move(elements)) {}
+  std::vector<ExprPtr> elements;
+  static bool classof(const ExprAST *e) { return e->getKind() == Kind::List; }
 };
 
 /// `name = expr`.

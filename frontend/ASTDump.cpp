@@ -29,13 +29,19 @@ public:
       os << "Name " << llvm::cast<NameExprAST>(expr).name;
       break;
     case ExprAST::Kind::Unary:
-      os << "Unary " << llvm::cast<UnaryExprAST>(expr).op;
+      os << "Unary " << getSpelling(llvm::cast<UnaryExprAST>(expr).op);
       break;
     case ExprAST::Kind::Binary:
-      os << "Binary " << llvm::cast<BinaryExprAST>(expr).op;
+      os << "Binary " << getSpelling(llvm::cast<BinaryExprAST>(expr).op);
       break;
     case ExprAST::Kind::Call:
       os << "Call " << llvm::cast<CallExprAST>(expr).callee;
+      break;
+    case ExprAST::Kind::Bool:
+      os << "Bool " << (llvm::cast<BoolExprAST>(expr).value ? "true" : "false");
+      break;
+    case ExprAST::Kind::List:
+      os << "List";
       break;
     }
     os << " : " << expr.type.str() << "\n";
@@ -45,9 +51,18 @@ public:
       dump(*binary->lhs, depth + 1);
       dump(*binary->rhs, depth + 1);
     }
-    if (auto *call = llvm::dyn_cast<CallExprAST>(&expr))
+    if (auto *call = llvm::dyn_cast<CallExprAST>(&expr)) {
       for (const ExprPtr &arg : call->args)
         dump(*arg, depth + 1);
+      for (const KeywordArgAST &kwarg : call->kwargs) {
+        indent(depth + 1);
+        os << kwarg.name << " =\n";
+        dump(*kwarg.value, depth + 2);
+      }
+    }
+    if (auto *list = llvm::dyn_cast<ListExprAST>(&expr))
+      for (const ExprPtr &element : list->elements)
+        dump(*element, depth + 1);
   }
 
   void dump(const PipelineAST &pipeline) {

@@ -14,6 +14,8 @@ const char *pipec::getTokenKindName(TokenKind kind) {
   case TokenKind::Integer: return "integer";
   case TokenKind::Float: return "number";
   case TokenKind::KwPipeline: return "'pipeline'";
+  case TokenKind::KwTrue: return "'true'";
+  case TokenKind::KwFalse: return "'false'";
   case TokenKind::LParen: return "'('";
   case TokenKind::RParen: return "')'";
   case TokenKind::LBracket: return "'['";
@@ -25,10 +27,28 @@ const char *pipec::getTokenKindName(TokenKind kind) {
   case TokenKind::Semicolon: return "';'";
   case TokenKind::Equal: return "'='";
   case TokenKind::Arrow: return "'->'";
+  case TokenKind::PipePipe: return "'||'";
+  case TokenKind::AmpAmp: return "'&&'";
+  case TokenKind::Pipe: return "'|'";
+  case TokenKind::Caret: return "'^'";
+  case TokenKind::Amp: return "'&'";
+  case TokenKind::EqualEqual: return "'=='";
+  case TokenKind::NotEqual: return "'!='";
+  case TokenKind::Less: return "'<'";
+  case TokenKind::LessEqual: return "'<='";
+  case TokenKind::Greater: return "'>'";
+  case TokenKind::GreaterEqual: return "'>='";
+  case TokenKind::LessLess: return "'<<'";
+  case TokenKind::GreaterGreater: return "'>>'";
   case TokenKind::Plus: return "'+'";
   case TokenKind::Minus: return "'-'";
   case TokenKind::Star: return "'*'";
   case TokenKind::Slash: return "'/'";
+  case TokenKind::SlashSlash: return "'//'";
+  case TokenKind::Percent: return "'%'";
+  case TokenKind::StarStar: return "'**'";
+  case TokenKind::Bang: return "'!'";
+  case TokenKind::Tilde: return "'~'";
   case TokenKind::Error: return "invalid character";
   }
   return "token";
@@ -94,6 +114,10 @@ Token Lexer::next() {
     Token token = make(TokenKind::Identifier, start);
     if (token.text == "pipeline")
       token.kind = TokenKind::KwPipeline;
+    else if (token.text == "true")
+      token.kind = TokenKind::KwTrue;
+    else if (token.text == "false")
+      token.kind = TokenKind::KwFalse;
     return token;
   }
   if (isdigit(c) || (c == '.' && isdigit(*cur))) {
@@ -110,16 +134,30 @@ Token Lexer::next() {
   case ',': return make(TokenKind::Comma, start);
   case ':': return make(TokenKind::Colon, start);
   case ';': return make(TokenKind::Semicolon, start);
-  case '=': return make(TokenKind::Equal, start);
+  case '=':
+    return make(match('=') ? TokenKind::EqualEqual : TokenKind::Equal, start);
   case '+': return make(TokenKind::Plus, start);
-  case '*': return make(TokenKind::Star, start);
-  case '/': return make(TokenKind::Slash, start);
+  case '%': return make(TokenKind::Percent, start);
+  case '^': return make(TokenKind::Caret, start);
+  case '~': return make(TokenKind::Tilde, start);
+  case '*': return make(match('*') ? TokenKind::StarStar : TokenKind::Star, start);
+  case '/':
+    return make(match('/') ? TokenKind::SlashSlash : TokenKind::Slash, start);
+  case '|': return make(match('|') ? TokenKind::PipePipe : TokenKind::Pipe, start);
+  case '&': return make(match('&') ? TokenKind::AmpAmp : TokenKind::Amp, start);
+  case '!':
+    return make(match('=') ? TokenKind::NotEqual : TokenKind::Bang, start);
+  case '<':
+    if (match('<'))
+      return make(TokenKind::LessLess, start);
+    return make(match('=') ? TokenKind::LessEqual : TokenKind::Less, start);
+  case '>':
+    if (match('>'))
+      return make(TokenKind::GreaterGreater, start);
+    return make(match('=') ? TokenKind::GreaterEqual : TokenKind::Greater,
+                start);
   case '-':
-    if (*cur == '>') {
-      ++cur;
-      return make(TokenKind::Arrow, start);
-    }
-    return make(TokenKind::Minus, start);
+    return make(match('>') ? TokenKind::Arrow : TokenKind::Minus, start);
   default:
     return make(TokenKind::Error, start);
   }

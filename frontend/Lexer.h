@@ -20,10 +20,14 @@ enum class TokenKind {
   Identifier,
   Integer,
   Float,
-  KwPipeline,
+  KwPipeline, KwTrue, KwFalse,
   LParen, RParen, LBracket, RBracket, LBrace, RBrace,
   Comma, Colon, Semicolon, Equal, Arrow,
-  Plus, Minus, Star, Slash,
+  // Operators, loosest-binding first.
+  PipePipe, AmpAmp, Pipe, Caret, Amp, EqualEqual, NotEqual,
+  Less, LessEqual, Greater, GreaterEqual, LessLess, GreaterGreater,
+  Plus, Minus, Star, Slash, SlashSlash, Percent, StarStar,
+  Bang, Tilde,
   Error,
 };
 
@@ -49,6 +53,13 @@ private:
     return Token{kind, llvm::StringRef(start, cur - start)};
   }
   Token lexNumber(const char *start);
+  /// Consumes `c` if it is next.
+  bool match(char c) {
+    if (cur == buffer.end() || *cur != c)
+      return false;
+    ++cur;
+    return true;
+  }
 
   llvm::StringRef buffer;
   const char *cur;

@@ -1,4 +1,12 @@
 //===- MLIRGen.cpp - .pipe AST to the pipe dialect ------------------------===//
+//
+// Sema has decided every dtype and shape; MLIRGen makes the conversions
+// explicit: operands are cast to the dtype an op computes in and broadcast
+// to its result's shape (rank-0 values broadcast implicitly), weak literals
+// become constants of the dtype they took, and functions that are
+// compositions (clamp, unary minus) are expanded.
+//
+//===----------------------------------------------------------------------===//
 
 #include "frontend/MLIRGen.h"
 
@@ -16,6 +24,12 @@ Type pipec::getElementType(MLIRContext *context, llvm::StringRef dtype) {
     return Float32Type::get(context);
   if (dtype == "f64")
     return Float64Type::get(context);
+  if (dtype == "f16")
+    return Float16Type::get(context);
+  if (dtype == "bf16")
+    return BFloat16Type::get(context);
+  if (dtype == "bool")
+    return IntegerType::get(context, 1);
   return IntegerType::get(context, getDTypeBits(dtype),
                           isUnsignedDType(dtype) ? IntegerType::Unsigned
                                                  : IntegerType::Signed);
@@ -48,6 +62,10 @@ private:
         line, column);
   }
 
+  Type elementType(llvm::StringRef dtype) {
+    return getElementType(builder.getContext(), dtype);
+  }
+
   RankedTensorType tensorType(llvm::StringRef dtype,
                               const std::vector<DimAST> &dims) {
     SmallVector<int64_t> shape;
@@ -57,75 +75,192 @@ private:
       if (dim.isSymbolic())
         names.push_back(dim.symbol);
     }
-    return pipe::getPipeTensorType(
-        shape, names, getElementType(builder.getContext(), dtype));
+    return pipe::getPipeTensorType(shape, names, elementType(dtype));
   }
 
-  Value constant(const NumberExprAST &number, llvm::StringRef dtype) {
-    Type type = getElementType(builder.getContext(), dtype);
-    TypedAttr value;
+  /// The attribute of one literal as `dtype`.
+  TypedAttr literalAttr(const NumberExprAST &number, llvm::StringRef dtype) {
+    Type type = elementType(dtype);
     if (isFloatDType(dtype))
-      value = builder.getFloatAttr(
+      return builder.getFloatAttr(
           type, number.isFloat || number.exceedsInt64 ? number.floatValue
                                                       : double(number.intValue));
-    else
-      value = builder.getIntegerAttr(type, number.intValue);
-    return pipe::ConstantOp::create(builder, loc(number.getLoc()), value);
+    return builder.getIntegerAttr(type, number.intValue);
+  }
+
+  Value constant(const ExprAST &literal, llvm::StringRef dtype) {
+    Location where = loc(literal.getLoc());
+    if (auto *list = llvm::dyn_cast<ListExprAST>(&literal)) {
+      SmallVector<Attribute> elements;
+      for (const ExprPtr &element : list->elements)
+        elements.push_back(
+            literalAttr(llvm::cast<NumberExprAST>(*element), dtype));
+      auto type = RankedTensorType::get({int64_t(elements.size())},
+                                        elementType(dtype));
+      return pipe::ConstantOp::create(builder, where,
+                                      DenseElementsAttr::get(type, elements));
+    }
+    if (auto *boolean = llvm::dyn_cast<BoolExprAST>(&literal))
+      return pipe::ConstantOp::create(builder, where,
+                                      builder.getBoolAttr(boolean->value));
+    return pipe::ConstantOp::create(
+        builder, where, literalAttr(llvm::cast<NumberExprAST>(literal), dtype));
   }
 
   /// Converts `value` to `dtype` if it has another.
   Value castTo(Value value, llvm::StringRef dtype, Location where) {
     auto type = cast<RankedTensorType>(value.getType());
-    Type element = getElementType(builder.getContext(), dtype);
+    Type element = elementType(dtype);
     if (type.getElementType() == element)
       return value;
     return pipe::CastOp::create(builder, where,
                                 pipe::withElementType(type, element), value);
   }
 
+  /// Broadcasts `value` to `dims` (NumPy: trailing dims align) unless it
+  /// already has them or is rank 0.
+  Value broadcastTo(Value value, const std::vector<DimAST> &dims,
+                    Location where) {
+    auto type = cast<RankedTensorType>(value.getType());
+    if (type.getRank() == 0)
+      return value;
+    RankedTensorType target = tensorType(
+        pipe::getDTypeName(type.getElementType()), dims);
+    if (pipe::haveSameShape(type, target))
+      return value;
+    SmallVector<int64_t> dimensions;
+    int64_t offset = int64_t(dims.size()) - type.getRank();
+    for (int64_t i = 0; i < type.getRank(); ++i)
+      dimensions.push_back(offset + i);
+    return pipe::BroadcastOp::create(builder, where, target, value,
+                                     builder.getDenseI64ArrayAttr(dimensions));
+  }
+
+  /// Emits an operand of an op that computes in `dtype` over `dims`.
+  Value operand(const ExprAST &expr, llvm::StringRef dtype,
+                const std::vector<DimAST> &dims, Location where) {
+    return broadcastTo(castTo(emitExpr(expr, dtype), dtype, where), dims,
+                       where);
+  }
+
+  Value emitBinary(BinaryOp op, Value lhs, Value rhs, RankedTensorType type,
+                   Location where) {
+    switch (op) {
+    case BinaryOp::Add: return pipe::AddOp::create(builder, where, type, lhs, rhs);
+    case BinaryOp::Sub: return pipe::SubOp::create(builder, where, type, lhs, rhs);
+    case BinaryOp::Mul: return pipe::MulOp::create(builder, where, type, lhs, rhs);
+    case BinaryOp::Div: return pipe::DivOp::create(builder, where, type, lhs, rhs);
+    case BinaryOp::FloorDiv:
+      return pipe::FloorDivOp::create(builder, where, type, lhs, rhs);
+    case BinaryOp::Rem: return pipe::RemOp::create(builder, where, type, lhs, rhs);
+    case BinaryOp::Pow: return pipe::PowOp::create(builder, where, type, lhs, rhs);
+    case BinaryOp::Eq: return pipe::EqOp::create(builder, where, type, lhs, rhs);
+    case BinaryOp::Ne: return pipe::NeOp::create(builder, where, type, lhs, rhs);
+    case BinaryOp::Lt: return pipe::LtOp::create(builder, where, type, lhs, rhs);
+    case BinaryOp::Le: return pipe::LeOp::create(builder, where, type, lhs, rhs);
+    case BinaryOp::Gt: return pipe::GtOp::create(builder, where, type, lhs, rhs);
+    case BinaryOp::Ge: return pipe::GeOp::create(builder, where, type, lhs, rhs);
+    case BinaryOp::BitAnd:
+    case BinaryOp::LogicalAnd:
+      return pipe::AndOp::create(builder, where, type, lhs, rhs);
+    case BinaryOp::BitOr:
+    case BinaryOp::LogicalOr:
+      return pipe::OrOp::create(builder, where, type, lhs, rhs);
+    case BinaryOp::BitXor: return pipe::XorOp::create(builder, where, type, lhs, rhs);
+    case BinaryOp::Shl: return pipe::ShlOp::create(builder, where, type, lhs, rhs);
+    case BinaryOp::Shr: return pipe::ShrOp::create(builder, where, type, lhs, rhs);
+    }
+    llvm_unreachable("unknown binary op");
+  }
+
+  Value emitCall(const CallExprAST &call, llvm::StringRef literalDType) {
+    Location where = loc(call.getLoc());
+    const std::string &callee = call.callee;
+    RankedTensorType type = tensorType(call.type.dtype, call.type.dims);
+    if (isDType(callee)) {
+      Value input = emitExpr(*call.args[0], call.operandDType);
+      return castTo(input, callee, where);
+    }
+    if (callee == "transpose") {
+      Value input = emitExpr(*call.args[0], literalDType);
+      return pipe::TransposeOp::create(
+          builder, where, type, input,
+          builder.getDenseI64ArrayAttr(call.permutation));
+    }
+    if (callee == "reshape") {
+      Value input = emitExpr(*call.args[0], literalDType);
+      return pipe::ReshapeOp::create(builder, where, type, input);
+    }
+    const std::vector<DimAST> &dims = call.type.dims;
+    const std::string &dtype = call.operandDType;
+    auto arg = [&](unsigned i) {
+      return operand(*call.args[i], dtype, dims, where);
+    };
+    RankedTensorType computed = tensorType(dtype, dims);
+    if (callee == "select") {
+      Value condition = broadcastTo(emitExpr(*call.args[0], "bool"), dims, where);
+      return pipe::SelectOp::create(builder, where, type, condition, arg(1),
+                                    arg(2));
+    }
+    if (callee == "min")
+      return pipe::MinOp::create(builder, where, type, arg(0), arg(1));
+    if (callee == "max")
+      return pipe::MaxOp::create(builder, where, type, arg(0), arg(1));
+    if (callee == "pow")
+      return pipe::PowOp::create(builder, where, type, arg(0), arg(1));
+    if (callee == "clamp") {
+      Value low = pipe::MaxOp::create(builder, where, computed, arg(0), arg(1));
+      return pipe::MinOp::create(builder, where, type, low, arg(2));
+    }
+    Value x = arg(0);
+    if (callee == "abs") return pipe::AbsOp::create(builder, where, type, x);
+    if (callee == "sqrt") return pipe::SqrtOp::create(builder, where, type, x);
+    if (callee == "rsqrt") return pipe::RsqrtOp::create(builder, where, type, x);
+    if (callee == "exp") return pipe::ExpOp::create(builder, where, type, x);
+    if (callee == "log") return pipe::LogOp::create(builder, where, type, x);
+    if (callee == "sin") return pipe::SinOp::create(builder, where, type, x);
+    if (callee == "cos") return pipe::CosOp::create(builder, where, type, x);
+    if (callee == "tanh") return pipe::TanhOp::create(builder, where, type, x);
+    if (callee == "floor") return pipe::FloorOp::create(builder, where, type, x);
+    if (callee == "ceil") return pipe::CeilOp::create(builder, where, type, x);
+    assert(callee == "round" && "Sema let an unknown function through");
+    return pipe::RoundOp::create(builder, where, type, x);
+  }
+
   /// Emits `expr`; a weak literal becomes a constant of `literalDType`.
   Value emitExpr(const ExprAST &expr, llvm::StringRef literalDType) {
     switch (expr.getKind()) {
     case ExprAST::Kind::Number:
-      return constant(llvm::cast<NumberExprAST>(expr), literalDType);
+    case ExprAST::Kind::Bool:
+    case ExprAST::Kind::List:
+      return constant(expr, literalDType);
     case ExprAST::Kind::Name:
       return symbols.lookup(llvm::cast<NameExprAST>(expr).name);
     case ExprAST::Kind::Unary: {
       auto &unary = llvm::cast<UnaryExprAST>(expr);
-      Value operand = emitExpr(*unary.operand, literalDType);
-      auto type = cast<RankedTensorType>(operand.getType());
+      Location where = loc(expr.getLoc());
+      llvm::StringRef dtype = expr.type.isWeakLiteral() ? literalDType
+                                                        : llvm::StringRef(expr.type.dtype);
+      Value input = castTo(emitExpr(*unary.operand, dtype), dtype, where);
+      auto type = cast<RankedTensorType>(input.getType());
+      if (unary.op != UnaryOp::Neg)
+        return pipe::NotOp::create(builder, where, type, input);
       Value zero = pipe::ConstantOp::create(
-          builder, loc(expr.getLoc()),
+          builder, where,
           cast<TypedAttr>(builder.getZeroAttr(type.getElementType())));
-      return pipe::SubOp::create(builder, loc(expr.getLoc()), type, zero,
-                                 operand);
+      return pipe::SubOp::create(builder, where, type, zero, input);
     }
     case ExprAST::Kind::Binary: {
       auto &binary = llvm::cast<BinaryExprAST>(expr);
       Location where = loc(expr.getLoc());
-      Value lhs = castTo(emitExpr(*binary.lhs, binary.operandDType),
-                         binary.operandDType, where);
-      Value rhs = castTo(emitExpr(*binary.rhs, binary.operandDType),
-                         binary.operandDType, where);
-      RankedTensorType type = tensorType(expr.type.dtype, expr.type.dims);
-      switch (binary.op) {
-      case '+': return pipe::AddOp::create(builder, where, type, lhs, rhs);
-      case '-': return pipe::SubOp::create(builder, where, type, lhs, rhs);
-      case '*': return pipe::MulOp::create(builder, where, type, lhs, rhs);
-      default: return pipe::DivOp::create(builder, where, type, lhs, rhs);
-      }
+      const std::vector<DimAST> &dims = expr.type.dims;
+      Value lhs = operand(*binary.lhs, binary.operandDType, dims, where);
+      Value rhs = operand(*binary.rhs, binary.operandDType, dims, where);
+      return emitBinary(binary.op, lhs, rhs,
+                        tensorType(expr.type.dtype, dims), where);
     }
-    case ExprAST::Kind::Call: {
-      auto &call = llvm::cast<CallExprAST>(expr);
-      const ExprAST &arg = *call.args[0];
-      // A cast of a literal converts the literal at its own precision, so
-      // that `u8(300.7)` saturates like a cast of a tensor would.
-      Value input = emitExpr(
-          arg, arg.type.isWeakLiteral()
-                   ? (llvm::cast<NumberExprAST>(arg).isFloat ? "f64" : "i64")
-                   : llvm::StringRef(arg.type.dtype));
-      return castTo(input, call.callee, loc(expr.getLoc()));
-    }
+    case ExprAST::Kind::Call:
+      return emitCall(llvm::cast<CallExprAST>(expr), literalDType);
     }
     llvm_unreachable("unknown expression kind");
   }
@@ -153,9 +288,14 @@ private:
     symbols.clear();
     for (auto [arg, param] : llvm::zip(entry.getArguments(), pipeline.params))
       symbols[param.name] = arg;
-    for (const BindingAST &binding : pipeline.body)
-      symbols[binding.name] =
-          emitExpr(*binding.value, binding.value->type.dtype);
+    for (const BindingAST &binding : pipeline.body) {
+      const ExprType &type = binding.value->type;
+      // A binding that is a bare literal keeps its default dtype.
+      llvm::StringRef dtype = type.isWeakLiteral()
+                                  ? (type.weakFloat ? "f32" : "i32")
+                                  : llvm::StringRef(type.dtype);
+      symbols[binding.name] = emitExpr(*binding.value, dtype);
+    }
     SmallVector<Value> results;
     for (const ValueDeclAST &result : pipeline.results)
       results.push_back(symbols.lookup(result.name));

@@ -172,30 +172,35 @@ bool Parser::parseBinding(BindingAST &binding) {
   return binding.value != nullptr;
 }
 
-static int getPrecedence(TokenKind kind) {
+/// Binary operators with C's precedence (higher binds tighter); `**` is
+/// handled by parseUnary/parsePower, above the unary operators.
+static std::optional<std::pair<int, BinaryOp>> getBinaryOp(TokenKind kind) {
   switch (kind) {
-  case TokenKind::Plus:
-  case TokenKind::Minus:
-    return 10;
-  case TokenKind::Star:
-  case TokenKind::Slash:
-    return 20;
-  default:
-    return -1;
+  case TokenKind::PipePipe: return {{1, BinaryOp::LogicalOr}};
+  case TokenKind::AmpAmp: return {{2, BinaryOp::LogicalAnd}};
+  case TokenKind::Pipe: return {{3, BinaryOp::BitOr}};
+  case TokenKind::Caret: return {{4, BinaryOp::BitXor}};
+  case TokenKind::Amp: return {{5, BinaryOp::BitAnd}};
+  case TokenKind::EqualEqual: return {{6, BinaryOp::Eq}};
+  case TokenKind::NotEqual: return {{6, BinaryOp::Ne}};
+  case TokenKind::Less: return {{7, BinaryOp::Lt}};
+  case TokenKind::LessEqual: return {{7, BinaryOp::Le}};
+  case TokenKind::Greater: return {{7, BinaryOp::Gt}};
+  case TokenKind::GreaterEqual: return {{7, BinaryOp::Ge}};
+  case TokenKind::LessLess: return {{8, BinaryOp::Shl}};
+  case TokenKind::GreaterGreater: return {{8, BinaryOp::Shr}};
+  case TokenKind::Plus: return {{9, BinaryOp::Add}};
+  case TokenKind::Minus: return {{9, BinaryOp::Sub}};
+  case TokenKind::Star: return {{10, BinaryOp::Mul}};
+  case TokenKind::Slash: return {{10, BinaryOp::Div}};
+  case TokenKind::SlashSlash: return {{10, BinaryOp::FloorDiv}};
+  case TokenKind::Percent: return {{10, BinaryOp::Rem}};
+  default: return std::nullopt;
   }
 }
 
-static char getOperatorChar(TokenKind kind) {
-  switch (kind) {
-  case TokenKind::Plus: return '+';
-  case TokenKind::Minus: return '-';
-  case TokenKind::Star: return '*';
-  case TokenKind::Slash: return '/';
-  default: return 0;
-  }
-}
-
-/// expr ::= unary (binop unary)*     (left-associative, C precedence)
+/// expr ::= unary (binop unary)*     (left-associative, C precedence:
+///          || && | ^ & (== !=) (< <= > >=) (<< >>) (+ -) (* / // %))
 ExprPtr Parser::parseExpression() {
   ExprPtr lhs = parseUnary();
   if (!lhs)
@@ -205,40 +210,59 @@ ExprPtr Parser::parseExpression() {
 
 ExprPtr Parser::parseBinaryRHS(int minPrecedence, ExprPtr lhs) {
   while (true) {
-    int precedence = getPrecedence(tok.kind);
-    if (precedence < minPrecedence || precedence < 0)
+    auto op = getBinaryOp(tok.kind);
+    if (!op || op->first < minPrecedence)
       return lhs;
-    Token opToken = tok;
+    SMLoc loc = tok.getLoc();
     consume();
     ExprPtr rhs = parseUnary();
     if (!rhs)
       return nullptr;
-    if (getPrecedence(tok.kind) > precedence) {
-      rhs = parseBinaryRHS(precedence + 1, std::move(rhs));
+    auto next = getBinaryOp(tok.kind);
+    if (next && next->first > op->first) {
+      rhs = parseBinaryRHS(op->first + 1, std::move(rhs));
       if (!rhs)
         return nullptr;
     }
-    lhs = std::make_unique<BinaryExprAST>(opToken.getLoc(),
-                                          getOperatorChar(opToken.kind),
-                                          std::move(lhs), std::move(rhs));
+    lhs = std::make_unique<BinaryExprAST>(loc, op->second, std::move(lhs),
+                                          std::move(rhs));
   }
 }
 
-/// unary ::= '-' unary | primary
+/// unary ::= ('-' | '!' | '~') unary | power
+/// power ::= primary ('**' unary)?      (right-associative; -2 ** 2 is -4)
 ExprPtr Parser::parseUnary() {
-  if (tok.is(TokenKind::Minus)) {
+  std::optional<UnaryOp> op;
+  if (tok.is(TokenKind::Minus))
+    op = UnaryOp::Neg;
+  else if (tok.is(TokenKind::Bang))
+    op = UnaryOp::LogicalNot;
+  else if (tok.is(TokenKind::Tilde))
+    op = UnaryOp::BitNot;
+  if (op) {
     SMLoc loc = tok.getLoc();
     consume();
     ExprPtr operand = parseUnary();
     if (!operand)
       return nullptr;
-    return std::make_unique<UnaryExprAST>(loc, '-', std::move(operand));
+    return std::make_unique<UnaryExprAST>(loc, *op, std::move(operand));
   }
-  return parsePrimary();
+  ExprPtr base = parsePrimary();
+  if (!base || !tok.is(TokenKind::StarStar))
+    return base;
+  SMLoc loc = tok.getLoc();
+  consume();
+  ExprPtr exponent = parseUnary();
+  if (!exponent)
+    return nullptr;
+  return std::make_unique<BinaryExprAST>(loc, BinaryOp::Pow, std::move(base),
+                                         std::move(exponent));
 }
 
-/// primary ::= integer | float | ident | ident '(' (expr (',' expr)*)? ')'
-///           | '(' expr ')'
+/// primary ::= integer | float | 'true' | 'false' | ident
+///           | ident '(' (arg (',' arg)*)? ')' | '(' expr ')'
+///           | '[' (expr (',' expr)*)? ']'
+/// arg     ::= expr | ident '=' expr
 ExprPtr Parser::parsePrimary() {
   SMLoc loc = tok.getLoc();
   switch (tok.kind) {
@@ -271,8 +295,30 @@ ExprPtr Parser::parsePrimary() {
     if (!consumeIf(TokenKind::LParen))
       return std::make_unique<NameExprAST>(loc, name);
     std::vector<ExprPtr> args;
+    std::vector<KeywordArgAST> kwargs;
     if (!tok.is(TokenKind::RParen)) {
       do {
+        // `key = value`: an identifier followed by '=' (never '==').
+        if (tok.is(TokenKind::Identifier)) {
+          Lexer saved = lexer;
+          Token key = tok;
+          consume();
+          if (tok.is(TokenKind::Equal)) {
+            consume();
+            ExprPtr value = parseExpression();
+            if (!value)
+              return nullptr;
+            kwargs.push_back({key.getLoc(), key.text.str(), std::move(value)});
+            continue;
+          }
+          lexer = saved;
+          tok = key;
+        }
+        if (!kwargs.empty()) {
+          error(tok.getLoc(), "a positional argument cannot follow keyword "
+                              "arguments in the call to '" + name + "'");
+          return nullptr;
+        }
         ExprPtr arg = parseExpression();
         if (!arg)
           return nullptr;
@@ -281,7 +327,29 @@ ExprPtr Parser::parsePrimary() {
     }
     if (!expect(TokenKind::RParen, "after the arguments of '" + name + "'"))
       return nullptr;
-    return std::make_unique<CallExprAST>(loc, name, std::move(args));
+    return std::make_unique<CallExprAST>(loc, name, std::move(args),
+                                         std::move(kwargs));
+  }
+  case TokenKind::KwTrue:
+  case TokenKind::KwFalse: {
+    bool value = tok.is(TokenKind::KwTrue);
+    consume();
+    return std::make_unique<BoolExprAST>(loc, value);
+  }
+  case TokenKind::LBracket: {
+    consume();
+    std::vector<ExprPtr> elements;
+    if (!tok.is(TokenKind::RBracket)) {
+      do {
+        ExprPtr element = parseExpression();
+        if (!element)
+          return nullptr;
+        elements.push_back(std::move(element));
+      } while (consumeIf(TokenKind::Comma));
+    }
+    if (!expect(TokenKind::RBracket, "to close the list"))
+      return nullptr;
+    return std::make_unique<ListExprAST>(loc, std::move(elements));
   }
   case TokenKind::LParen: {
     consume();

@@ -6,35 +6,80 @@
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/Casting.h"
 
+#include <algorithm>
 #include <cmath>
+#include <map>
 
 using namespace pipec;
 using llvm::SMLoc;
 
-static const char *const kSupportedDTypes[] = {
-    "u8", "i8", "u16", "i16", "u32", "i32", "u64", "i64", "f32", "f64"};
-static const char *const kPlannedDTypes[] = {"bool", "f16", "bf16"};
+static const char *const kDTypes[] = {"bool", "u8",  "i8",   "u16", "i16",
+                                      "u32",  "i32", "u64",  "i64", "f16",
+                                      "bf16", "f32", "f64"};
+static const char *const kDTypeList =
+    "bool u8 i8 u16 i16 u32 i32 u64 i64 f16 bf16 f32 f64";
 
-bool pipec::isSupportedDType(llvm::StringRef name) {
-  return llvm::is_contained(kSupportedDTypes, name);
+bool pipec::isDType(llvm::StringRef name) {
+  return llvm::is_contained(kDTypes, name);
 }
-bool pipec::isKnownDType(llvm::StringRef name) {
-  return isSupportedDType(name) || llvm::is_contained(kPlannedDTypes, name);
+bool pipec::isFloatDType(llvm::StringRef name) {
+  return name == "f16" || name == "bf16" || name == "f32" || name == "f64";
 }
-bool pipec::isFloatDType(llvm::StringRef name) { return name.starts_with("f"); }
 bool pipec::isUnsignedDType(llvm::StringRef name) {
   return name.starts_with("u");
 }
+bool pipec::isIntegerDType(llvm::StringRef name) {
+  return name.starts_with("u") || name.starts_with("i");
+}
 unsigned pipec::getDTypeBits(llvm::StringRef name) {
+  if (name == "bool")
+    return 1;
   unsigned bits = 0;
-  name.drop_front(1).getAsInteger(10, bits);
+  name.drop_while([](char c) { return !isdigit(c); }).getAsInteger(10, bits);
   return bits;
 }
 
+std::optional<std::string> pipec::promoteDTypes(llvm::StringRef a,
+                                                llvm::StringRef b) {
+  if (a == b)
+    return a.str();
+  if (a == "bool")
+    return b.str();
+  if (b == "bool")
+    return a.str();
+  bool fa = isFloatDType(a), fb = isFloatDType(b);
+  if (fa && fb) {
+    // f16 and bf16 hold different ranges and precisions: f32 holds both.
+    if ((a == "f16" && b == "bf16") || (a == "bf16" && b == "f16"))
+      return std::string("f32");
+    return (getDTypeBits(a) >= getDTypeBits(b) ? a : b).str();
+  }
+  if (fa || fb) // A float with an integer: the float (as JAX does).
+    return (fa ? a : b).str();
+  unsigned ba = getDTypeBits(a), bb = getDTypeBits(b);
+  bool ua = isUnsignedDType(a), ub = isUnsignedDType(b);
+  if (ua == ub)
+    return (ba >= bb ? a : b).str();
+  // Signed with unsigned: the smallest signed dtype that holds both.
+  unsigned signedBits = ua ? bb : ba, unsignedBits = ua ? ba : bb;
+  if (signedBits > unsignedBits)
+    return "i" + std::to_string(signedBits);
+  if (unsignedBits < 64)
+    return "i" + std::to_string(unsignedBits * 2);
+  return std::nullopt;
+}
+
+static const char *const kBuiltins[] = {
+    "select", "min",  "max", "clamp", "abs",   "sqrt", "rsqrt", "exp",
+    "log",    "sin",  "cos", "tanh",  "pow",   "floor", "ceil", "round",
+    "transpose", "reshape"};
+
+bool pipec::isBuiltinFunction(llvm::StringRef name) {
+  return llvm::is_contained(kBuiltins, name);
+}
+
 std::string ExprType::str() const {
-  if (isWeakLiteral())
-    return "literal";
-  std::string text = dtype;
+  std::string text = isWeakLiteral() ? "literal" : dtype;
   if (dims.empty())
     return text;
   text += "[";
@@ -43,7 +88,52 @@ std::string ExprType::str() const {
   return text + "]";
 }
 
+const char *pipec::getSpelling(BinaryOp op) {
+  switch (op) {
+  case BinaryOp::Add: return "+";
+  case BinaryOp::Sub: return "-";
+  case BinaryOp::Mul: return "*";
+  case BinaryOp::Div: return "/";
+  case BinaryOp::FloorDiv: return "//";
+  case BinaryOp::Rem: return "%";
+  case BinaryOp::Pow: return "**";
+  case BinaryOp::Eq: return "==";
+  case BinaryOp::Ne: return "!=";
+  case BinaryOp::Lt: return "<";
+  case BinaryOp::Le: return "<=";
+  case BinaryOp::Gt: return ">";
+  case BinaryOp::Ge: return ">=";
+  case BinaryOp::BitAnd: return "&";
+  case BinaryOp::BitOr: return "|";
+  case BinaryOp::BitXor: return "^";
+  case BinaryOp::Shl: return "<<";
+  case BinaryOp::Shr: return ">>";
+  case BinaryOp::LogicalAnd: return "&&";
+  case BinaryOp::LogicalOr: return "||";
+  }
+  return "?";
+}
+
+const char *pipec::getSpelling(UnaryOp op) {
+  switch (op) {
+  case UnaryOp::Neg: return "-";
+  case UnaryOp::LogicalNot: return "!";
+  case UnaryOp::BitNot: return "~";
+  }
+  return "?";
+}
+
 namespace {
+
+/// What an operator or function does with its operands' dtype.
+enum class Accepts {
+  Numeric,       ///< not bool; result: the operand dtype
+  FloatResult,   ///< integers and bool become f32 first
+  IntegerOrBool, ///< & | ^ ~
+  Integer,       ///< << >>
+  Bool,          ///< && || !
+  Any,           ///< == !=
+};
 
 /// Checks one pipeline. Errors are counted, not fatal: each statement is
 /// checked even after an earlier one failed, so a user sees all of them.
@@ -68,11 +158,24 @@ private:
                  llvm::StringRef name);
   bool checkExpr(ExprAST &expr);
   bool checkBinary(BinaryExprAST &expr);
+  bool checkUnary(UnaryExprAST &expr);
   bool checkCall(CallExprAST &expr);
+  bool checkList(ListExprAST &expr);
+  bool checkTranspose(CallExprAST &expr);
+  bool checkReshape(CallExprAST &expr);
+
+  /// The dtype `operands` are converted to for `what` (promotion, weak
+  /// literals), checked against `accepts`; reports and returns nullopt if
+  /// there is none. `operandDType` gets the dtype the op computes in.
+  std::optional<std::string> operandDType(llvm::ArrayRef<ExprAST *> operands,
+                                          Accepts accepts, SMLoc loc,
+                                          const std::string &what);
+  /// The broadcast dims of `operands` (NumPy rules over symbolic dims).
+  std::optional<std::vector<DimAST>>
+  broadcastDims(llvm::ArrayRef<ExprAST *> operands, SMLoc loc,
+                const std::string &what);
   /// Whether the weak literal `literal` can take `dtype`; reports if not.
   bool checkLiteralFits(const ExprAST &literal, llvm::StringRef dtype);
-  bool checkSameDims(const ExprType &lhs, const ExprType &rhs, SMLoc loc,
-                     llvm::StringRef context);
 
   PipelineAST &pipeline;
   llvm::SourceMgr &sourceMgr;
@@ -93,15 +196,9 @@ private:
 
 bool PipelineChecker::checkType(const TypeAST &type, llvm::StringRef what,
                                 llvm::StringRef name) {
-  if (!isKnownDType(type.dtype))
+  if (!isDType(type.dtype))
     return error(type.loc, "unknown dtype '" + type.dtype + "' for " + what +
-                               " '" + name +
-                               "' (dtypes: u8 i8 u16 i16 u32 i32 u64 i64 f32 "
-                               "f64)");
-  if (!isSupportedDType(type.dtype))
-    return error(type.loc, "dtype '" + type.dtype +
-                               "' is not supported yet (supported: u8 i8 u16 "
-                               "i16 u32 i32 u64 i64 f32 f64)");
+                               " '" + name + "' (dtypes: " + kDTypeList + ")");
   return true;
 }
 
@@ -116,12 +213,13 @@ bool PipelineChecker::check() {
   };
   for (ValueDeclAST &param : pipeline.params) {
     declare(param);
-    if (!checkType(param.type, "parameter", param.name))
-      continue;
+    // A parameter with a bad dtype still binds its name and dims (poisoned),
+    // so that its uses report nothing more.
+    bool ok = checkType(param.type, "parameter", param.name);
     for (const DimAST &dim : param.type.dims)
       if (dim.isSymbolic())
         knownDims.insert(dim.symbol);
-    bindings[param.name] = {param.loc, {param.type.dtype, param.type.dims}};
+    bindings[param.name] = {param.loc, {param.type.dtype, param.type.dims}, !ok};
   }
   llvm::StringMap<ValueDeclAST *> results;
   for (ValueDeclAST &result : pipeline.results) {
@@ -155,23 +253,29 @@ bool PipelineChecker::check() {
       const TypeAST &declaredType = result->second->type;
       ExprType expected{declaredType.dtype, declaredType.dims};
       if (type.isWeakLiteral()) {
-        if (!expected.dims.empty()) {
-          error(binding.value->getLoc(),
-                "result '" + binding.name + "' is declared " + expected.str() +
-                    " but is assigned a scalar literal");
-        } else if (checkLiteralFits(*binding.value, expected.dtype)) {
+        if (type.dims != expected.dims) {
+          error(binding.loc,
+                "dim mismatch: result '" + binding.name + "' is declared " +
+                    expected.str() + " but is assigned " +
+                    (type.dims.empty()
+                         ? std::string("a scalar literal")
+                         : "a list of " + type.dims[0].str() + " elements"));
+        } else if (llvm::isa<NumberExprAST>(*binding.value)
+                       ? checkLiteralFits(*binding.value, expected.dtype)
+                       : true) {
           binding.value->type = expected;
           type = expected;
         }
       } else if (type.dtype != expected.dtype) {
-        error(binding.loc,
-              "type mismatch: result '" + binding.name + "' is declared " +
-                  expected.str() + " but the expression is " + type.str());
-      } else if (type.dims.size() != expected.dims.size() ||
-                 type.dims != expected.dims) {
-        error(binding.loc,
-              "dim mismatch: result '" + binding.name + "' is declared " +
-                  expected.str() + " but the expression is " + type.str());
+        error(binding.loc, "type mismatch: result '" + binding.name +
+                               "' is declared " + expected.str() +
+                               " but the expression is " + type.str() +
+                               "; convert it with a cast, e.g. " +
+                               expected.dtype + "(...)");
+      } else if (type.dims != expected.dims) {
+        error(binding.loc, "dim mismatch: result '" + binding.name +
+                               "' is declared " + expected.str() +
+                               " but the expression is " + type.str());
       }
       assigned.insert(binding.name);
     }
@@ -187,15 +291,22 @@ bool PipelineChecker::check() {
 
 bool PipelineChecker::checkLiteralFits(const ExprAST &literal,
                                        llvm::StringRef dtype) {
+  if (auto *list = llvm::dyn_cast<ListExprAST>(&literal)) {
+    bool ok = true;
+    for (const ExprPtr &element : list->elements)
+      ok &= checkLiteralFits(*element, dtype);
+    return ok;
+  }
   auto *number = llvm::dyn_cast<NumberExprAST>(&literal);
-  if (!number)
-    return true;
-  if (isFloatDType(dtype))
+  if (!number || isFloatDType(dtype))
     return true;
   if (number->isFloat)
-    return error(literal.getLoc(),
-                 "float literal cannot be a " + dtype +
-                     " operand; convert the tensor first, e.g. f32(x)");
+    return error(literal.getLoc(), "float literal cannot be a " + dtype +
+                                       " value; write an integer, or convert "
+                                       "the other operand to a float");
+  if (dtype == "bool")
+    return error(literal.getLoc(), "a number cannot be a bool value; write "
+                                   "true or false, or compare, e.g. x != 0");
   int64_t value = number->intValue;
   unsigned bits = getDTypeBits(dtype);
   bool fits;
@@ -215,61 +326,184 @@ bool PipelineChecker::checkLiteralFits(const ExprAST &literal,
   return true;
 }
 
-bool PipelineChecker::checkSameDims(const ExprType &lhs, const ExprType &rhs,
-                                    SMLoc loc, llvm::StringRef context) {
-  if (lhs.dims.empty() || rhs.dims.empty())
-    return true; // A scalar broadcasts.
-  if (lhs.dims.size() != rhs.dims.size())
-    return error(loc, "dim mismatch: " + context + " has operands " +
-                          lhs.str() + " and " + rhs.str() +
-                          " of different ranks");
-  for (size_t i = 0; i < lhs.dims.size(); ++i)
-    if (!(lhs.dims[i] == rhs.dims[i]))
-      return error(loc, "dim mismatch: dim " + std::to_string(i) + " is " +
-                            lhs.dims[i].str() + " in the left operand (" +
-                            lhs.str() + ") but " + rhs.dims[i].str() +
-                            " in the right (" + rhs.str() + ")");
-  return true;
+/// The dtype a weak literal takes next to a tensor of dtype `strong`.
+static std::string resolveWeak(const ExprType &weak, llvm::StringRef strong) {
+  if (strong == "bool")
+    return weak.weakFloat ? "f32" : "i32";
+  if (weak.weakFloat && !isFloatDType(strong))
+    return "f32";
+  return strong.str();
+}
+
+std::optional<std::string>
+PipelineChecker::operandDType(llvm::ArrayRef<ExprAST *> operands,
+                              Accepts accepts, SMLoc loc,
+                              const std::string &what) {
+  // Promote the strong operands; weak literals then take the result.
+  std::optional<std::string> dtype;
+  const ExprAST *first = nullptr;
+  for (ExprAST *operand : operands) {
+    if (operand->type.isWeakLiteral())
+      continue;
+    if (!dtype) {
+      dtype = operand->type.dtype;
+      first = operand;
+      continue;
+    }
+    std::optional<std::string> promoted =
+        promoteDTypes(*dtype, operand->type.dtype);
+    if (!promoted) {
+      error(loc, "type mismatch: " + what + " has operands " +
+                     first->type.str() + " and " + operand->type.str() +
+                     ", and no dtype holds both; convert one with a cast, "
+                     "e.g. f64(...)");
+      return std::nullopt;
+    }
+    dtype = promoted;
+  }
+  if (!dtype) {
+    // Only literals: their default dtypes (i32, f32).
+    bool anyFloat = llvm::any_of(
+        operands, [](ExprAST *operand) { return operand->type.weakFloat; });
+    dtype = anyFloat ? "f32" : "i32";
+  } else {
+    for (ExprAST *operand : operands)
+      if (operand->type.isWeakLiteral())
+        dtype = *promoteDTypes(*dtype, resolveWeak(operand->type, *dtype));
+  }
+  for (ExprAST *operand : operands)
+    if (operand->type.isWeakLiteral() && !checkLiteralFits(*operand, *dtype))
+      return std::nullopt;
+
+  switch (accepts) {
+  case Accepts::Numeric:
+    if (*dtype == "bool") {
+      error(loc, what + " does not take bool values; convert first, e.g. "
+                        "i32(mask)");
+      return std::nullopt;
+    }
+    break;
+  case Accepts::FloatResult:
+    if (!isFloatDType(*dtype))
+      dtype = "f32";
+    break;
+  case Accepts::IntegerOrBool:
+    if (isFloatDType(*dtype)) {
+      error(loc, what + " takes integers or bool, not " + *dtype);
+      return std::nullopt;
+    }
+    break;
+  case Accepts::Integer:
+    if (!isIntegerDType(*dtype)) {
+      error(loc, what + " takes integers, not " + *dtype);
+      return std::nullopt;
+    }
+    break;
+  case Accepts::Bool:
+    for (ExprAST *operand : operands)
+      if (operand->type.dtype != "bool") {
+        error(operand->getLoc(),
+              what + " takes bool values, not " + operand->type.str() +
+                  "; compare first, e.g. x != 0");
+        return std::nullopt;
+      }
+    break;
+  case Accepts::Any:
+    break;
+  }
+  return dtype;
+}
+
+std::optional<std::vector<DimAST>>
+PipelineChecker::broadcastDims(llvm::ArrayRef<ExprAST *> operands, SMLoc loc,
+                               const std::string &what) {
+  std::vector<DimAST> dims;
+  const ExprAST *owner = nullptr;
+  for (ExprAST *operand : operands) {
+    const std::vector<DimAST> &next = operand->type.dims;
+    if (next.empty())
+      continue;
+    if (!owner) {
+      dims = next;
+      owner = operand;
+      continue;
+    }
+    // Align trailing dims; a missing or literal-1 dim stretches.
+    size_t rank = std::max(dims.size(), next.size());
+    std::vector<DimAST> result(rank);
+    for (size_t i = 0; i < rank; ++i) {
+      const DimAST *a = i < rank - dims.size() ? nullptr
+                                               : &dims[i - (rank - dims.size())];
+      const DimAST *b = i < rank - next.size() ? nullptr
+                                               : &next[i - (rank - next.size())];
+      auto isOne = [](const DimAST *d) {
+        return !d || (!d->isSymbolic() && d->size == 1);
+      };
+      if (a && b && *a == *b)
+        result[i] = *a;
+      else if (isOne(a))
+        result[i] = *b;
+      else if (isOne(b))
+        result[i] = *a;
+      else {
+        error(loc, "dim mismatch: " + what + " has operands " +
+                       owner->type.str() + " and " + operand->type.str() +
+                       ", which do not broadcast (" + a->str() + " vs " +
+                       b->str() + ")");
+        return std::nullopt;
+      }
+    }
+    dims = std::move(result);
+  }
+  return dims;
 }
 
 /// Folds literal arithmetic; the result is a weak literal.
-static void foldLiterals(BinaryExprAST &expr, std::unique_ptr<ExprAST> &out) {
-  auto *l = llvm::cast<NumberExprAST>(expr.lhs.get());
-  auto *r = llvm::cast<NumberExprAST>(expr.rhs.get());
-  bool isFloat = l->isFloat || r->isFloat || expr.op == '/';
-  auto asDouble = [](const NumberExprAST *n) {
-    if (n->isFloat)
-      return n->floatValue;
-    return n->exceedsInt64 ? double(uint64_t(n->intValue)) : double(n->intValue);
+static std::unique_ptr<NumberExprAST> foldLiterals(BinaryOp op,
+                                                   const NumberExprAST &l,
+                                                   const NumberExprAST &r,
+                                                   SMLoc loc) {
+  bool isFloat = l.isFloat || r.isFloat || op == BinaryOp::Div;
+  auto asDouble = [](const NumberExprAST &n) {
+    if (n.isFloat)
+      return n.floatValue;
+    return n.exceedsInt64 ? double(uint64_t(n.intValue)) : double(n.intValue);
   };
   double lf = asDouble(l), rf = asDouble(r);
-  auto folded = std::make_unique<NumberExprAST>(expr.getLoc(), isFloat, 0, 0.0);
+  auto folded = std::make_unique<NumberExprAST>(loc, isFloat, 0, 0.0);
   if (isFloat) {
-    switch (expr.op) {
-    case '+': folded->floatValue = lf + rf; break;
-    case '-': folded->floatValue = lf - rf; break;
-    case '*': folded->floatValue = lf * rf; break;
-    case '/': folded->floatValue = lf / rf; break;
+    switch (op) {
+    case BinaryOp::Add: folded->floatValue = lf + rf; break;
+    case BinaryOp::Sub: folded->floatValue = lf - rf; break;
+    case BinaryOp::Mul: folded->floatValue = lf * rf; break;
+    case BinaryOp::Div: folded->floatValue = lf / rf; break;
+    case BinaryOp::Pow: folded->floatValue = std::pow(lf, rf); break;
+    default: return nullptr;
     }
-  } else {
-    // Wrap like the 64-bit integers they are.
-    uint64_t a = uint64_t(l->intValue), b = uint64_t(r->intValue);
-    switch (expr.op) {
-    case '+': folded->intValue = int64_t(a + b); break;
-    case '-': folded->intValue = int64_t(a - b); break;
-    case '*': folded->intValue = int64_t(a * b); break;
-    }
-    folded->floatValue = double(folded->intValue);
-    // Arithmetic on a literal above INT64_MAX stays a u64-only literal.
-    folded->exceedsInt64 = l->exceedsInt64 || r->exceedsInt64;
+    return folded;
   }
-  out = std::move(folded);
+  // Wrap like the 64-bit integers they are.
+  uint64_t a = uint64_t(l.intValue), b = uint64_t(r.intValue);
+  switch (op) {
+  case BinaryOp::Add: folded->intValue = int64_t(a + b); break;
+  case BinaryOp::Sub: folded->intValue = int64_t(a - b); break;
+  case BinaryOp::Mul: folded->intValue = int64_t(a * b); break;
+  default: return nullptr;
+  }
+  folded->floatValue = double(folded->intValue);
+  // Arithmetic on a literal above INT64_MAX stays a u64-only literal.
+  folded->exceedsInt64 = l.exceedsInt64 || r.exceedsInt64;
+  return folded;
 }
 
 bool PipelineChecker::checkExpr(ExprAST &expr) {
   switch (expr.getKind()) {
   case ExprAST::Kind::Number:
     expr.type = ExprType{};
+    expr.type.weakFloat = llvm::cast<NumberExprAST>(expr).isFloat;
+    return true;
+  case ExprAST::Kind::Bool:
+    expr.type = ExprType{"bool", {}};
     return true;
   case ExprAST::Kind::Name: {
     auto &name = llvm::cast<NameExprAST>(expr);
@@ -281,19 +515,55 @@ bool PipelineChecker::checkExpr(ExprAST &expr) {
     expr.type = it->second.type;
     return true;
   }
-  case ExprAST::Kind::Unary: {
-    auto &unary = llvm::cast<UnaryExprAST>(expr);
-    if (!checkExpr(*unary.operand))
-      return false;
-    expr.type = unary.operand->type;
-    return true;
-  }
+  case ExprAST::Kind::Unary:
+    return checkUnary(llvm::cast<UnaryExprAST>(expr));
   case ExprAST::Kind::Binary:
     return checkBinary(llvm::cast<BinaryExprAST>(expr));
   case ExprAST::Kind::Call:
     return checkCall(llvm::cast<CallExprAST>(expr));
+  case ExprAST::Kind::List:
+    return checkList(llvm::cast<ListExprAST>(expr));
   }
   return false;
+}
+
+bool PipelineChecker::checkList(ListExprAST &list) {
+  if (list.elements.empty())
+    return error(list.getLoc(), "a list literal needs at least one element");
+  bool anyFloat = false;
+  for (ExprPtr &element : list.elements) {
+    auto *number = llvm::dyn_cast<NumberExprAST>(element.get());
+    if (!number)
+      return error(element->getLoc(),
+                   "list elements must be number literals");
+    anyFloat |= number->isFloat;
+  }
+  DimAST dim;
+  dim.loc = list.getLoc();
+  dim.size = int64_t(list.elements.size());
+  list.type = ExprType{"", {dim}, anyFloat};
+  return true;
+}
+
+static Accepts acceptsOf(BinaryOp op) {
+  switch (op) {
+  case BinaryOp::Div: return Accepts::FloatResult;
+  case BinaryOp::Eq:
+  case BinaryOp::Ne: return Accepts::Any;
+  case BinaryOp::BitAnd:
+  case BinaryOp::BitOr:
+  case BinaryOp::BitXor: return Accepts::IntegerOrBool;
+  case BinaryOp::Shl:
+  case BinaryOp::Shr: return Accepts::Integer;
+  case BinaryOp::LogicalAnd:
+  case BinaryOp::LogicalOr: return Accepts::Bool;
+  default: return Accepts::Numeric;
+  }
+}
+
+static bool isComparison(BinaryOp op) {
+  return op == BinaryOp::Eq || op == BinaryOp::Ne || op == BinaryOp::Lt ||
+         op == BinaryOp::Le || op == BinaryOp::Gt || op == BinaryOp::Ge;
 }
 
 bool PipelineChecker::checkBinary(BinaryExprAST &expr) {
@@ -301,58 +571,228 @@ bool PipelineChecker::checkBinary(BinaryExprAST &expr) {
   bool rhsOk = checkExpr(*expr.rhs);
   if (!lhsOk || !rhsOk)
     return false;
-  const ExprType &lhs = expr.lhs->type;
-  const ExprType &rhs = expr.rhs->type;
-  std::string context = std::string("'") + expr.op + "'";
-  if (lhs.isWeakLiteral() && rhs.isWeakLiteral()) {
-    // Both are literals (possibly after folding): the result is one too.
-    expr.type = ExprType{};
-    return true;
-  }
-  std::string dtype;
-  if (lhs.isWeakLiteral() || rhs.isWeakLiteral()) {
-    const ExprType &strong = lhs.isWeakLiteral() ? rhs : lhs;
-    ExprAST &literal = lhs.isWeakLiteral() ? *expr.lhs : *expr.rhs;
-    dtype = strong.dtype;
-    // `/` makes integer operands f32 before dividing.
-    if (!(expr.op == '/' && !isFloatDType(dtype)) &&
-        !checkLiteralFits(literal, dtype))
-      return false;
-    expr.type = ExprType{dtype, strong.dims};
-  } else {
-    if (lhs.dtype != rhs.dtype)
-      return error(expr.getLoc(),
-                   "type mismatch: " + context + " has operands " + lhs.str() +
-                       " and " + rhs.str() +
-                       "; convert one with a cast, e.g. " + rhs.dtype + "(" +
-                       "...)");
-    if (!checkSameDims(lhs, rhs, expr.getLoc(), context))
-      return false;
-    dtype = lhs.dtype;
-    expr.type = ExprType{dtype, lhs.dims.empty() ? rhs.dims : lhs.dims};
-  }
-  expr.operandDType = dtype;
-  if (expr.op == '/' && !isFloatDType(dtype)) {
-    expr.operandDType = "f32";
-    expr.type.dtype = "f32";
-  }
+  std::string what = std::string("'") + getSpelling(expr.op) + "'";
+  ExprAST *operands[] = {expr.lhs.get(), expr.rhs.get()};
+  std::optional<std::vector<DimAST>> dims =
+      broadcastDims(operands, expr.getLoc(), what);
+  if (!dims)
+    return false;
+  std::optional<std::string> dtype =
+      operandDType(operands, acceptsOf(expr.op), expr.getLoc(), what);
+  if (!dtype)
+    return false;
+  expr.operandDType = *dtype;
+  expr.type = ExprType{isComparison(expr.op) ? "bool" : *dtype, *dims};
   return true;
 }
 
+bool PipelineChecker::checkUnary(UnaryExprAST &expr) {
+  if (!checkExpr(*expr.operand))
+    return false;
+  std::string what = std::string("'") + getSpelling(expr.op) + "'";
+  ExprAST *operands[] = {expr.operand.get()};
+  Accepts accepts = expr.op == UnaryOp::Neg          ? Accepts::Numeric
+                    : expr.op == UnaryOp::LogicalNot ? Accepts::Bool
+                                                     : Accepts::IntegerOrBool;
+  if (expr.operand->type.isWeakLiteral()) {
+    expr.type = expr.operand->type; // folded away by foldLiteralTrees
+    return true;
+  }
+  std::optional<std::string> dtype =
+      operandDType(operands, accepts, expr.getLoc(), what);
+  if (!dtype)
+    return false;
+  expr.type = ExprType{*dtype, expr.operand->type.dims};
+  return true;
+}
+
+namespace {
+struct FunctionInfo {
+  const char *name;
+  unsigned arity;
+  Accepts accepts;
+};
+const FunctionInfo kFunctions[] = {
+    {"min", 2, Accepts::Numeric},        {"max", 2, Accepts::Numeric},
+    {"clamp", 3, Accepts::Numeric},      {"abs", 1, Accepts::Numeric},
+    {"sqrt", 1, Accepts::FloatResult},   {"rsqrt", 1, Accepts::FloatResult},
+    {"exp", 1, Accepts::FloatResult},    {"log", 1, Accepts::FloatResult},
+    {"sin", 1, Accepts::FloatResult},    {"cos", 1, Accepts::FloatResult},
+    {"tanh", 1, Accepts::FloatResult},   {"pow", 2, Accepts::Numeric},
+    {"floor", 1, Accepts::Numeric},      {"ceil", 1, Accepts::Numeric},
+    {"round", 1, Accepts::Numeric},      {"select", 3, Accepts::Any},
+};
+} // namespace
+
 bool PipelineChecker::checkCall(CallExprAST &expr) {
-  if (!isKnownDType(expr.callee))
-    return error(expr.getLoc(), "unknown function '" + expr.callee + "'");
-  if (!isSupportedDType(expr.callee))
-    return error(expr.getLoc(), "dtype '" + expr.callee +
-                                    "' is not supported yet (supported: u8 i8 "
-                                    "u16 i16 u32 i32 u64 i64 f32 f64)");
-  if (expr.args.size() != 1)
-    return error(expr.getLoc(), "the cast '" + expr.callee +
-                                    "' takes one argument, got " +
-                                    std::to_string(expr.args.size()));
+  const std::string &callee = expr.callee;
+  if (!isDType(callee) && !isBuiltinFunction(callee))
+    return error(expr.getLoc(), "unknown function '" + callee + "'");
+  if (callee == "transpose")
+    return checkTranspose(expr);
+  if (callee == "reshape")
+    return checkReshape(expr);
+  if (!expr.kwargs.empty())
+    return error(expr.kwargs.front().loc, "'" + callee +
+                                              "' takes no keyword argument '" +
+                                              expr.kwargs.front().name + "'");
+  unsigned arity = 1;
+  Accepts accepts = Accepts::Any;
+  for (const FunctionInfo &info : kFunctions)
+    if (callee == info.name) {
+      arity = info.arity;
+      accepts = info.accepts;
+    }
+  if (expr.args.size() != arity)
+    return error(expr.getLoc(),
+                 (isDType(callee) ? "the cast '" : "'") + callee + "' takes " +
+                     std::to_string(arity) + " argument" +
+                     (arity == 1 ? "" : "s") + ", got " +
+                     std::to_string(expr.args.size()));
+  bool ok = true;
+  for (ExprPtr &arg : expr.args)
+    ok &= checkExpr(*arg);
+  if (!ok)
+    return false;
+  std::string what = "'" + callee + "'";
+  std::vector<ExprAST *> args;
+  for (ExprPtr &arg : expr.args)
+    args.push_back(arg.get());
+  std::optional<std::vector<DimAST>> dims =
+      broadcastDims(args, expr.getLoc(), what);
+  if (!dims)
+    return false;
+
+  if (isDType(callee)) {
+    ExprAST &arg = *expr.args[0];
+    // A cast of a literal converts it at its own precision.
+    expr.operandDType = arg.type.isWeakLiteral()
+                            ? (arg.type.weakFloat ? "f64" : "i64")
+                            : arg.type.dtype;
+    if (arg.type.isWeakLiteral() && !checkLiteralFits(arg, expr.operandDType))
+      return false;
+    expr.type = ExprType{callee, *dims};
+    return true;
+  }
+  if (callee == "select") {
+    ExprAST &condition = *expr.args[0];
+    if (condition.type.dtype != "bool")
+      return error(condition.getLoc(),
+                   "the condition of 'select' must be bool, not " +
+                       condition.type.str() + "; compare first, e.g. x > 0");
+    args.erase(args.begin());
+  }
+  std::optional<std::string> dtype =
+      operandDType(args, accepts, expr.getLoc(), what);
+  if (!dtype)
+    return false;
+  expr.operandDType = *dtype;
+  expr.type = ExprType{*dtype, *dims};
+  return true;
+}
+
+bool PipelineChecker::checkTranspose(CallExprAST &expr) {
+  // transpose(x, [p0, ...]) or transpose(x, perm = [p0, ...])
+  ExprAST *perm = expr.args.size() == 2 ? expr.args[1].get() : nullptr;
+  for (KeywordArgAST &kwarg : expr.kwargs) {
+    if (kwarg.name != "perm")
+      return error(kwarg.loc, "'transpose' takes no keyword argument '" +
+                                  kwarg.name + "'");
+    perm = kwarg.value.get();
+  }
+  if (expr.args.empty() || !perm || expr.args.size() + expr.kwargs.size() != 2)
+    return error(expr.getLoc(), "'transpose' takes a tensor and a "
+                                "permutation, e.g. transpose(x, [0, 3, 1, 2])");
   if (!checkExpr(*expr.args[0]))
     return false;
-  expr.type = ExprType{expr.callee, expr.args[0]->type.dims};
+  const ExprType &input = expr.args[0]->type;
+  auto *list = llvm::dyn_cast<ListExprAST>(perm);
+  std::vector<int64_t> permutation;
+  if (list)
+    for (ExprPtr &element : list->elements)
+      if (auto *number = llvm::dyn_cast<NumberExprAST>(element.get());
+          number && !number->isFloat)
+        permutation.push_back(number->intValue);
+  std::vector<int64_t> sorted = permutation;
+  std::sort(sorted.begin(), sorted.end());
+  bool isPermutation = list && permutation.size() == list->elements.size() &&
+                       permutation.size() == input.dims.size();
+  for (size_t i = 0; isPermutation && i < sorted.size(); ++i)
+    isPermutation = sorted[i] == int64_t(i);
+  if (!isPermutation)
+    return error(perm->getLoc(),
+                 "the permutation of 'transpose' must list each dim of " +
+                     input.str() + " once, as integer literals 0 to " +
+                     std::to_string(int64_t(input.dims.size()) - 1));
+  if (input.isWeakLiteral())
+    return error(expr.args[0]->getLoc(), "transpose a tensor, not a literal");
+  expr.permutation = permutation;
+  std::vector<DimAST> dims;
+  for (int64_t p : permutation)
+    dims.push_back(input.dims[p]);
+  expr.type = ExprType{input.dtype, dims};
+  return true;
+}
+
+bool PipelineChecker::checkReshape(CallExprAST &expr) {
+  // reshape(x, [d0, ...]) with dims that are literals or known dim names.
+  ExprAST *shape = expr.args.size() == 2 ? expr.args[1].get() : nullptr;
+  for (KeywordArgAST &kwarg : expr.kwargs) {
+    if (kwarg.name != "shape")
+      return error(kwarg.loc, "'reshape' takes no keyword argument '" +
+                                  kwarg.name + "'");
+    shape = kwarg.value.get();
+  }
+  if (expr.args.empty() || !shape || expr.args.size() + expr.kwargs.size() != 2)
+    return error(expr.getLoc(), "'reshape' takes a tensor and a shape, e.g. "
+                                "reshape(x, [N, 3, H, W])");
+  if (!checkExpr(*expr.args[0]))
+    return false;
+  const ExprType &input = expr.args[0]->type;
+  if (input.isWeakLiteral())
+    return error(expr.args[0]->getLoc(), "reshape a tensor, not a literal");
+  auto *list = llvm::dyn_cast<ListExprAST>(shape);
+  if (!list)
+    return error(shape->getLoc(), "the shape of 'reshape' must be a list of "
+                                  "dims, e.g. [N, 3, H, W]");
+  std::vector<DimAST> dims;
+  for (ExprPtr &element : list->elements) {
+    DimAST dim;
+    dim.loc = element->getLoc();
+    if (auto *name = llvm::dyn_cast<NameExprAST>(element.get())) {
+      if (!knownDims.contains(name->name))
+        return error(dim.loc, "'" + name->name +
+                                  "' is not a dim of any parameter");
+      dim.symbol = name->name;
+    } else if (auto *number = llvm::dyn_cast<NumberExprAST>(element.get());
+               number && !number->isFloat && number->intValue >= 0) {
+      dim.size = number->intValue;
+    } else {
+      return error(dim.loc, "a dim of 'reshape' is a dim name or a "
+                            "non-negative integer literal");
+    }
+    dims.push_back(dim);
+  }
+  // The element count must provably stay: the same symbols, the same
+  // product of literal sizes.
+  auto count = [](const std::vector<DimAST> &ds) {
+    std::map<std::string, int> symbols;
+    int64_t product = 1;
+    for (const DimAST &d : ds) {
+      if (d.isSymbolic())
+        ++symbols[d.symbol];
+      else
+        product *= d.size;
+    }
+    return std::make_pair(symbols, product);
+  };
+  if (count(dims) != count(input.dims)) {
+    ExprType target{input.dtype, dims};
+    return error(expr.getLoc(), "'reshape' of " + input.str() + " to " +
+                                    target.str() +
+                                    " does not keep the number of elements");
+  }
+  expr.type = ExprType{input.dtype, dims};
   return true;
 }
 
@@ -362,23 +802,31 @@ static void foldLiteralTrees(std::unique_ptr<ExprAST> &expr) {
   if (auto *binary = llvm::dyn_cast<BinaryExprAST>(expr.get())) {
     foldLiteralTrees(binary->lhs);
     foldLiteralTrees(binary->rhs);
-    if (llvm::isa<NumberExprAST>(binary->lhs.get()) &&
-        llvm::isa<NumberExprAST>(binary->rhs.get()))
-      foldLiterals(*binary, expr);
+    auto *l = llvm::dyn_cast<NumberExprAST>(binary->lhs.get());
+    auto *r = llvm::dyn_cast<NumberExprAST>(binary->rhs.get());
+    if (l && r)
+      if (auto folded = foldLiterals(binary->op, *l, *r, binary->getLoc()))
+        expr = std::move(folded);
   } else if (auto *unary = llvm::dyn_cast<UnaryExprAST>(expr.get())) {
     foldLiteralTrees(unary->operand);
-    if (auto *number = llvm::dyn_cast<NumberExprAST>(unary->operand.get())) {
+    auto *number = llvm::dyn_cast<NumberExprAST>(unary->operand.get());
+    if (number && unary->op == UnaryOp::Neg) {
       number->intValue = int64_t(0 - uint64_t(number->intValue));
       number->floatValue = -number->floatValue;
       // -9223372036854775808 is the one such literal an i64 holds.
       if (number->exceedsInt64 && number->intValue == INT64_MIN)
         number->exceedsInt64 = false;
-      std::unique_ptr<ExprAST> operand = std::move(unary->operand);
-      expr = std::move(operand);
+      // The literal now starts at the '-'.
+      expr = std::make_unique<NumberExprAST>(
+          unary->getLoc(), number->isFloat, number->intValue,
+          number->floatValue, number->exceedsInt64);
     }
   } else if (auto *call = llvm::dyn_cast<CallExprAST>(expr.get())) {
     for (auto &arg : call->args)
       foldLiteralTrees(arg);
+  } else if (auto *list = llvm::dyn_cast<ListExprAST>(expr.get())) {
+    for (auto &element : list->elements)
+      foldLiteralTrees(element);
   }
 }
 

@@ -1,9 +1,10 @@
 //===- Sema.h - Name, dtype and dim checking for .pipe ----------*- C++ -*-===//
 //
 // Checks a parsed module and gives every expression its ExprType: resolves
-// names, applies the dtype rules (weak literals, '/' on integers gives f32,
-// casts) and checks that shapes agree symbolically. Every user error is
-// reported through the SourceMgr at the offending token.
+// names, applies the dtype rules (weak literals, the promotion table, what
+// each operator and function accepts) and NumPy broadcasting over symbolic
+// dims. Every user error is reported through the SourceMgr at the offending
+// token, and every error of a pipeline is reported, not just the first.
 //
 //===----------------------------------------------------------------------===//
 
@@ -14,17 +15,25 @@
 
 #include "llvm/Support/SourceMgr.h"
 
+#include <optional>
+
 namespace pipec {
 
-/// The dtypes the language names, and whether this version supports them.
-bool isKnownDType(llvm::StringRef name);
-bool isSupportedDType(llvm::StringRef name);
+/// The dtypes: bool u8 i8 u16 i16 u32 i32 u64 i64 f16 bf16 f32 f64.
+bool isDType(llvm::StringRef name);
 bool isFloatDType(llvm::StringRef name);
 bool isUnsignedDType(llvm::StringRef name);
+bool isIntegerDType(llvm::StringRef name);
 unsigned getDTypeBits(llvm::StringRef name);
 
-/// Checks `module` and annotates it. Returns false after reporting errors;
-/// it reports every error it finds in a pipeline, not only the first.
+/// The dtype two tensors of dtypes `a` and `b` are converted to before a
+/// binary op (see docs/language.md), or nullopt when none holds both.
+std::optional<std::string> promoteDTypes(llvm::StringRef a, llvm::StringRef b);
+
+/// The functions a call may name, besides casts.
+bool isBuiltinFunction(llvm::StringRef name);
+
+/// Checks `module` and annotates it. Returns false after reporting errors.
 bool checkModule(ModuleAST &module, llvm::SourceMgr &sourceMgr);
 
 } // namespace pipec

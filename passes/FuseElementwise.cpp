@@ -47,6 +47,14 @@ bool isClonableScalar(Operation *op) {
          cast<RankedTensorType>(op->getResult(0).getType()).getRank() == 0;
 }
 
+/// Whether `op` can be part of a kernel: an elementwise op (constants are
+/// cloned in or passed as buffers instead), or a broadcast, which becomes
+/// index arithmetic on a kernel input.
+bool isFusible(Operation *op) {
+  return (isa<ElementwiseOpInterface>(op) && !isa<ConstantOp>(op)) ||
+         isa<BroadcastOp>(op);
+}
+
 /// Whether some user of `op` is not elementwise (the pipeline's return):
 /// then `op`'s value must be materialized by a kernel of its own.
 bool hasNonElementwiseUser(Operation *op) {
@@ -161,7 +169,7 @@ void FuseElementwisePass::runOnOperation() {
   std::vector<Group> groups;
   DenseMap<Operation *, int> groupOf;
   for (Operation &op : block.without_terminator()) {
-    if (!isa<ElementwiseOpInterface>(op) ||
+    if (!isFusible(&op) ||
         (isClonableScalar(&op) && !hasNonElementwiseUser(&op)))
       continue;
     auto domain = cast<RankedTensorType>(op.getResult(0).getType());
@@ -179,7 +187,12 @@ void FuseElementwisePass::runOnOperation() {
           return false;
         return dependsOnGroupThroughOutside(operand, groups[g], groupOf, g);
       });
-      if (!makesCycle)
+      // A broadcast indexes a kernel input: it cannot read a value computed
+      // in the same kernel.
+      bool readsGroup =
+          isa<BroadcastOp>(op) && groupOf.lookup(op.getOperand(0).getDefiningOp()) == g &&
+          groupOf.count(op.getOperand(0).getDefiningOp());
+      if (!makesCycle && !readsGroup)
         chosen = g;
       // Only the latest legal kernel is tried: an earlier one would have to
       // be placed after ops that the later one feeds.

@@ -9,6 +9,7 @@
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/TypeSwitch.h"
 
+#include <cstring>
 #include <map>
 #include <memory>
 
@@ -19,8 +20,7 @@ using pipert::HostTensor;
 
 namespace {
 
-/// Calls fn(T{}) with the PipeScalar.h type of `dtype` (pipe_i64 is long
-/// long, which int64_t is not on every platform).
+/// Calls fn(T{}) with the PipeScalar.h storage type of `dtype`.
 template <typename Fn> void visitScalarType(DType dtype, Fn &&fn) {
   switch (dtype) {
   case DType::U8: fn(pipe_u8{}); return;
@@ -33,10 +33,59 @@ template <typename Fn> void visitScalarType(DType dtype, Fn &&fn) {
   case DType::I64: fn(pipe_i64{}); return;
   case DType::F32: fn(float{}); return;
   case DType::F64: fn(double{}); return;
+  case DType::Bool: fn(pipe_bool{}); return;
+  case DType::F16: fn(pipe_f16{}); return;
+  case DType::BF16: fn(pipe_bf16{}); return;
   }
 }
 
+// Which storage types an op's scalar function is instantiated for; the
+// verifier guarantees the others never occur.
+template <typename T> constexpr bool isFloatT = pipe_traits<T>::is_float;
+template <typename T> constexpr bool isIntT = pipe_traits<T>::is_int;
+template <typename T> constexpr bool isBoolT = !isFloatT<T> && !isIntT<T>;
+template <typename T> constexpr bool anyT = true;
+template <typename T> constexpr bool numericT = !isBoolT<T>;
+template <typename T> constexpr bool intOrBoolT = !isFloatT<T>;
+
+// Every elementwise op with the scalar function that defines it (the same
+// one its CUDA expression calls) and the dtypes it takes.
+#define PIPE_BINARY_OPS(X)                                                     \
+  X(AddOp, pipe_add, numericT) X(SubOp, pipe_sub, numericT)                    \
+  X(MulOp, pipe_mul, numericT) X(DivOp, pipe_div, isFloatT)                    \
+  X(FloorDivOp, pipe_floordiv, numericT) X(RemOp, pipe_rem, numericT)          \
+  X(PowOp, pipe_pow, numericT) X(MinOp, pipe_min, numericT)                    \
+  X(MaxOp, pipe_max, numericT) X(EqOp, pipe_eq, anyT) X(NeOp, pipe_ne, anyT)   \
+  X(LtOp, pipe_lt, numericT) X(LeOp, pipe_le, numericT)                        \
+  X(GtOp, pipe_gt, numericT) X(GeOp, pipe_ge, numericT)                        \
+  X(AndOp, pipe_and, intOrBoolT) X(OrOp, pipe_or, intOrBoolT)                  \
+  X(XorOp, pipe_xor, intOrBoolT) X(ShlOp, pipe_shl, isIntT)                    \
+  X(ShrOp, pipe_shr, isIntT)
+#define PIPE_UNARY_OPS(X)                                                      \
+  X(NotOp, pipe_not, intOrBoolT) X(AbsOp, pipe_abs, numericT)                  \
+  X(SqrtOp, pipe_sqrt, isFloatT) X(RsqrtOp, pipe_rsqrt, isFloatT)              \
+  X(ExpOp, pipe_exp, isFloatT) X(LogOp, pipe_log, isFloatT)                    \
+  X(SinOp, pipe_sin, isFloatT) X(CosOp, pipe_cos, isFloatT)                    \
+  X(TanhOp, pipe_tanh, isFloatT) X(FloorOp, pipe_floor, numericT)              \
+  X(CeilOp, pipe_ceil, numericT) X(RoundOp, pipe_round, numericT)
+
+#define PIPE_ALLOWED(pred)                                                     \
+  template <typename T> struct Allowed_##pred {                                \
+    static constexpr bool value = pred<T>;                                     \
+  };
+PIPE_ALLOWED(isFloatT)
+PIPE_ALLOWED(isIntT)
+PIPE_ALLOWED(anyT)
+PIPE_ALLOWED(numericT)
+PIPE_ALLOWED(intOrBoolT)
+#undef PIPE_ALLOWED
+
 using TensorPtr = std::shared_ptr<HostTensor>;
+
+/// Element `i` of `t`, or element 0 when `t` is a broadcast scalar.
+template <typename T> const T &at(const HostTensor &t, int64_t i) {
+  return t.as<T>()[t.shape().empty() ? 0 : i];
+}
 
 class Interpreter {
 public:
@@ -63,66 +112,71 @@ private:
                                         pipert::shapeOf(buffer, sizes));
   }
 
-  /// out[i] = fn(a[i or 0], b[i or 0]) over the result's elements.
-  template <typename T, typename Fn>
-  static void binary(const HostTensor &a, const HostTensor &b, HostTensor &out,
-                     Fn fn) {
-    const T *pa = a.as<T>(), *pb = b.as<T>();
-    T *po = out.as<T>();
-    bool sa = a.shape().empty(), sb = b.shape().empty();
-    for (int64_t i = 0, n = out.numElements(); i < n; ++i)
-      po[i] = fn(pa[sa ? 0 : i], pb[sb ? 0 : i]);
+  /// out[i] = fn(in0[i], ...) over the result's elements, for the operand
+  /// dtype T (the result's storage type is what fn returns).
+  template <template <typename> class Allowed, unsigned Arity, typename Fn>
+  void elementwise(Operation &op, Fn fn) {
+    TensorPtr out = allocate(op.getResult(0));
+    std::vector<const HostTensor *> ins;
+    for (Value operand : op.getOperands())
+      ins.push_back(values.lookup(operand).get());
+    visitScalarType(ins.back()->dtype(), [&](auto tag) {
+      using T = decltype(tag);
+      if constexpr (Allowed<T>::value) {
+        int64_t n = out->numElements();
+        if constexpr (Arity == 1) {
+          using R = decltype(fn(T{}));
+          R *po = out->as<R>();
+          for (int64_t i = 0; i < n; ++i)
+            po[i] = fn(at<T>(*ins[0], i));
+        } else {
+          using R = decltype(fn(T{}, T{}));
+          R *po = out->as<R>();
+          for (int64_t i = 0; i < n; ++i)
+            po[i] = fn(at<T>(*ins[0], i), at<T>(*ins[1], i));
+        }
+      } else {
+        llvm::report_fatal_error("reference executor: op on a dtype its "
+                                 "verifier forbids");
+      }
+    });
+    values[op.getResult(0)] = out;
   }
 
   void runOp(Operation &op) {
     llvm::TypeSwitch<Operation *>(&op)
-        .Case<ConstantOp>([&](ConstantOp constant) {
-          TensorPtr out = allocate(constant.getResult());
-          Attribute value = constant.getValue();
-          visitScalarType(out->dtype(), [&](auto tag) {
-            using T = decltype(tag);
-            if (auto f = dyn_cast<FloatAttr>(value))
-              *out->as<T>() = T(f.getValueAsDouble());
-            else if (pipe_limits<T>::is_signed)
-              *out->as<T>() = T(cast<IntegerAttr>(value).getValue().getSExtValue());
-            else
-              *out->as<T>() = T(cast<IntegerAttr>(value).getValue().getZExtValue());
-          });
-          values[constant.getResult()] = out;
+#define PIPE_BINARY_CASE(Op, fn, allowed)                                      \
+  .Case<Op>([&](Op) {                                                          \
+    elementwise<Allowed_##allowed, 2>(                                         \
+        op, [](auto a, auto b) { return fn(a, b); });                          \
+  })
+#define PIPE_UNARY_CASE(Op, fn, allowed)                                       \
+  .Case<Op>([&](Op) {                                                          \
+    elementwise<Allowed_##allowed, 1>(op, [](auto a) { return fn(a); });       \
+  })
+        PIPE_BINARY_OPS(PIPE_BINARY_CASE) PIPE_UNARY_OPS(PIPE_UNARY_CASE)
+#undef PIPE_BINARY_CASE
+#undef PIPE_UNARY_CASE
+        .Case<ConstantOp>([&](ConstantOp constant) { runConstant(constant); })
+        .Case<BroadcastOp>([&](BroadcastOp broadcast) {
+          gather(broadcast.getInput(), broadcast.getResult(),
+                 broadcast.getDimensions());
         })
-        .Case<AddOp, SubOp, MulOp, DivOp>([&](auto binaryOp) {
-          TensorPtr out = allocate(binaryOp.getResult());
-          const HostTensor &a = *values.lookup(binaryOp.getLhs());
-          const HostTensor &b = *values.lookup(binaryOp.getRhs());
-          using OpTy = decltype(binaryOp);
-          visitScalarType(out->dtype(), [&](auto tag) {
-            using T = decltype(tag);
-            if constexpr (std::is_same_v<OpTy, AddOp>)
-              binary<T>(a, b, *out, pipe_add<T>);
-            else if constexpr (std::is_same_v<OpTy, SubOp>)
-              binary<T>(a, b, *out, pipe_sub<T>);
-            else if constexpr (std::is_same_v<OpTy, MulOp>)
-              binary<T>(a, b, *out, pipe_mul<T>);
-            else if constexpr (pipe_limits<T>::is_float)
-              binary<T>(a, b, *out, pipe_div<T>);
-          });
-          values[binaryOp.getResult()] = out;
+        .Case<TransposeOp>([&](TransposeOp transpose) {
+          ArrayRef<int64_t> perm = transpose.getPermutation();
+          SmallVector<int64_t> inverse(perm.size());
+          for (auto [d, p] : llvm::enumerate(perm))
+            inverse[p] = d;
+          gather(transpose.getInput(), transpose.getResult(), inverse);
         })
-        .Case<CastOp>([&](CastOp cast) {
-          TensorPtr out = allocate(cast.getResult());
-          const HostTensor &in = *values.lookup(cast.getInput());
-          visitScalarType(out->dtype(), [&](auto toTag) {
-            using To = decltype(toTag);
-            visitScalarType(in.dtype(), [&](auto fromTag) {
-              using From = decltype(fromTag);
-              const From *src = in.as<From>();
-              To *dst = out->as<To>();
-              for (int64_t i = 0, n = out->numElements(); i < n; ++i)
-                dst[i] = pipe_cast<To, From>(src[i]);
-            });
-          });
-          values[cast.getResult()] = out;
+        .Case<ReshapeOp>([&](ReshapeOp reshape) {
+          TensorPtr out = allocate(reshape.getResult());
+          const HostTensor &in = *values.lookup(reshape.getInput());
+          std::memcpy(out->data(), in.data(), in.numBytes());
+          values[reshape.getResult()] = out;
         })
+        .Case<SelectOp>([&](SelectOp select) { runSelect(select); })
+        .Case<CastOp>([&](CastOp cast) { runCast(cast); })
         .Case<KernelOp>([&](KernelOp kernel) {
           Block &body = kernel.getBody().front();
           for (auto [arg, input] :
@@ -136,6 +190,95 @@ private:
           llvm::report_fatal_error("reference executor: unhandled op " +
                                    other->getName().getStringRef());
         });
+  }
+
+  /// out[c] = in[c'] where operand dim s of c' is c[dims[s]], or 0 where
+  /// the operand dim has size 1: a broadcast, and with a permutation for
+  /// `dims`, a transpose.
+  void gather(Value input, Value result, ArrayRef<int64_t> dims) {
+    TensorPtr out = allocate(result);
+    const HostTensor &in = *values.lookup(input);
+    const std::vector<int64_t> &inShape = in.shape();
+    const std::vector<int64_t> &outShape = out->shape();
+    std::vector<int64_t> inStrides(inShape.size(), 1);
+    for (int64_t s = int64_t(inShape.size()) - 2; s >= 0; --s)
+      inStrides[s] = inStrides[s + 1] * inShape[s + 1];
+    size_t size = pipert::dtypeSize(in.dtype());
+    const auto *src = static_cast<const unsigned char *>(in.data());
+    auto *dst = static_cast<unsigned char *>(out->data());
+    std::vector<int64_t> coords(outShape.size());
+    for (int64_t i = 0, n = out->numElements(); i < n; ++i) {
+      int64_t rest = i;
+      for (int64_t d = int64_t(outShape.size()) - 1; d >= 0; --d) {
+        coords[d] = rest % outShape[d];
+        rest /= outShape[d];
+      }
+      int64_t offset = 0;
+      for (size_t s = 0; s < inShape.size(); ++s)
+        if (inShape[s] != 1)
+          offset += coords[dims[s]] * inStrides[s];
+      std::memcpy(dst + i * size, src + offset * size, size);
+    }
+    values[result] = out;
+  }
+
+  void runConstant(ConstantOp constant) {
+    TensorPtr out = allocate(constant.getResult());
+    Attribute value = constant.getValue();
+    if (auto dense = dyn_cast<DenseElementsAttr>(value)) {
+      std::string bytes = pipec::getConstantBytes(dense);
+      std::memcpy(out->data(), bytes.data(), bytes.size());
+      values[constant.getResult()] = out;
+      return;
+    }
+    // The constant as a double or a 64-bit integer, then cast exactly as a
+    // kernel casts it.
+    visitScalarType(out->dtype(), [&](auto tag) {
+      using T = decltype(tag);
+      if (auto f = dyn_cast<FloatAttr>(value)) {
+        *out->as<T>() = pipe_cast<T>(f.getValueAsDouble());
+      } else {
+        const APInt &bits = cast<IntegerAttr>(value).getValue();
+        if (bits.getBitWidth() == 1)
+          *out->as<T>() = pipe_cast<T>(pipe_make_bool(bits.getBoolValue()));
+        else if (cast<IntegerType>(cast<TypedAttr>(value).getType())
+                     .isUnsigned())
+          *out->as<T>() = pipe_cast<T>(pipe_u64(bits.getZExtValue()));
+        else
+          *out->as<T>() = pipe_cast<T>(pipe_i64(bits.getSExtValue()));
+      }
+    });
+    values[constant.getResult()] = out;
+  }
+
+  void runSelect(SelectOp select) {
+    TensorPtr out = allocate(select.getResult());
+    const HostTensor &c = *values.lookup(select.getCondition());
+    const HostTensor &a = *values.lookup(select.getTrueValue());
+    const HostTensor &b = *values.lookup(select.getFalseValue());
+    visitScalarType(out->dtype(), [&](auto tag) {
+      using T = decltype(tag);
+      T *po = out->as<T>();
+      for (int64_t i = 0, n = out->numElements(); i < n; ++i)
+        po[i] = pipe_select(at<pipe_bool>(c, i), at<T>(a, i), at<T>(b, i));
+    });
+    values[select.getResult()] = out;
+  }
+
+  void runCast(CastOp cast) {
+    TensorPtr out = allocate(cast.getResult());
+    const HostTensor &in = *values.lookup(cast.getInput());
+    visitScalarType(out->dtype(), [&](auto toTag) {
+      using To = decltype(toTag);
+      visitScalarType(in.dtype(), [&](auto fromTag) {
+        using From = decltype(fromTag);
+        const From *src = in.as<From>();
+        To *dst = out->as<To>();
+        for (int64_t i = 0, n = out->numElements(); i < n; ++i)
+          dst[i] = pipe_cast<To, From>(src[i]);
+      });
+    });
+    values[cast.getResult()] = out;
   }
 
   std::map<std::string, int64_t> sizes;

@@ -13,8 +13,9 @@ struct DTypeInfo {
   size_t size;
 };
 constexpr DTypeInfo kDTypes[] = {
-    {"u8", 1}, {"i8", 1}, {"u16", 2}, {"i16", 2}, {"u32", 4},
-    {"i32", 4}, {"u64", 8}, {"i64", 8}, {"f32", 4}, {"f64", 8}};
+    {"u8", 1},  {"i8", 1},  {"u16", 2},  {"i16", 2}, {"u32", 4},
+    {"i32", 4}, {"u64", 8}, {"i64", 8},  {"f32", 4}, {"f64", 8},
+    {"bool", 1}, {"f16", 2}, {"bf16", 2}};
 } // namespace
 
 size_t pipert::dtypeSize(DType dtype) { return kDTypes[int(dtype)].size; }

@@ -10,7 +10,12 @@
 
 namespace pipert {
 
-enum class DType : uint8_t { U8, I8, U16, I16, U32, I32, U64, I64, F32, F64 };
+enum class DType : uint8_t {
+  U8, I8, U16, I16, U32, I32, U64, I64, F32, F64,
+  Bool, ///< One byte, 0 or 1.
+  F16,  ///< IEEE binary16, as its bits.
+  BF16, ///< bfloat16, as its bits.
+};
 
 /// Bytes per element.
 size_t dtypeSize(DType dtype);
@@ -18,9 +23,13 @@ size_t dtypeSize(DType dtype);
 const char *dtypeName(DType dtype);
 std::optional<DType> parseDType(std::string_view name);
 
-/// Calls `fn(T{})` with the C++ type of `dtype`.
+/// Calls `fn(T{})` with the C++ type of `dtype`: the fixed-width integer,
+/// float or double; bool as uint8_t; f16 and bf16 as their bits (uint16_t).
 template <typename Fn> decltype(auto) visitDType(DType dtype, Fn &&fn) {
   switch (dtype) {
+  case DType::Bool: return fn(uint8_t{});
+  case DType::F16: return fn(uint16_t{});
+  case DType::BF16: return fn(uint16_t{});
   case DType::U8: return fn(uint8_t{});
   case DType::I8: return fn(int8_t{});
   case DType::U16: return fn(uint16_t{});

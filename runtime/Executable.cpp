@@ -3,6 +3,7 @@
 #include "runtime/Executable.h"
 
 #include "runtime/CudaDriver.h"
+#include "runtime/KernelCache.h"
 #include "runtime/Nvrtc.h"
 
 #include <algorithm>
@@ -12,7 +13,8 @@ using namespace pipert;
 
 struct Executable::LoadedKernel {
   CUmodule module = nullptr;
-  CUfunction function = nullptr;
+  CUfunction function = nullptr; ///< The fast variant.
+  CUfunction fallback = nullptr; ///< Any alignment, or 64-bit indices.
 };
 
 static std::string describeDims(const std::vector<PlanDim> &dims) {
@@ -32,7 +34,7 @@ Result<std::unique_ptr<Executable>> Executable::load(Plan plan) {
   std::unique_ptr<Executable> executable(new Executable(std::move(plan)));
   for (const PlanKernel &kernel : executable->plan_.kernels) {
     // Prefer a cubin built for this very GPU, then PTX (the driver compiles
-    // it for newer GPUs), then compile the source here.
+    // it for newer GPUs), then compile the source here (through the cache).
     std::string compiled;
     const std::string *image = nullptr;
     if (kernel.cubinArch == (*device)->arch && !kernel.cubin.empty()) {
@@ -40,30 +42,52 @@ Result<std::unique_ptr<Executable>> Executable::load(Plan plan) {
     } else if (!kernel.ptx.empty() && kernel.cubinArch <= (*device)->arch) {
       image = &kernel.ptx;
     } else {
-      auto result = compileCuda(kernel.source, kernel.entry, (*device)->arch,
-                                /*ptx=*/false);
+      auto result = compileCubinCached(kernel.source, kernel.entry,
+                                       (*device)->arch);
       if (!result)
         return result.status();
-      compiled = std::move(result->image);
+      compiled = result.take();
       image = &compiled;
     }
     auto loaded = std::make_unique<LoadedKernel>();
-    if (Status s = checkCuda(
-            cu.cuModuleLoadDataEx(&loaded->module, image->data(), 0, nullptr,
-                                  nullptr),
-            "cuModuleLoadDataEx", "for kernel '" + kernel.entry + "'");
+    std::string context = "for kernel '" + kernel.entry + "'";
+    if (Status s = checkCuda(cu.cuModuleLoadDataEx(&loaded->module,
+                                                   image->data(), 0, nullptr,
+                                                   nullptr),
+                             "cuModuleLoadDataEx", context);
         !s.ok())
       return s;
-    if (Status s = checkCuda(cu.cuModuleGetFunction(&loaded->function,
-                                                    loaded->module,
-                                                    kernel.entry.c_str()),
-                             "cuModuleGetFunction",
-                             "for kernel '" + kernel.entry + "'");
-        !s.ok()) {
-      cu.cuModuleUnload(loaded->module);
-      return s;
-    }
     executable->kernels_.push_back(std::move(loaded));
+    LoadedKernel &k = *executable->kernels_.back();
+    if (Status s = checkCuda(
+            cu.cuModuleGetFunction(&k.function, k.module, kernel.entry.c_str()),
+            "cuModuleGetFunction", context);
+        !s.ok())
+      return s;
+    if (!kernel.fallbackEntry.empty())
+      if (Status s = checkCuda(cu.cuModuleGetFunction(
+                                   &k.fallback, k.module,
+                                   kernel.fallbackEntry.c_str()),
+                               "cuModuleGetFunction", context);
+          !s.ok())
+        return s;
+  }
+  // Constants (list literals) live on the device for the executable's life.
+  for (const PlanBuffer &buffer : executable->plan_.buffers) {
+    CUdeviceptr ptr = 0;
+    if (!buffer.constantData.empty()) {
+      if (Status s = checkCuda(cu.cuMemAlloc(&ptr, buffer.constantData.size()),
+                               "cuMemAlloc", "for a constant");
+          !s.ok())
+        return s;
+      executable->constants_.push_back(ptr);
+      if (Status s = checkCuda(cu.cuMemcpyHtoD(ptr, buffer.constantData.data(),
+                                               buffer.constantData.size()),
+                               "cuMemcpyHtoD", "for a constant");
+          !s.ok())
+        return s;
+    }
+    executable->constantPtrs_.push_back(ptr);
   }
   return executable;
 }
@@ -77,6 +101,8 @@ Executable::~Executable() {
   for (auto &kernel : kernels_)
     if (kernel->module)
       (*driver)->cuModuleUnload(kernel->module);
+  for (CUdeviceptr ptr : constants_)
+    (*driver)->cuMemFree(ptr);
 }
 
 Result<std::map<std::string, int64_t>>
@@ -166,6 +192,15 @@ Executable::resultShapes(const std::vector<TensorRef> &inputs) const {
   return shapes;
 }
 
+/// Whether every pointer is aligned to `alignment` bytes.
+static bool allAligned(const std::vector<CUdeviceptr> &ptrs,
+                                  unsigned alignment) {
+  for (CUdeviceptr ptr : ptrs)
+    if (ptr % alignment != 0)
+      return false;
+  return true;
+}
+
 namespace {
 /// Device memory of one run, freed (stream-ordered) when the run ends.
 class RunAllocations {
@@ -176,17 +211,21 @@ public:
     for (CUdeviceptr ptr : owned)
       cu.cuMemFreeAsync(ptr, stream);
   }
-  Status allocate(size_t bytes, const std::string &what, CUdeviceptr *ptr) {
+  Status allocate(size_t bytes, size_t buffer, const std::string &name,
+                  CUdeviceptr *ptr) {
     *ptr = 0;
     if (bytes == 0)
       return Status();
-    Status s = checkCuda(cu.cuMemAllocAsync(ptr, bytes, stream),
-                         "cuMemAllocAsync",
-                         "allocating " + std::to_string(bytes) +
-                             " bytes of device memory for " + what);
-    if (s.ok())
-      owned.push_back(*ptr);
-    return s;
+    CUresult result = cu.cuMemAllocAsync(ptr, bytes, stream);
+    if (result != CUDA_SUCCESS)
+      return checkCuda(result, "cuMemAllocAsync",
+                       "allocating " + std::to_string(bytes) +
+                           " bytes of device memory for " +
+                           (name.empty() ? "intermediate %" +
+                                               std::to_string(buffer)
+                                         : "'" + name + "'"));
+    owned.push_back(*ptr);
+    return Status();
   }
 
 private:
@@ -235,74 +274,111 @@ Status Executable::run(const std::vector<TensorRef> &inputs,
   const CudaDriver &cu = **getCudaDriver();
 
   // 2. Give every buffer device memory: a device input or output is used in
-  // place; anything else is allocated for this run.
+  // place, a constant has its own, a view shares its source's; anything
+  // else is allocated for this run from the stream-ordered pool.
   RunAllocations allocations(cu, stream);
-  std::vector<CUdeviceptr> ptrs(plan_.buffers.size(), 0);
-  std::vector<bool> bound(plan_.buffers.size(), false);
+  const size_t numBuffers = plan_.buffers.size();
+  std::vector<CUdeviceptr> ptrs(numBuffers, 0);
+  std::vector<bool> bound(numBuffers, false);
   for (int i = 0; i < plan_.numParams; ++i)
     if (inputs[i].memory == Memory::Device) {
       ptrs[i] = reinterpret_cast<CUdeviceptr>(inputs[i].data);
       bound[i] = true;
     }
+  for (size_t b = 0; b < numBuffers; ++b)
+    if (constantPtrs_[b]) {
+      ptrs[b] = constantPtrs_[b];
+      bound[b] = true;
+    }
   for (size_t r = 0; r < outputs.size(); ++r) {
     int buffer = plan_.results[r];
     if (buffer >= plan_.numParams && !bound[buffer] &&
+        plan_.buffers[buffer].aliasOf < 0 &&
         outputs[r].memory == Memory::Device) {
       ptrs[buffer] = reinterpret_cast<CUdeviceptr>(outputs[r].data);
       bound[buffer] = true;
     }
   }
-  for (size_t b = 0; b < plan_.buffers.size(); ++b) {
-    if (bound[b])
+  for (size_t b = 0; b < numBuffers; ++b) {
+    if (bound[b] || plan_.buffers[b].aliasOf >= 0)
       continue;
     size_t bytes =
         size_t(numElementsOf(shapes[b])) * dtypeSize(plan_.buffers[b].dtype);
-    std::string what = plan_.buffers[b].name.empty()
-                           ? "an intermediate"
-                           : "'" + plan_.buffers[b].name + "'";
-    if (Status s = allocations.allocate(bytes, what, &ptrs[b]); !s.ok())
+    if (Status s = allocations.allocate(bytes, b, plan_.buffers[b].name,
+                                        &ptrs[b]);
+        !s.ok())
       return s;
   }
+  for (size_t b = 0; b < numBuffers; ++b)
+    if (plan_.buffers[b].aliasOf >= 0)
+      ptrs[b] = ptrs[plan_.buffers[b].aliasOf];
 
   // 3. Copy host inputs in, launch, copy results out, wait.
   for (int i = 0; i < plan_.numParams; ++i)
-    if (inputs[i].memory == Memory::Host && inputs[i].numBytes() > 0)
-      if (Status s = checkCuda(cu.cuMemcpyHtoDAsync(ptrs[i], inputs[i].data,
-                                                    inputs[i].numBytes(),
-                                                    stream),
-                               "cuMemcpyHtoDAsync",
-                               "copying input '" + plan_.buffers[i].name +
-                                   "' to the device");
-          !s.ok())
-        return s;
+    if (inputs[i].memory == Memory::Host && inputs[i].numBytes() > 0) {
+      CUresult result = cu.cuMemcpyHtoDAsync(ptrs[i], inputs[i].data,
+                                             inputs[i].numBytes(), stream);
+      if (result != CUDA_SUCCESS)
+        return checkCuda(result, "cuMemcpyHtoDAsync",
+                         "copying input '" + plan_.buffers[i].name +
+                             "' to the device");
+    }
 
+  std::vector<void *> params;
+  std::vector<long long> dimValues;
   for (size_t k = 0; k < plan_.kernels.size(); ++k) {
     const PlanKernel &kernel = plan_.kernels[k];
     long long n = numElementsOf(shapes[kernel.outputs.front()]);
     if (n == 0)
       continue;
+    // Pointers, n, then the symbolic dims the index arithmetic needs.
     std::vector<CUdeviceptr> args;
     for (int b : kernel.inputs)
       args.push_back(ptrs[b]);
     for (int b : kernel.outputs)
       args.push_back(ptrs[b]);
-    std::vector<void *> params;
+    dimValues.clear();
+    for (const std::string &dim : kernel.dimArgs)
+      dimValues.push_back(sizes->at(dim));
+    params.clear();
     for (CUdeviceptr &arg : args)
       params.push_back(&arg);
     params.push_back(&n);
+    for (long long &value : dimValues)
+      params.push_back(&value);
+
+    // The fast variant when it applies (see PlanKernel).
+    bool fast;
+    if (kernel.indexing == PlanKernel::Indexing::Flat) {
+      // Vector accesses need 16-byte alignment of every array (scalars are
+      // read once, at index 0).
+      std::vector<CUdeviceptr> arrays;
+      for (int b : kernel.inputs)
+        if (!shapes[b].empty())
+          arrays.push_back(ptrs[b]);
+      for (int b : kernel.outputs)
+        arrays.push_back(ptrs[b]);
+      fast = kernel.elementsPerThread > 1 && allAligned(arrays, 16);
+    } else {
+      fast = n < (1ll << 31);
+      for (int b : kernel.inputs)
+        fast &= numElementsOf(shapes[b]) < (1ll << 31);
+    }
+    CUfunction function = fast ? kernels_[k]->function : kernels_[k]->fallback;
     const unsigned threads = 256;
-    long long wanted = (n + threads - 1) / threads;
-    // A grid-stride loop covers the rest; more blocks than this only adds
-    // scheduling work.
-    long long cap = (long long)(*device)->multiprocessors * 16;
+    long long perThread = fast && kernel.indexing == PlanKernel::Indexing::Flat
+                              ? kernel.elementsPerThread
+                              : 1;
+    long long wanted = (n / perThread + threads - 1) / threads;
+    // One wave of resident blocks (2048 threads per SM); a grid-stride loop
+    // covers the rest.
+    long long cap = (long long)(*device)->multiprocessors * (2048 / threads);
     unsigned blocks = unsigned(std::max(1LL, std::min(wanted, cap)));
-    if (Status s = checkCuda(cu.cuLaunchKernel(kernels_[k]->function, blocks,
-                                               1, 1, threads, 1, 1, 0, stream,
-                                               params.data(), nullptr),
-                             "cuLaunchKernel",
-                             "for kernel '" + kernel.entry + "'");
-        !s.ok())
-      return s;
+    CUresult result = cu.cuLaunchKernel(function, blocks, 1, 1, threads, 1, 1,
+                                        0, stream, params.data(), nullptr);
+    if (result != CUDA_SUCCESS)
+      return checkCuda(result, "cuLaunchKernel",
+                       "for kernel '" + kernel.entry + "'");
   }
 
   for (size_t r = 0; r < outputs.size(); ++r) {
@@ -311,20 +387,18 @@ Status Executable::run(const std::vector<TensorRef> &inputs,
     size_t bytes = output.numBytes();
     if (bytes == 0)
       continue;
-    std::string context = "copying result '" + plan_.resultNames[r] + "'";
     if (output.memory == Memory::Host) {
-      if (Status s = checkCuda(
-              cu.cuMemcpyDtoHAsync(output.data, source, bytes, stream),
-              "cuMemcpyDtoHAsync", context + " to the host");
-          !s.ok())
-        return s;
+      CUresult result = cu.cuMemcpyDtoHAsync(output.data, source, bytes, stream);
+      if (result != CUDA_SUCCESS)
+        return checkCuda(result, "cuMemcpyDtoHAsync",
+                         "copying result '" + plan_.resultNames[r] +
+                             "' to the host");
     } else if (reinterpret_cast<CUdeviceptr>(output.data) != source) {
-      if (Status s = checkCuda(
-              cu.cuMemcpyDtoDAsync(reinterpret_cast<CUdeviceptr>(output.data),
-                                   source, bytes, stream),
-              "cuMemcpyDtoDAsync", context);
-          !s.ok())
-        return s;
+      CUresult result = cu.cuMemcpyDtoDAsync(
+          reinterpret_cast<CUdeviceptr>(output.data), source, bytes, stream);
+      if (result != CUDA_SUCCESS)
+        return checkCuda(result, "cuMemcpyDtoDAsync",
+                         "copying result '" + plan_.resultNames[r] + "'");
     }
   }
   return checkCuda(cu.cuStreamSynchronize(stream), "cuStreamSynchronize",

@@ -67,6 +67,10 @@ private:
   Plan plan_;
   struct LoadedKernel;
   std::vector<std::unique_ptr<LoadedKernel>> kernels_;
+  /// Device memory of each buffer's constant data (0 for other buffers),
+  /// and the allocations behind them.
+  std::vector<unsigned long long> constantPtrs_;
+  std::vector<unsigned long long> constants_;
 };
 
 } // namespace pipert

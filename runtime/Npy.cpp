@@ -17,7 +17,7 @@ constexpr NpyDType kNpyDTypes[] = {
     {DType::U8, "|u1"},  {DType::I8, "|i1"},  {DType::U16, "<u2"},
     {DType::I16, "<i2"}, {DType::U32, "<u4"}, {DType::I32, "<i4"},
     {DType::U64, "<u8"}, {DType::I64, "<i8"}, {DType::F32, "<f4"},
-    {DType::F64, "<f8"}};
+    {DType::F64, "<f8"}, {DType::Bool, "|b1"}, {DType::F16, "<f2"}};
 
 struct FileCloser {
   void operator()(FILE *file) const { fclose(file); }
@@ -88,8 +88,8 @@ Result<HostTensor> pipert::readNpy(const std::string &path) {
       found = &candidate;
   if (!found)
     return bad("dtype '" + descr +
-               "' is not one of u8 i8 u16 i16 u32 i32 u64 i64 f32 f64 "
-               "(little-endian)");
+               "' is not one of bool u8 i8 u16 i16 u32 i32 u64 i64 f16 f32 "
+               "f64 (little-endian)");
   if (findValue(header, "fortran_order").rfind("False", 0) != 0)
     return bad("Fortran-ordered arrays are not supported; save with "
                "np.ascontiguousarray");
@@ -122,6 +122,9 @@ Status pipert::writeNpy(const std::string &path, const HostTensor &tensor) {
   for (const NpyDType &candidate : kNpyDTypes)
     if (candidate.dtype == tensor.dtype())
       descr = candidate.descr;
+  if (descr.empty())
+    return Status::error("cannot write '" + path + "': NumPy has no " +
+                         dtypeName(tensor.dtype()) + " dtype");
   std::string shape = "(";
   for (int64_t dim : tensor.shape())
     shape += std::to_string(dim) + ", ";

@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
+#include <iterator>
 #include <mutex>
 #include <vector>
 
@@ -74,6 +75,19 @@ static Result<const NvrtcApi *> getNvrtc() {
   return &api;
 }
 
+// --fmad=false: no contraction into FMAs, so that results are bit-identical
+// to the CPU reference executor (these kernels are memory-bound, so FMAs
+// would not make them faster).
+static const char *const kOptions[] = {"--std=c++17", "--fmad=false",
+                                       "--extra-device-vectorization"};
+
+std::string pipert::nvrtcOptionsKey() {
+  std::string key;
+  for (const char *option : kOptions)
+    key += std::string(option) + " ";
+  return key;
+}
+
 Result<std::string> pipert::getNvrtcVersion() {
   auto api = getNvrtc();
   if (!api)
@@ -115,12 +129,10 @@ Result<CompiledCuda> pipert::compileCuda(const std::string &source,
                          api.nvrtcGetErrorString(result));
   std::string archOption = std::string("--gpu-architecture=") +
                            (ptx ? "compute_" : "sm_") + std::to_string(arch);
-  // --fmad=false: no contraction into FMAs, so that results are bit-identical
-  // to the CPU reference executor (these kernels are memory-bound, so FMAs
-  // would not make them faster).
-  const char *options[] = {archOption.c_str(), "--std=c++17", "--fmad=false",
-                           "--extra-device-vectorization"};
-  result = api.nvrtcCompileProgram(program, 4, options);
+  const char *options[1 + std::size(kOptions)] = {archOption.c_str()};
+  for (size_t i = 0; i < std::size(kOptions); ++i)
+    options[i + 1] = kOptions[i];
+  result = api.nvrtcCompileProgram(program, int(std::size(options)), options);
   size_t logSize = 0;
   api.nvrtcGetProgramLogSize(program, &logSize);
   std::string log(logSize, '\0');

@@ -28,6 +28,10 @@ Result<CompiledCuda> compileCuda(const std::string &source,
 /// "NVRTC 13.0", or why NVRTC cannot be loaded.
 Result<std::string> getNvrtcVersion();
 
+/// The options every compile uses (besides the architecture), as text: part
+/// of the kernel cache's key.
+std::string nvrtcOptionsKey();
+
 } // namespace pipert
 
 #endif // PIPE_RUNTIME_NVRTC_H

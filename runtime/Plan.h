@@ -28,16 +28,32 @@ struct PlanBuffer {
   std::string name; ///< Source name for parameters and results.
   DType dtype = DType::F32;
   std::vector<PlanDim> dims;
+  /// A view (a reshape) of buffer `aliasOf`'s memory, or -1.
+  int aliasOf = -1;
+  /// For a constant (a list literal): its bytes, uploaded once at load.
+  std::string constantData;
 };
 
-/// One CUDA kernel. Its signature is
+/// One CUDA kernel, in two variants with one signature:
 ///   extern "C" __global__ void entry(const T0 *in0, ..., T *out0, ...,
-///                                    long long n)
-/// over `n` elements of the domain buffer's shape; an input of rank 0 is read
-/// at index 0. Images are optional: the runtime loads a cubin built for the
-/// device's architecture, else the PTX, else compiles `source` with NVRTC.
+///                                    long long n, long long dim0, ...)
+/// over the `n` elements of the outputs' shape; `dimArgs` name the symbolic
+/// dims passed after `n`. An input of rank 0 is read at index 0.
+///  - Flat indexing: `entry` handles `elementsPerThread` consecutive
+///    elements per step with 16-byte loads and stores, and needs every
+///    pointer 16-byte aligned; `fallbackEntry` takes any alignment.
+///  - Coordinates (inputs read through broadcasts or transposes): `entry`
+///    computes indices in 32 bits and needs every tensor it touches to have
+///    fewer than 2^31 elements; `fallbackEntry` uses 64 bits.
+/// Images are optional: the runtime loads a cubin built for the device's
+/// architecture, else the PTX, else compiles `source` with NVRTC.
 struct PlanKernel {
+  enum class Indexing : uint8_t { Flat, Coordinates };
   std::string entry;
+  std::string fallbackEntry;
+  Indexing indexing = Indexing::Flat;
+  int elementsPerThread = 1;
+  std::vector<std::string> dimArgs;
   std::string source;
   std::vector<int> inputs;  ///< Buffer ids.
   std::vector<int> outputs; ///< Buffer ids, all of the domain's shape.

@@ -30,7 +30,7 @@ pipe.pipeline @signless(%x: tensor<?xi32, ["N"]> {pipe.name = "x"}) -> (tensor<?
 // -----
 
 pipe.pipeline @dtype_mismatch(%x: tensor<?xf32, ["N"]> {pipe.name = "x"}, %y: tensor<?xf64, ["N"]> {pipe.name = "y"}) -> (tensor<?xf32, ["N"]> {pipe.name = "z"}) {
-  // expected-error @+1 {{'pipe.add' op rhs dtype 'f64' differs from the result dtype 'f32'}}
+  // expected-error @+1 {{'pipe.add' op operands have different dtypes: 'f32' and 'f64'}}
   %0 = pipe.add %x, %y : tensor<?xf32, ["N"]>, tensor<?xf64, ["N"]> -> tensor<?xf32, ["N"]>
   pipe.return %0 : tensor<?xf32, ["N"]>
 }
@@ -38,7 +38,7 @@ pipe.pipeline @dtype_mismatch(%x: tensor<?xf32, ["N"]> {pipe.name = "x"}, %y: te
 // -----
 
 pipe.pipeline @shape_mismatch(%x: tensor<?xf32, ["N"]> {pipe.name = "x"}, %y: tensor<?xf32, ["M"]> {pipe.name = "y"}) -> (tensor<?xf32, ["N"]> {pipe.name = "z"}) {
-  // expected-error @+1 {{'pipe.mul' op rhs shape 'tensor<?xf32, ["M"]>' is neither rank 0 nor the result's shape 'tensor<?xf32, ["N"]>'}}
+  // expected-error @+1 {{'pipe.mul' op operand shape 'tensor<?xf32, ["M"]>' is neither rank 0 nor the result's shape 'tensor<?xf32, ["N"]>'}}
   %0 = pipe.mul %x, %y : tensor<?xf32, ["N"]>, tensor<?xf32, ["M"]> -> tensor<?xf32, ["N"]>
   pipe.return %0 : tensor<?xf32, ["N"]>
 }
@@ -46,7 +46,7 @@ pipe.pipeline @shape_mismatch(%x: tensor<?xf32, ["N"]> {pipe.name = "x"}, %y: te
 // -----
 
 pipe.pipeline @int_div(%x: tensor<?xsi32, ["N"]> {pipe.name = "x"}) -> (tensor<?xsi32, ["N"]> {pipe.name = "z"}) {
-  // expected-error @+1 {{'pipe.div' op divides floats only}}
+  // expected-error @+1 {{'pipe.div' op needs a float dtype, not 'si32'}}
   %0 = pipe.div %x, %x : tensor<?xsi32, ["N"]>, tensor<?xsi32, ["N"]> -> tensor<?xsi32, ["N"]>
   pipe.return %0 : tensor<?xsi32, ["N"]>
 }

@@ -345,8 +345,14 @@ int main(int argc, char **argv) {
   case Emit::Cuda:
     os << pipec::getCudaPrelude() << "\n";
     for (pipe::PipelineOp pipeline : pipelines)
-      for (pipe::KernelOp kernel : pipeline.getOps<pipe::KernelOp>())
-        os << *pipec::emitCudaKernel(kernel, /*withPrelude=*/false) << "\n";
+      for (pipe::KernelOp kernel : pipeline.getOps<pipe::KernelOp>()) {
+        pipec::KernelInfo info;
+        FailureOr<std::string> source =
+            pipec::emitCudaKernel(kernel, info, /*withPrelude=*/false);
+        if (failed(source))
+          return 1;
+        os << *source;
+      }
     break;
   case Emit::Ptx:
     for (const pipert::Plan &plan : plans)

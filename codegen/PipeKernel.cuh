@@ -1,0 +1,34 @@
+//===- PipeKernel.cuh - Device helpers of generated kernels -----*- C++ -*-===//
+//
+// Pasted after PipeScalar.h into every generated kernel (device code only).
+//
+//===----------------------------------------------------------------------===//
+
+template <int BYTES> struct pipe_chunk;
+template <> struct pipe_chunk<16> { typedef uint4 type; };
+template <> struct pipe_chunk<8> { typedef uint2 type; };
+template <> struct pipe_chunk<4> { typedef unsigned int type; };
+template <> struct pipe_chunk<2> { typedef unsigned short type; };
+template <> struct pipe_chunk<1> { typedef unsigned char type; };
+
+/// Loads N consecutive elements in chunks of up to 16 bytes. `src` and
+/// `dst` are aligned to the chunk size (the runtime checks the pointers).
+template <typename T, int N>
+__device__ __forceinline__ void pipe_load_vec(T (&dst)[N], const T *src) {
+  constexpr int BYTES = int(sizeof(T)) * N;
+  constexpr int CHUNK = BYTES >= 16 ? 16 : BYTES;
+  typedef typename pipe_chunk<CHUNK>::type C;
+#pragma unroll
+  for (int k = 0; k < BYTES / CHUNK; ++k)
+    reinterpret_cast<C *>(dst)[k] = reinterpret_cast<const C *>(src)[k];
+}
+
+template <typename T, int N>
+__device__ __forceinline__ void pipe_store_vec(T *dst, const T (&src)[N]) {
+  constexpr int BYTES = int(sizeof(T)) * N;
+  constexpr int CHUNK = BYTES >= 16 ? 16 : BYTES;
+  typedef typename pipe_chunk<CHUNK>::type C;
+#pragma unroll
+  for (int k = 0; k < BYTES / CHUNK; ++k)
+    reinterpret_cast<C *>(dst)[k] = reinterpret_cast<const C *>(src)[k];
+}
