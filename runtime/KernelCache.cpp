@@ -122,6 +122,11 @@ std::string pipert::kernelCacheDirectory() {
   return "";
 }
 
+void pipert::clearKernelMemoryCache() {
+  std::lock_guard<std::mutex> lock(cacheMutex);
+  memoryCache.clear();
+}
+
 KernelCacheStats pipert::kernelCacheStats() {
   std::lock_guard<std::mutex> lock(cacheMutex);
   return stats;

@@ -37,6 +37,9 @@ struct KernelCacheStats {
 /// What the cache did in this process (for tests and --time-phases).
 KernelCacheStats kernelCacheStats();
 
+/// Forgets the in-memory cache (tests use it to reach the disk cache).
+void clearKernelMemoryCache();
+
 } // namespace pipert
 
 #endif // PIPE_RUNTIME_KERNELCACHE_H
