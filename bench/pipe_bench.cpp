@@ -1,0 +1,296 @@
+//===- pipe_bench.cpp - Pipe's side of the elementwise benchmarks ---------===//
+//
+// Runs the workloads of ../shared/bench/peers.py through the JIT API on
+// device buffers and prints one JSON line per measurement, as peers.py
+// does, so that bench/report.py can put them side by side. Results are
+// checked against the CPU reference before anything is timed.
+//
+//   pipe_bench [--quick]
+//
+// GPU times are medians of CUDA-event-timed runs over rotated input sets
+// (so that repeated runs do not measure the L2 cache); host overhead is the
+// wall-clock time of a whole run() call on device pointers, minus nothing.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/JitPipeline.h"
+#include "runtime/CudaDriver.h"
+#include "runtime/KernelCache.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <functional>
+#include <random>
+#include <string>
+#include <vector>
+
+using pipert::DType;
+using pipert::HostTensor;
+
+namespace {
+
+const pipert::CudaDriver *cu = nullptr;
+
+#define CHECK_CU(call)                                                         \
+  do {                                                                         \
+    CUresult r = (call);                                                       \
+    if (r != CUDA_SUCCESS) {                                                   \
+      fprintf(stderr, "%s\n", pipert::checkCuda(r, #call).message().c_str()); \
+      exit(1);                                                                 \
+    }                                                                          \
+  } while (0)
+
+struct DeviceTensor {
+  CUdeviceptr ptr = 0;
+  DType dtype;
+  std::vector<int64_t> shape;
+  size_t bytes() const {
+    int64_t n = 1;
+    for (int64_t d : shape)
+      n *= d;
+    return size_t(n) * pipert::dtypeSize(dtype);
+  }
+  pipert::TensorRef ref() const {
+    return {reinterpret_cast<void *>(ptr), dtype, shape, pipert::Memory::Device};
+  }
+};
+
+DeviceTensor upload(const HostTensor &t) {
+  DeviceTensor d{0, t.dtype(), t.shape()};
+  CHECK_CU(cu->cuMemAlloc(&d.ptr, std::max<size_t>(d.bytes(), 1)));
+  CHECK_CU(cu->cuMemcpyHtoD(d.ptr, t.data(), d.bytes()));
+  return d;
+}
+
+DeviceTensor allocate(DType dtype, std::vector<int64_t> shape) {
+  DeviceTensor d{0, dtype, std::move(shape)};
+  CHECK_CU(cu->cuMemAlloc(&d.ptr, std::max<size_t>(d.bytes(), 1)));
+  return d;
+}
+
+HostTensor download(const DeviceTensor &d) {
+  HostTensor t(d.dtype, d.shape);
+  CHECK_CU(cu->cuMemcpyDtoH(t.data(), d.ptr, d.bytes()));
+  return t;
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+/// Median GPU milliseconds of `fn` over `reps` event-timed calls.
+double gpuMs(const std::function<void(int)> &fn, int warmup, int reps) {
+  for (int i = 0; i < warmup; ++i)
+    fn(i);
+  CUevent start, stop;
+  CHECK_CU(cu->cuEventCreate(&start, 0));
+  CHECK_CU(cu->cuEventCreate(&stop, 0));
+  std::vector<double> times;
+  for (int i = 0; i < reps; ++i) {
+    CHECK_CU(cu->cuEventRecord(start, nullptr));
+    fn(i);
+    CHECK_CU(cu->cuEventRecord(stop, nullptr));
+    CHECK_CU(cu->cuEventSynchronize(stop));
+    float ms = 0;
+    CHECK_CU(cu->cuEventElapsedTime(&ms, start, stop));
+    times.push_back(ms);
+  }
+  cu->cuEventDestroy(start);
+  cu->cuEventDestroy(stop);
+  return median(times);
+}
+
+/// Median wall-clock microseconds of `fn` (which waits for the GPU).
+double wallUs(const std::function<void(int)> &fn, int warmup, int reps) {
+  for (int i = 0; i < warmup; ++i)
+    fn(i);
+  std::vector<double> times;
+  for (int i = 0; i < reps; ++i) {
+    auto t0 = std::chrono::steady_clock::now();
+    fn(i);
+    auto t1 = std::chrono::steady_clock::now();
+    times.push_back(std::chrono::duration<double, std::micro>(t1 - t0).count());
+  }
+  return median(times);
+}
+
+void record(const char *workload, const char *impl, double ms, double bytes,
+            const std::string &extra = "") {
+  printf("{\"case\": \"%s\", \"impl\": \"%s\", \"ms\": %.4f", workload, impl, ms);
+  if (bytes > 0)
+    printf(", \"GBps\": %.1f", bytes / ms / 1e6);
+  if (!extra.empty())
+    printf(", %s", extra.c_str());
+  printf("}\n");
+  fflush(stdout);
+}
+
+std::unique_ptr<pipec::JitPipeline> compile(const char *source) {
+  auto compiled = pipec::JitPipeline::compile(source, "bench.pipe");
+  if (!compiled) {
+    fprintf(stderr, "%s\n", compiled.status().message().c_str());
+    exit(1);
+  }
+  return compiled.take();
+}
+
+/// Checks `got` against `want` (exactly, or within 1 ulp-ish for floats).
+void check(const char *what, const HostTensor &got, const HostTensor &want) {
+  if (got.numBytes() != want.numBytes() ||
+      std::memcmp(got.data(), want.data(), got.numBytes()) != 0) {
+    fprintf(stderr, "%s: GPU result differs from the CPU reference\n", what);
+    exit(1);
+  }
+}
+
+const char *const kEwChain =
+    "pipeline ew_chain(x: f32[N]) -> (y: u8[N]) {\n"
+    "  y = u8(round(clamp(x * 1.5 + 0.25, 0, 1) * 255))\n}\n";
+const char *const kNormalize =
+    "pipeline normalize(images: u8[N, H, W, 3]) -> (out: f32[N, 3, H, W]) {\n"
+    "  mean = [123.675, 116.28, 103.53]\n"
+    "  std  = [58.395, 57.12, 57.375]\n"
+    "  out  = transpose((f32(images) - mean) / std, [0, 3, 1, 2])\n}\n";
+
+/// Runs `pipeline` over rotating input sets and reports GPU time, host
+/// overhead, and (for large sizes) bandwidth.
+void measure(const char *workload, pipec::JitPipeline &pipeline,
+             const std::vector<DeviceTensor> &inputSets,
+             const DeviceTensor &output, double bytesMoved, int reps) {
+  auto runOne = [&](int i) {
+    pipert::Status s = pipeline.run({inputSets[i % inputSets.size()].ref()},
+                                    {output.ref()});
+    if (!s.ok()) {
+      fprintf(stderr, "%s\n", s.message().c_str());
+      exit(1);
+    }
+  };
+  double ms = gpuMs(runOne, 5, reps);
+  double us = wallUs(runOne, 5, reps);
+  char extra[128];
+  snprintf(extra, sizeof(extra), "\"wall_us_per_run\": %.1f", us);
+  record(workload, "pipe", ms, bytesMoved, extra);
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  bool quick = argc > 1 && std::string(argv[1]) == "--quick";
+  auto device = pipert::getCudaDevice();
+  if (!device) {
+    fprintf(stderr, "pipe_bench: %s\n", device.status().message().c_str());
+    return 77;
+  }
+  cu = *pipert::getCudaDriver();
+  std::mt19937 rng(1);
+
+  // 0. The limit: a device-to-device copy, counting bytes read and written.
+  {
+    const int64_t n = int64_t(1) << 28;
+    DeviceTensor a = allocate(DType::F32, {n}), b = allocate(DType::F32, {n});
+    CHECK_CU(cu->cuMemsetD8Async(a.ptr, 1, a.bytes(), nullptr));
+    double ms = gpuMs([&](int) { CHECK_CU(cu->cuMemcpyDtoDAsync(b.ptr, a.ptr, a.bytes(), nullptr)); },
+                      10, 50);
+    record("copy", "cuMemcpyDtoD", ms, 2.0 * a.bytes());
+    cu->cuMemFree(a.ptr);
+    cu->cuMemFree(b.ptr);
+  }
+
+  // Cold compile: parse to loaded kernel, with and without the disk cache.
+  {
+    setenv("PIPE_KERNEL_CACHE_DIR", "off", 1);
+    auto t0 = std::chrono::steady_clock::now();
+    auto pipeline = compile(kNormalize);
+    HostTensor tiny(DType::U8, {1, 2, 2, 3});
+    auto ran = pipeline->run({tiny});
+    auto t1 = std::chrono::steady_clock::now();
+    unsetenv("PIPE_KERNEL_CACHE_DIR");
+    record("compile", "pipe cold (parse to first result, no cache)",
+           std::chrono::duration<double, std::milli>(t1 - t0).count(), 0);
+    pipert::clearKernelMemoryCache();
+    auto warm = compile(kNormalize); // fills the disk cache
+    (void)warm->run({tiny});
+    pipert::clearKernelMemoryCache();
+    t0 = std::chrono::steady_clock::now();
+    auto again = compile(kNormalize);
+    (void)again->run({tiny});
+    t1 = std::chrono::steady_clock::now();
+    record("compile", "pipe warm (parse to first result, disk cache)",
+           std::chrono::duration<double, std::milli>(t1 - t0).count(), 0);
+    if (!ran.ok())
+      return 1;
+  }
+
+  // 1. ew_chain: f32[2^28] -> u8.
+  {
+    auto pipeline = compile(kEwChain);
+    for (int64_t n : {int64_t(1) << 28, int64_t(224 * 224 * 3)}) {
+      bool big = n > 1000000;
+      int sets = big ? 2 : 8;
+      std::vector<DeviceTensor> inputs;
+      HostTensor first;
+      for (int s = 0; s < sets; ++s) {
+        HostTensor x(DType::F32, {n});
+        std::uniform_real_distribution<float> dist(-0.5f, 1.0f);
+        for (int64_t i = 0; i < n; ++i)
+          x.as<float>()[i] = dist(rng);
+        if (s == 0)
+          first = x;
+        inputs.push_back(upload(x));
+      }
+      DeviceTensor y = allocate(DType::U8, {n});
+      // Correct first: the whole result against the reference.
+      CHECK_CU(pipeline->run({inputs[0].ref()}, {y.ref()}).ok() ? CUDA_SUCCESS : CUDA_ERROR_UNKNOWN);
+      auto want = pipeline->runReference({first});
+      check("ew_chain", download(y), (*want)[0]);
+      measure(big ? "ew_chain" : "ew_chain_small", *pipeline, inputs, y,
+              double(n) * 5, big ? (quick ? 20 : 50) : 200);
+      for (auto &t : inputs)
+        cu->cuMemFree(t.ptr);
+      cu->cuMemFree(y.ptr);
+    }
+  }
+
+  // 2. normalize: u8[N, 512, 512, 3] -> f32[N, 3, 512, 512], and one
+  // 224x224 image.
+  {
+    auto pipeline = compile(kNormalize);
+    struct Size { int64_t n, h, w; const char *name; };
+    for (Size size : {Size{quick ? 16 : 64, 512, 512, "normalize"},
+                      Size{1, 224, 224, "normalize_small"}}) {
+      bool big = size.n > 1;
+      int sets = big ? 2 : 8;
+      std::vector<DeviceTensor> inputs;
+      HostTensor first;
+      for (int s = 0; s < sets; ++s) {
+        HostTensor x(DType::U8, {size.n, size.h, size.w, 3});
+        for (int64_t i = 0; i < x.numElements(); ++i)
+          x.as<uint8_t>()[i] = uint8_t(rng());
+        if (s == 0)
+          first = x;
+        inputs.push_back(upload(x));
+      }
+      DeviceTensor out = allocate(DType::F32, {size.n, 3, size.h, size.w});
+      CHECK_CU(pipeline->run({inputs[0].ref()}, {out.ref()}).ok() ? CUDA_SUCCESS : CUDA_ERROR_UNKNOWN);
+      // Check the first image (the reference is slow on the whole batch).
+      HostTensor got = download(out);
+      HostTensor image(DType::U8, {1, size.h, size.w, 3});
+      std::memcpy(image.data(), first.data(), image.numBytes());
+      auto want = pipeline->runReference({image});
+      if (std::memcmp(got.data(), (*want)[0].data(), (*want)[0].numBytes()) != 0) {
+        fprintf(stderr, "normalize: GPU result differs from the CPU reference\n");
+        return 1;
+      }
+      measure(size.name, *pipeline, inputs, out,
+              double(first.numElements()) * 5, big ? (quick ? 20 : 50) : 200);
+      for (auto &t : inputs)
+        cu->cuMemFree(t.ptr);
+      cu->cuMemFree(out.ptr);
+    }
+  }
+  return 0;
+}

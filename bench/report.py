@@ -1,0 +1,36 @@
+"""Reads the JSON lines of pipe_bench, peers_elementwise.py and startup.py
+and prints the table for the closing note: each time, its bandwidth as a
+fraction of the device-to-device copy, and Pipe's ratio to torch.compile."""
+import json
+import sys
+
+rows = []
+for line in open(sys.argv[1]):
+    line = line.strip()
+    if line.startswith("{"):
+        rows.append(json.loads(line))
+
+copy = max((r["GBps"] for r in rows if r["case"] == "copy"), default=None)
+print(f"device-to-device copy: {copy} GB/s (read + write)\n")
+cases = []
+for r in rows:
+    if r["case"] not in cases:
+        cases.append(r["case"])
+for case in cases:
+    print(f"== {case}")
+    compiled = next((r["ms"] for r in rows if r["case"] == case and r["impl"] == "torch.compile"), None)
+    for r in rows:
+        if r["case"] != case:
+            continue
+        line = f"  {r['impl']:<48} {r['ms']:>10.4f} ms"
+        if "GBps" in r:
+            line += f" {r['GBps']:>8.1f} GB/s"
+            if copy:
+                line += f" ({100 * r['GBps'] / copy:5.1f}% of copy)"
+        if "wall_us_per_run" in r:
+            line += f"  wall/run {r['wall_us_per_run']:.1f} us"
+        if r["impl"] == "pipe" and compiled:
+            line += f"  torch.compile/pipe = {compiled / r['ms']:.2f}x"
+        if "phases" in r:
+            line += "  " + r["phases"].replace("pipec: time: ", "")
+        print(line)

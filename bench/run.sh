@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# On the GPU machine, from the repository root, with .device/ carried (see
+# scripts/device-bundle.sh): Pipe's benchmarks, the peers' in the same run,
+# pipec's start-up times, and the table. Full logs go to $OUT when set.
+set -uo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+bin=$root/.device/build
+log=${OUT:-/tmp}/bench.jsonl
+: > "$log"
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv,noheader | tee -a "$log.txt"
+"$bin/bench/pipe_bench" "$@" | tee -a "$log"
+PYTHONUNBUFFERED=1 python3 "$root/bench/peers_elementwise.py" "$@" 2>&1 | grep -v Warning | tee -a "$log"
+python3 "$root/bench/startup.py" "$bin/tools/pipec/pipec" "$bin/tools/pipe-npy/pipe-npy" | tee -a "$log"
+python3 "$root/bench/report.py" "$log" | tee "${OUT:-/tmp}/report.txt"
