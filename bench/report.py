@@ -29,6 +29,8 @@ for case in cases:
                 line += f" ({100 * r['GBps'] / copy:5.1f}% of copy)"
         if "wall_us_per_run" in r:
             line += f"  wall/run {r['wall_us_per_run']:.1f} us"
+        if "host_us_per_run" in r:
+            line += f" (host {r['host_us_per_run']:.1f} us)"
         if r["impl"] == "pipe" and compiled:
             line += f"  torch.compile/pipe = {compiled / r['ms']:.2f}x"
         if "phases" in r:

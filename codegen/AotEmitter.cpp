@@ -71,13 +71,14 @@ AotSources pipec::emitAot(const std::vector<pipert::Plan> &plans,
     h << ")\n///\n/// Each tensor may be in host or device memory (TensorRef::memory).\n"
       << "/// Outputs must have the shapes the inputs' dims give. The kernels\n"
       << "/// load on the first call; errors come back as a Status, and leave\n"
-      << "/// the inputs untouched.\n"
+      << "/// the inputs untouched. Without `wait`, the work is only queued on\n"
+      << "/// `stream`: wait on it (pipert::waitFor) before using the outputs.\n"
       << "pipert::Status " << plan.name << "(";
     for (int i = 0; i < plan.numParams; ++i)
       h << "const pipert::TensorRef &" << plan.buffers[i].name << ", ";
     for (size_t r = 0; r < plan.results.size(); ++r)
       h << "const pipert::TensorRef &" << plan.resultNames[r] << ", ";
-    h << "CUstream stream = nullptr);\n\n"
+    h << "CUstream stream = nullptr, bool wait = true);\n\n"
       << "/// The plan behind " << plan.name << "(), for callers who load it "
          "themselves.\n"
       << "const pipert::Plan &" << plan.name << "_plan();\n";
@@ -112,6 +113,7 @@ AotSources pipec::emitAot(const std::vector<pipert::Plan> &plans,
       s << "    {\n      pipert::PlanKernel k;\n"
         << "      k.entry = \"" << kernel.entry << "\";\n"
         << "      k.fallbackEntry = \"" << kernel.fallbackEntry << "\";\n"
+        << "      k.rowEntry = \"" << kernel.rowEntry << "\";\n"
         << "      k.indexing = pipert::PlanKernel::Indexing::"
         << (kernel.indexing == pipert::PlanKernel::Indexing::Flat
                 ? "Flat"
@@ -150,7 +152,7 @@ AotSources pipec::emitAot(const std::vector<pipert::Plan> &plans,
       s << "const pipert::TensorRef &" << plan.buffers[i].name << ", ";
     for (size_t r = 0; r < plan.results.size(); ++r)
       s << "const pipert::TensorRef &" << plan.resultNames[r] << ", ";
-    s << "CUstream stream) {\n"
+    s << "CUstream stream, bool wait) {\n"
       << "  // Loaded once; a failed load is retried on the next call.\n"
       << "  static std::mutex mutex;\n"
       << "  static std::unique_ptr<pipert::Executable> executable;\n"
@@ -166,7 +168,7 @@ AotSources pipec::emitAot(const std::vector<pipert::Plan> &plans,
     s << "}, {";
     for (size_t r = 0; r < plan.results.size(); ++r)
       s << (r ? ", " : "") << plan.resultNames[r];
-    s << "}, stream);\n}\n";
+    s << "}, stream, wait);\n}\n";
   }
   h << "\n} // namespace " << cppNamespace << "\n";
   s << "\n} // namespace " << cppNamespace << "\n";

@@ -51,7 +51,7 @@ static int64_t elementBytes(Value value) {
 
 namespace {
 
-enum class Variant { FlatVector, FlatScalar, Coords32, Coords64 };
+enum class Variant { FlatVector, FlatScalar, Rows32, Coords32, Coords64 };
 
 /// Emits the variants of one kernel.
 class KernelEmitter {
@@ -73,19 +73,24 @@ public:
     info.entry = name;
     if (usesCoordinates) {
       info.fallbackEntry = name + "_i64";
+      info.rowEntry = name + "_rows";
       info.elementsPerThread = 1;
+      emitVariant(os, name + "_rows", Variant::Rows32);
       emitVariant(os, name, Variant::Coords32);
       emitVariant(os, name + "_i64", Variant::Coords64);
     } else {
-      // Enough consecutive elements that the narrowest array moves 16 bytes.
-      int64_t narrowest = 16;
+      // Groups of consecutive elements that make the widest array's access
+      // 16 bytes; kGroups groups per thread per step keep enough bytes in
+      // flight. Group g of thread t is at (step * kGroups + g) * blockDim + t,
+      // so every load and store instruction of a warp is contiguous.
+      int64_t widest = 1;
       for (BlockArgument arg : body.getArguments())
         if (!isScalar(arg))
-          narrowest = std::min(narrowest, elementBytes(arg));
+          widest = std::max(widest, elementBytes(arg));
       for (Value result : kernel.getResults())
-        narrowest = std::min(narrowest, elementBytes(result));
-      vectorWidth = int(16 / narrowest);
-      info.elementsPerThread = vectorWidth;
+        widest = std::max(widest, elementBytes(result));
+      vectorWidth = int(16 / widest);
+      info.elementsPerThread = vectorWidth * kGroups;
       info.fallbackEntry = name + "_scalar";
       emitVariant(os, name, Variant::FlatVector);
       emitVariant(os, name + "_scalar", Variant::FlatScalar);
@@ -207,10 +212,11 @@ private:
   void emitVariant(llvm::raw_ostream &os, const std::string &name,
                    Variant variant) {
     emitSignature(os, name);
-    bool coords = variant == Variant::Coords32 || variant == Variant::Coords64;
+    bool coords = variant == Variant::Coords32 ||
+                  variant == Variant::Coords64 || variant == Variant::Rows32;
     if (coords)
       os << "  typedef "
-         << (variant == Variant::Coords32 ? "unsigned int" : "unsigned long long")
+         << (variant == Variant::Coords64 ? "unsigned long long" : "unsigned int")
          << " I;\n";
     else
       os << "  typedef long long I;\n";
@@ -228,31 +234,45 @@ private:
 
     if (variant == Variant::FlatVector) {
       const int v = vectorWidth;
-      os << "  const I nvec = (I)n / " << v << ";\n"
-         << "  for (I g = first; g < nvec; g += stride) {\n"
-         << "    const I base = g * " << v << ";\n";
+      // Steps of kGroups groups of v elements per thread; group g of a step
+      // starts at element ((step * kGroups + g) * blockDim + t) * v.
+      os << "  const I groups = (I)n / " << v << ";\n"
+         << "  const I steps = groups / ((I)blockDim.x * " << kGroups << ");\n"
+         << "  for (I s = blockIdx.x; s < steps; s += gridDim.x) {\n";
       for (auto [k, arg] : llvm::enumerate(body.getArguments()))
         if (!isScalar(arg))
           os << "    alignas(16) " << getCppType(arg.getType()) << " a" << k
-             << "[" << v << "];\n"
-             << "    pipe_load_vec(a" << k << ", in" << k << " + base);\n";
+             << "[" << kGroups << "][" << v << "];\n";
       for (auto [k, result] : llvm::enumerate(kernel.getResults()))
         os << "    alignas(16) " << getCppType(result.getType()) << " r" << k
-           << "[" << v << "];\n";
-      os << "#pragma unroll\n    for (int j = 0; j < " << v << "; ++j) {\n";
+           << "[" << kGroups << "][" << v << "];\n";
+      // All loads first, so that they are in flight together.
+      os << "#pragma unroll\n    for (int q = 0; q < " << kGroups << "; ++q) {\n"
+         << "      const I base = ((s * " << kGroups
+         << " + q) * (I)blockDim.x + threadIdx.x) * " << v << ";\n";
+      for (auto [k, arg] : llvm::enumerate(body.getArguments()))
+        if (!isScalar(arg))
+          os << "      pipe_load_vec(a" << k << "[q], in" << k << " + base);\n";
+      os << "    }\n"
+         << "#pragma unroll\n    for (int q = 0; q < " << kGroups << "; ++q) {\n"
+         << "#pragma unroll\n    for (int j = 0; j < " << v << "; ++j) {\n";
       emitElement(
           os, "      ",
-          [](unsigned k) { return "a" + std::to_string(k) + "[j]"; },
+          [](unsigned k) { return "a" + std::to_string(k) + "[q][j]"; },
           [](unsigned k, StringRef value) {
-            return ("r" + std::to_string(k) + "[j] = " + value + ";").str();
+            return ("r" + std::to_string(k) + "[q][j] = " + value + ";").str();
           },
           noGather);
-      os << "    }\n";
+      os << "    }\n    }\n"
+         << "#pragma unroll\n    for (int q = 0; q < " << kGroups << "; ++q) {\n"
+         << "      const I base = ((s * " << kGroups
+         << " + q) * (I)blockDim.x + threadIdx.x) * " << v << ";\n";
       for (auto [k, result] : llvm::enumerate(kernel.getResults()))
-        os << "    pipe_store_vec(out" << k << " + base, r" << k << ");\n";
-      os << "  }\n"
-         << "  // The tail that does not fill a vector.\n"
-         << "  for (I i = nvec * " << v << " + first; i < (I)n; i += stride) {\n";
+        os << "      pipe_store_vec(out" << k << " + base, r" << k << "[q]);\n";
+      os << "    }\n  }\n"
+         << "  // The elements that do not fill a whole step.\n"
+         << "  for (I i = steps * (I)blockDim.x * " << kGroups << " * " << v
+         << " + first; i < (I)n; i += stride) {\n";
       emitElement(os, "    ", scalarLoad, scalarStore, noGather);
       os << "  }\n}\n\n";
       return;
@@ -284,6 +304,10 @@ private:
                  dimExpr(source, s);
       }
     }
+    if (variant == Variant::Rows32) {
+      emitRows(os, rank, gatherIds);
+      return;
+    }
     os << "  for (I i = first; i < (I)n; i += stride) {\n"
        << "    I rest = i;\n";
     for (int64_t d = rank - 1; d >= 0; --d) {
@@ -313,10 +337,72 @@ private:
     os << "  }\n}\n\n";
   }
 
+  /// Each block takes whole rows (all dims but the last): it computes the
+  /// row's coordinates and each input's row offset once, then its threads
+  /// walk the row, so the inner loop is coalesced and its index arithmetic
+  /// is one multiply-add per input.
+  void emitRows(llvm::raw_ostream &os, int64_t rank,
+                const llvm::DenseMap<Operation *, unsigned> &gatherIds) {
+    int64_t last = rank - 1;
+    os << "  const I L = D" << last << ";\n"
+       << "  const I rows = L == 0 ? 0 : (I)n / L;\n"
+       << "  for (I row = blockIdx.x; row < rows; row += gridDim.x) {\n"
+       << "    I rest = row;\n";
+    for (int64_t d = last - 1; d >= 0; --d) {
+      if (d == 0) {
+        os << "    const I c0 = rest;\n";
+        break;
+      }
+      os << "    const I c" << d << " = rest % D" << d << "; rest /= D" << d
+         << ";\n";
+    }
+    if (last == 0)
+      os << "    (void)rest;\n";
+    // Per input read through a broadcast: its offset at the row's start, and
+    // its stride along the domain's last dim.
+    for (Operation &op : body.without_terminator()) {
+      auto broadcast = dyn_cast<BroadcastOp>(op);
+      if (!broadcast)
+        continue;
+      unsigned id = gatherIds.lookup(broadcast);
+      RankedTensorType source = tensorTypeOf(broadcast.getInput());
+      std::string base, step = "0";
+      for (auto [s, d] : llvm::enumerate(broadcast.getDimensions())) {
+        if (!source.isDynamicDim(s) && source.getDimSize(s) == 1)
+          continue;
+        std::string strideName =
+            "s" + std::to_string(id) + "_" + std::to_string(s);
+        if (d == last)
+          step = strideName;
+        else
+          base += (base.empty() ? "" : " + ") + std::string("c") +
+                  std::to_string(d) + " * " + strideName;
+      }
+      os << "    const I b" << id << " = " << (base.empty() ? "0" : base)
+         << ";\n    const I t" << id << " = " << step << ";\n";
+    }
+    os << "    for (I c = threadIdx.x; c < L; c += blockDim.x) {\n"
+       << "      const I i = row * L + c;\n";
+    auto gather = [&](BroadcastOp broadcast) {
+      unsigned id = gatherIds.lookup(broadcast);
+      unsigned k = cast<BlockArgument>(broadcast.getInput()).getArgNumber();
+      return "in" + std::to_string(k) + "[b" + std::to_string(id) + " + c * t" +
+             std::to_string(id) + "]";
+    };
+    emitElement(
+        os, "      ", [](unsigned k) { return "in" + std::to_string(k) + "[i]"; },
+        [](unsigned k, StringRef v) {
+          return ("out" + std::to_string(k) + "[i] = " + v + ";").str();
+        },
+        gather);
+    os << "    }\n  }\n}\n\n";
+  }
+
   KernelOp kernel;
   Block &body;
   bool usesCoordinates = false;
   int vectorWidth = 1;
+  static constexpr int kGroups = 4;
   /// Passed after n, in name order.
   std::set<std::string> dimArgs;
   llvm::DenseMap<Value, std::string> names;

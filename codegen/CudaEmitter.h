@@ -17,6 +17,7 @@ std::string getCudaPrelude();
 struct KernelInfo {
   std::string entry;
   std::string fallbackEntry;
+  std::string rowEntry;
   int elementsPerThread = 1;
   /// Whether elements are indexed through coordinates (else flat).
   bool coordinates = false;

@@ -137,6 +137,7 @@ FailureOr<pipert::Plan> pipec::buildPlan(PipelineOp pipeline) {
       pipert::PlanKernel planKernel;
       planKernel.entry = info.entry;
       planKernel.fallbackEntry = info.fallbackEntry;
+      planKernel.rowEntry = info.rowEntry;
       planKernel.elementsPerThread = info.elementsPerThread;
       planKernel.dimArgs = info.dimArgs;
       planKernel.indexing = info.coordinates

@@ -90,10 +90,10 @@ pipert::Status JitPipeline::ensureLoaded() {
 
 pipert::Status JitPipeline::run(const std::vector<pipert::TensorRef> &inputs,
                                 const std::vector<pipert::TensorRef> &outputs,
-                                CUstream stream) {
+                                CUstream stream, bool wait) {
   if (pipert::Status s = ensureLoaded(); !s.ok())
     return s;
-  return impl->executable->run(inputs, outputs, stream);
+  return impl->executable->run(inputs, outputs, stream, wait);
 }
 
 pipert::Result<std::vector<pipert::HostTensor>>

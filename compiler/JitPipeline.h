@@ -33,10 +33,11 @@ public:
   /// The plan the GPU runs: buffers, kernels and their CUDA source.
   const pipert::Plan &plan() const;
 
-  /// Runs on the GPU; the kernels are loaded on the first call.
+  /// Runs on the GPU; the kernels are loaded on the first call. `wait` as
+  /// for pipert::Executable::run.
   pipert::Status run(const std::vector<pipert::TensorRef> &inputs,
                      const std::vector<pipert::TensorRef> &outputs,
-                     CUstream stream = nullptr);
+                     CUstream stream = nullptr, bool wait = true);
   pipert::Result<std::vector<pipert::HostTensor>>
   run(const std::vector<pipert::HostTensor> &inputs);
 

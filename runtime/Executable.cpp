@@ -15,6 +15,7 @@ struct Executable::LoadedKernel {
   CUmodule module = nullptr;
   CUfunction function = nullptr; ///< The fast variant.
   CUfunction fallback = nullptr; ///< Any alignment, or 64-bit indices.
+  CUfunction rows = nullptr;     ///< Whole rows per block.
 };
 
 static std::string describeDims(const std::vector<PlanDim> &dims) {
@@ -64,13 +65,16 @@ Result<std::unique_ptr<Executable>> Executable::load(Plan plan) {
             "cuModuleGetFunction", context);
         !s.ok())
       return s;
-    if (!kernel.fallbackEntry.empty())
-      if (Status s = checkCuda(cu.cuModuleGetFunction(
-                                   &k.fallback, k.module,
-                                   kernel.fallbackEntry.c_str()),
-                               "cuModuleGetFunction", context);
-          !s.ok())
-        return s;
+    for (auto [function, entry] :
+         {std::pair<CUfunction *, const std::string *>{&k.fallback,
+                                                       &kernel.fallbackEntry},
+          {&k.rows, &kernel.rowEntry}})
+      if (!entry->empty())
+        if (Status s = checkCuda(
+                cu.cuModuleGetFunction(function, k.module, entry->c_str()),
+                "cuModuleGetFunction", context);
+            !s.ok())
+          return s;
   }
   // Constants (list literals) live on the device for the executable's life.
   for (const PlanBuffer &buffer : executable->plan_.buffers) {
@@ -106,16 +110,17 @@ Executable::~Executable() {
 }
 
 Result<std::map<std::string, int64_t>>
-pipert::bindDims(const std::string &pipeline,
-                 const std::vector<PlanBuffer> &params,
-                 const std::vector<TensorRef> &inputs) {
-  if (inputs.size() != params.size())
+pipert::bindDims(const std::string &pipeline, const PlanBuffer *params,
+                 size_t numParams, const std::vector<TensorRef> &inputs) {
+  if (inputs.size() != numParams)
     return Status::error("pipeline '" + pipeline + "' takes " +
-                         std::to_string(params.size()) + " inputs, got " +
+                         std::to_string(numParams) + " inputs, got " +
                          std::to_string(inputs.size()));
   std::map<std::string, int64_t> sizes;
-  std::map<std::string, std::string> boundBy;
-  for (size_t i = 0; i < params.size(); ++i) {
+  // Where each dim was bound: input index and dim, for the message when
+  // another input disagrees.
+  std::map<std::string, std::pair<size_t, size_t>> boundBy;
+  for (size_t i = 0; i < numParams; ++i) {
     const PlanBuffer &param = params[i];
     const TensorRef &input = inputs[i];
     std::string what = "input '" + param.name + "'";
@@ -146,11 +151,13 @@ pipert::bindDims(const std::string &pipeline,
       }
       auto [it, inserted] = sizes.emplace(dim.symbol, size);
       if (inserted) {
-        boundBy[dim.symbol] = what + " dim " + std::to_string(d);
+        boundBy[dim.symbol] = {i, d};
       } else if (it->second != size) {
+        auto [first, firstDim] = boundBy[dim.symbol];
         return Status::error("dim " + dim.symbol + " is " +
-                             std::to_string(it->second) + " in " +
-                             boundBy[dim.symbol] + " but " +
+                             std::to_string(it->second) + " in input '" +
+                             params[first].name + "' dim " +
+                             std::to_string(firstDim) + " but " +
                              std::to_string(size) + " in " + what + " dim " +
                              std::to_string(d));
       }
@@ -179,11 +186,8 @@ static int64_t numElementsOf(const std::vector<int64_t> &shape) {
 
 Result<std::vector<std::vector<int64_t>>>
 Executable::resultShapes(const std::vector<TensorRef> &inputs) const {
-  auto sizes = bindDims(plan_.name,
-                        std::vector<PlanBuffer>(plan_.buffers.begin(),
-                                                plan_.buffers.begin() +
-                                                    plan_.numParams),
-                        inputs);
+  auto sizes = bindDims(plan_.name, plan_.buffers.data(),
+                        size_t(plan_.numParams), inputs);
   if (!sizes)
     return sizes.status();
   std::vector<std::vector<int64_t>> shapes;
@@ -236,14 +240,11 @@ private:
 } // namespace
 
 Status Executable::run(const std::vector<TensorRef> &inputs,
-                       const std::vector<TensorRef> &outputs,
-                       CUstream stream) {
+                       const std::vector<TensorRef> &outputs, CUstream stream,
+                       bool wait) {
   // 1. Validate everything before touching the GPU.
-  auto sizes = bindDims(plan_.name,
-                        std::vector<PlanBuffer>(plan_.buffers.begin(),
-                                                plan_.buffers.begin() +
-                                                    plan_.numParams),
-                        inputs);
+  auto sizes = bindDims(plan_.name, plan_.buffers.data(),
+                        size_t(plan_.numParams), inputs);
   if (!sizes)
     return sizes.status();
   if (outputs.size() != plan_.results.size())
@@ -370,6 +371,14 @@ Status Executable::run(const std::vector<TensorRef> &inputs,
                               ? kernel.elementsPerThread
                               : 1;
     long long wanted = (n / perThread + threads - 1) / threads;
+    // Rows of at least a block's width: one row per block at a time.
+    long long rowLength = shapes[kernel.outputs.front()].empty()
+                              ? 1
+                              : shapes[kernel.outputs.front()].back();
+    if (fast && kernels_[k]->rows && rowLength >= threads / 2) {
+      function = kernels_[k]->rows;
+      wanted = n / rowLength;
+    }
     // One wave of resident blocks (2048 threads per SM); a grid-stride loop
     // covers the rest.
     long long cap = (long long)(*device)->multiprocessors * (2048 / threads);
@@ -401,8 +410,21 @@ Status Executable::run(const std::vector<TensorRef> &inputs,
                          "copying result '" + plan_.resultNames[r] + "'");
     }
   }
-  return checkCuda(cu.cuStreamSynchronize(stream), "cuStreamSynchronize",
-                   "after running pipeline '" + plan_.name + "'");
+  if (!wait)
+    return Status();
+  CUresult result = cu.cuStreamSynchronize(stream);
+  if (result != CUDA_SUCCESS)
+    return checkCuda(result, "cuStreamSynchronize",
+                     "after running pipeline '" + plan_.name + "'");
+  return Status();
+}
+
+Status pipert::waitFor(CUstream stream) {
+  auto driver = getCudaDriver();
+  if (!driver)
+    return driver.status();
+  return checkCuda((*driver)->cuStreamSynchronize(stream),
+                   "cuStreamSynchronize");
 }
 
 Result<std::vector<HostTensor>>

@@ -29,8 +29,16 @@ namespace pipert {
 /// dim; an error names the input and the dim that do not fit, and for a dim
 /// bound twice, both places.
 Result<std::map<std::string, int64_t>>
+bindDims(const std::string &pipeline, const PlanBuffer *params,
+         size_t numParams, const std::vector<TensorRef> &inputs);
+inline Result<std::map<std::string, int64_t>>
 bindDims(const std::string &pipeline, const std::vector<PlanBuffer> &params,
-         const std::vector<TensorRef> &inputs);
+         const std::vector<TensorRef> &inputs) {
+  return bindDims(pipeline, params.data(), params.size(), inputs);
+}
+
+/// Waits for the work queued on `stream` (after run(..., wait = false)).
+Status waitFor(CUstream stream);
 
 /// The shape of `buffer` under the dims `sizes` binds.
 std::vector<int64_t> shapeOf(const PlanBuffer &buffer,
@@ -53,11 +61,15 @@ public:
   resultShapes(const std::vector<TensorRef> &inputs) const;
 
   /// Runs on `inputs` (one per parameter, host or device) into `outputs`
-  /// (one per result, host or device, of the shapes resultShapes gives), and
-  /// waits for the results. `stream` is the caller's, or null for the
-  /// default stream.
+  /// (one per result, host or device, of the shapes resultShapes gives).
+  /// `stream` is the caller's, or null for the default stream. With `wait`,
+  /// returns once the results are written; without, returns once the work
+  /// is queued on `stream`: the caller then waits on it (waitFor) before
+  /// reading the outputs or changing host inputs. Errors in the inputs are
+  /// reported either way, before anything is queued.
   Status run(const std::vector<TensorRef> &inputs,
-             const std::vector<TensorRef> &outputs, CUstream stream = nullptr);
+             const std::vector<TensorRef> &outputs, CUstream stream = nullptr,
+             bool wait = true);
 
   /// Runs on host tensors and returns the results as host tensors.
   Result<std::vector<HostTensor>> run(const std::vector<HostTensor> &inputs);

@@ -44,13 +44,16 @@ struct PlanBuffer {
 ///    pointer 16-byte aligned; `fallbackEntry` takes any alignment.
 ///  - Coordinates (inputs read through broadcasts or transposes): `entry`
 ///    computes indices in 32 bits and needs every tensor it touches to have
-///    fewer than 2^31 elements; `fallbackEntry` uses 64 bits.
+///    fewer than 2^31 elements; `fallbackEntry` uses 64 bits; `rowEntry`
+///    (32 bits) gives each block whole rows of the last dim, for rows long
+///    enough to keep a block's threads busy.
 /// Images are optional: the runtime loads a cubin built for the device's
 /// architecture, else the PTX, else compiles `source` with NVRTC.
 struct PlanKernel {
   enum class Indexing : uint8_t { Flat, Coordinates };
   std::string entry;
   std::string fallbackEntry;
+  std::string rowEntry;
   Indexing indexing = Indexing::Flat;
   int elementsPerThread = 1;
   std::vector<std::string> dimArgs;
