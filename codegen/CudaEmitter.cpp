@@ -214,10 +214,13 @@ private:
     emitSignature(os, name);
     bool coords = variant == Variant::Coords32 ||
                   variant == Variant::Coords64 || variant == Variant::Rows32;
+    // 32-bit indices where the runtime guarantees every index fits.
     if (coords)
       os << "  typedef "
          << (variant == Variant::Coords64 ? "unsigned long long" : "unsigned int")
          << " I;\n";
+    else if (variant == Variant::FlatVector)
+      os << "  typedef unsigned int I;\n";
     else
       os << "  typedef long long I;\n";
     emitHoisted(os);
@@ -381,21 +384,53 @@ private:
       os << "    const I b" << id << " = " << (base.empty() ? "0" : base)
          << ";\n    const I t" << id << " = " << step << ";\n";
     }
-    os << "    for (I c = threadIdx.x; c < L; c += blockDim.x) {\n"
-       << "      const I i = row * L + c;\n";
+    // kUnroll elements per thread per pass, the loads of all of them first,
+    // so that enough bytes are in flight.
+    os << "    for (I c0 = 0; c0 < L; c0 += blockDim.x * " << kUnroll << ") {\n";
     auto gather = [&](BroadcastOp broadcast) {
       unsigned id = gatherIds.lookup(broadcast);
       unsigned k = cast<BlockArgument>(broadcast.getInput()).getArgNumber();
       return "in" + std::to_string(k) + "[b" + std::to_string(id) + " + c * t" +
              std::to_string(id) + "]";
     };
+    // Loads: inputs read directly or through a broadcast.
+    for (auto [k, arg] : llvm::enumerate(body.getArguments()))
+      if (!isScalar(arg) && llvm::any_of(arg.getUsers(), [](Operation *user) {
+            return !isa<BroadcastOp>(user);
+          }))
+        os << "      " << getCppType(arg.getType()) << " a" << k << "["
+           << kUnroll << "];\n";
+    for (Operation &op : body.without_terminator())
+      if (auto broadcast = dyn_cast<BroadcastOp>(op))
+        os << "      " << getCppType(broadcast.getType()) << " g"
+           << gatherIds.lookup(broadcast) << "[" << kUnroll << "];\n";
+    os << "#pragma unroll\n      for (int u = 0; u < " << kUnroll << "; ++u) {\n"
+       << "        const I c = c0 + u * blockDim.x + threadIdx.x;\n"
+       << "        if (c >= L) break;\n"
+       << "        const I i = row * L + c;\n";
+    for (auto [k, arg] : llvm::enumerate(body.getArguments()))
+      if (!isScalar(arg) && llvm::any_of(arg.getUsers(), [](Operation *user) {
+            return !isa<BroadcastOp>(user);
+          }))
+        os << "        a" << k << "[u] = in" << k << "[i];\n";
+    for (Operation &op : body.without_terminator())
+      if (auto broadcast = dyn_cast<BroadcastOp>(op))
+        os << "        g" << gatherIds.lookup(broadcast) << "[u] = "
+           << gather(broadcast) << ";\n";
+    os << "      }\n"
+       << "#pragma unroll\n      for (int u = 0; u < " << kUnroll << "; ++u) {\n"
+       << "        const I c = c0 + u * blockDim.x + threadIdx.x;\n"
+       << "        if (c >= L) break;\n"
+       << "        const I i = row * L + c;\n";
     emitElement(
-        os, "      ", [](unsigned k) { return "in" + std::to_string(k) + "[i]"; },
+        os, "        ", [](unsigned k) { return "a" + std::to_string(k) + "[u]"; },
         [](unsigned k, StringRef v) {
           return ("out" + std::to_string(k) + "[i] = " + v + ";").str();
         },
-        gather);
-    os << "    }\n  }\n}\n\n";
+        [&](BroadcastOp broadcast) {
+          return "g" + std::to_string(gatherIds.lookup(broadcast)) + "[u]";
+        });
+    os << "      }\n    }\n  }\n}\n\n";
   }
 
   KernelOp kernel;
@@ -403,6 +438,7 @@ private:
   bool usesCoordinates = false;
   int vectorWidth = 1;
   static constexpr int kGroups = 4;
+  static constexpr int kUnroll = 4;
   /// Passed after n, in name order.
   std::set<std::string> dimArgs;
   llvm::DenseMap<Value, std::string> names;

@@ -265,6 +265,32 @@ template <typename T> PIPE_HD double pipe_as_double(T x) {
     return x.v ? 1.0 : 0.0;
 }
 
+#if defined(__CUDA_ARCH__)
+/// On the GPU, float to integer is one instruction: PTX's cvt.rni rounds
+/// half to even, saturates to the destination's range and turns NaN to 0,
+/// the same rules as the portable code below.
+#define PIPE_CVT(TO, FROM, PTX, OUT, IN, REG)                                  \
+  template <> PIPE_HD TO pipe_device_cvt<TO, FROM>(FROM x) {                   \
+    REG r;                                                                     \
+    asm("cvt.rni.sat." PTX " %0, %1;" : "=" OUT(r) : IN(x));                 \
+    return (TO)r;                                                              \
+  }
+template <typename To, typename From> PIPE_HD To pipe_device_cvt(From x);
+#define PIPE_CVT_FROM(FROM, FPTX, IN)                                          \
+  PIPE_CVT(pipe_u8, FROM, "u8." FPTX, "h", IN, unsigned short)                 \
+  PIPE_CVT(pipe_i8, FROM, "s8." FPTX, "h", IN, short)                          \
+  PIPE_CVT(pipe_u16, FROM, "u16." FPTX, "h", IN, unsigned short)               \
+  PIPE_CVT(pipe_i16, FROM, "s16." FPTX, "h", IN, short)                        \
+  PIPE_CVT(pipe_u32, FROM, "u32." FPTX, "r", IN, unsigned int)                 \
+  PIPE_CVT(pipe_i32, FROM, "s32." FPTX, "r", IN, int)                          \
+  PIPE_CVT(pipe_u64, FROM, "u64." FPTX, "l", IN, unsigned long long)           \
+  PIPE_CVT(pipe_i64, FROM, "s64." FPTX, "l", IN, long long)
+PIPE_CVT_FROM(float, "f32", "f")
+PIPE_CVT_FROM(double, "f64", "d")
+#undef PIPE_CVT_FROM
+#undef PIPE_CVT
+#endif
+
 /// Converts one element. To bool: nonzero (NaN too) is true. To an integer:
 /// from a float, round half to even, saturate to the range, NaN to 0; from
 /// an integer or bool, saturate. To a float: round to nearest even.
@@ -292,6 +318,9 @@ template <typename To, typename From> PIPE_HD To pipe_cast(From x) {
       return (To)x;
   } else if constexpr (FT::is_float) {
     typename FT::compute v = FT::widen(x);
+#if defined(__CUDA_ARCH__)
+    return pipe_device_cvt<To, typename FT::compute>(v);
+#endif
     if (v != v)
       return (To)0;
     if (v <= (typename FT::compute)TT::lo())

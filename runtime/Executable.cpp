@@ -360,13 +360,14 @@ Status Executable::run(const std::vector<TensorRef> &inputs,
       for (int b : kernel.outputs)
         arrays.push_back(ptrs[b]);
       fast = kernel.elementsPerThread > 1 && allAligned(arrays, 16);
+      fast &= n < (1ll << 31); // its indices are 32-bit
     } else {
       fast = n < (1ll << 31);
       for (int b : kernel.inputs)
         fast &= numElementsOf(shapes[b]) < (1ll << 31);
     }
     CUfunction function = fast ? kernels_[k]->function : kernels_[k]->fallback;
-    const unsigned threads = 256;
+    unsigned threads = 256;
     long long perThread = fast && kernel.indexing == PlanKernel::Indexing::Flat
                               ? kernel.elementsPerThread
                               : 1;
@@ -375,13 +376,17 @@ Status Executable::run(const std::vector<TensorRef> &inputs,
     long long rowLength = shapes[kernel.outputs.front()].empty()
                               ? 1
                               : shapes[kernel.outputs.front()].back();
-    if (fast && kernels_[k]->rows && rowLength >= threads / 2) {
+    if (fast && kernels_[k]->rows && rowLength >= 128) {
+      // 128 threads, 4 elements each per pass over a row.
       function = kernels_[k]->rows;
+      threads = 128;
       wanted = n / rowLength;
     }
     // One wave of resident blocks (2048 threads per SM); a grid-stride loop
     // covers the rest.
     long long cap = (long long)(*device)->multiprocessors * (2048 / threads);
+    if (wanted > cap && function == kernels_[k]->rows)
+      cap *= 4; // rows are short work items: more blocks balance better
     unsigned blocks = unsigned(std::max(1LL, std::min(wanted, cap)));
     CUresult result = cu.cuLaunchKernel(function, blocks, 1, 1, threads, 1, 1,
                                         0, stream, params.data(), nullptr);
