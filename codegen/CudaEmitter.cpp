@@ -25,6 +25,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <set>
 
 using namespace mlir;
@@ -47,6 +48,14 @@ static bool isScalar(Value value) { return tensorTypeOf(value).getRank() == 0; }
 static int64_t elementBytes(Value value) {
   Type type = tensorTypeOf(value).getElementType();
   return type.isInteger(1) ? 1 : std::max<int64_t>(1, type.getIntOrFloatBitWidth() / 8);
+}
+
+/// A code-generation parameter, overridable through the environment for
+/// benchmarking (bench/run.sh sweeps them); not a user setting.
+static int tuning(const char *name, int fallback) {
+  const char *value = std::getenv(name);
+  int parsed = value ? std::atoi(value) : 0;
+  return parsed > 0 && parsed <= 16 ? parsed : fallback;
 }
 
 namespace {
@@ -347,30 +356,70 @@ private:
   void emitRows(llvm::raw_ostream &os, int64_t rank,
                 const llvm::DenseMap<Operation *, unsigned> &gatherIds) {
     int64_t last = rank - 1;
+    SmallVector<BroadcastOp> gathers;
+    for (Operation &op : body.without_terminator())
+      if (auto broadcast = dyn_cast<BroadcastOp>(op))
+        gathers.push_back(broadcast);
+    RankedTensorType domain = kernel.getDomainType();
+
+    // A small dim that is some input's innermost (contiguous) dim, like the
+    // channels of an HWC image read into CHW: one block takes its rows one
+    // after another, so the input bytes one row loads serve the next rows
+    // from L1 instead of being fetched again by other blocks.
+    int64_t grouped = -1;
+    for (BroadcastOp gather : gathers) {
+      RankedTensorType source = tensorTypeOf(gather.getInput());
+      int64_t inner = source.getRank() - 1;
+      if (inner < 0)
+        continue;
+      int64_t d = gather.getDimensions()[inner];
+      if (d != last && !domain.isDynamicDim(d) && domain.getDimSize(d) > 1 &&
+          domain.getDimSize(d) <= 8)
+        grouped = d;
+    }
+
     os << "  const I L = D" << last << ";\n"
-       << "  const I rows = L == 0 ? 0 : (I)n / L;\n"
+       << "  const I G = " << (grouped >= 0 ? "D" + std::to_string(grouped) : "(I)1")
+       << ";\n"
+       << "  const I rows = L == 0 ? 0 : (I)n / L / G;\n"
        << "  for (I row = blockIdx.x; row < rows; row += gridDim.x) {\n"
        << "    I rest = row;\n";
-    for (int64_t d = last - 1; d >= 0; --d) {
-      if (d == 0) {
-        os << "    const I c0 = rest;\n";
-        break;
-      }
-      os << "    const I c" << d << " = rest % D" << d << "; rest /= D" << d
-         << ";\n";
+    // Decode the row over the dims other than the last and the grouped one.
+    SmallVector<int64_t> rowDims;
+    for (int64_t d = 0; d < last; ++d)
+      if (d != grouped)
+        rowDims.push_back(d);
+    for (int64_t k = int64_t(rowDims.size()) - 1; k >= 0; --k) {
+      int64_t d = rowDims[k];
+      if (k == 0)
+        os << "    const I c" << d << " = rest;\n";
+      else
+        os << "    const I c" << d << " = rest % D" << d << "; rest /= D" << d
+           << ";\n";
     }
-    if (last == 0)
+    if (rowDims.empty())
       os << "    (void)rest;\n";
-    // Per input read through a broadcast: its offset at the row's start, and
-    // its stride along the domain's last dim.
-    for (Operation &op : body.without_terminator()) {
-      auto broadcast = dyn_cast<BroadcastOp>(op);
-      if (!broadcast)
-        continue;
-      unsigned id = gatherIds.lookup(broadcast);
-      RankedTensorType source = tensorTypeOf(broadcast.getInput());
-      std::string base, step = "0";
-      for (auto [s, d] : llvm::enumerate(broadcast.getDimensions())) {
+    if (grouped >= 0)
+      os << "    for (I c" << grouped << " = 0; c" << grouped << " < G; ++c"
+         << grouped << ") {\n";
+    // The row's flat start, each gathered input's offset at the row's start
+    // and its stride along the row; an input that does not move along the
+    // row is loaded once.
+    std::string rowStart;
+    for (int64_t d = 0; d < last; ++d) {
+      std::string term = "c" + std::to_string(d);
+      for (int64_t e = d + 1; e < last; ++e)
+        term += " * D" + std::to_string(e);
+      rowStart += (rowStart.empty() ? "" : " + ") + term;
+    }
+    os << "    const I start = (" << (rowStart.empty() ? "(I)0" : rowStart)
+       << ") * L;\n";
+    llvm::DenseMap<Operation *, bool> invariant;
+    for (BroadcastOp gather : gathers) {
+      unsigned id = gatherIds.lookup(gather);
+      RankedTensorType source = tensorTypeOf(gather.getInput());
+      std::string base, step;
+      for (auto [s, d] : llvm::enumerate(gather.getDimensions())) {
         if (!source.isDynamicDim(s) && source.getDimSize(s) == 1)
           continue;
         std::string strideName =
@@ -381,64 +430,72 @@ private:
           base += (base.empty() ? "" : " + ") + std::string("c") +
                   std::to_string(d) + " * " + strideName;
       }
-      os << "    const I b" << id << " = " << (base.empty() ? "0" : base)
-         << ";\n    const I t" << id << " = " << step << ";\n";
+      std::string baseExpr = base.empty() ? "(I)0" : base;
+      unsigned k = cast<BlockArgument>(gather.getInput()).getArgNumber();
+      if (step.empty()) {
+        invariant[gather] = true;
+        os << "    const " << getCppType(gather.getType()) << " h" << id
+           << " = in" << k << "[" << baseExpr << "];\n";
+      } else {
+        os << "    const I b" << id << " = " << baseExpr << ";\n"
+           << "    const I t" << id << " = " << step << ";\n";
+      }
     }
+    auto isDirect = [](BlockArgument arg) {
+      return llvm::any_of(arg.getUsers(), [](Operation *user) {
+        return !isa<BroadcastOp>(user);
+      });
+    };
     // kUnroll elements per thread per pass, the loads of all of them first,
     // so that enough bytes are in flight.
-    os << "    for (I c0 = 0; c0 < L; c0 += blockDim.x * " << kUnroll << ") {\n";
-    auto gather = [&](BroadcastOp broadcast) {
-      unsigned id = gatherIds.lookup(broadcast);
-      unsigned k = cast<BlockArgument>(broadcast.getInput()).getArgNumber();
-      return "in" + std::to_string(k) + "[b" + std::to_string(id) + " + c * t" +
-             std::to_string(id) + "]";
-    };
-    // Loads: inputs read directly or through a broadcast.
+    os << "    for (I e0 = 0; e0 < L; e0 += blockDim.x * " << kUnroll << ") {\n";
     for (auto [k, arg] : llvm::enumerate(body.getArguments()))
-      if (!isScalar(arg) && llvm::any_of(arg.getUsers(), [](Operation *user) {
-            return !isa<BroadcastOp>(user);
-          }))
+      if (!isScalar(arg) && isDirect(arg))
         os << "      " << getCppType(arg.getType()) << " a" << k << "["
            << kUnroll << "];\n";
-    for (Operation &op : body.without_terminator())
-      if (auto broadcast = dyn_cast<BroadcastOp>(op))
-        os << "      " << getCppType(broadcast.getType()) << " g"
-           << gatherIds.lookup(broadcast) << "[" << kUnroll << "];\n";
+    for (BroadcastOp gather : gathers)
+      if (!invariant.lookup(gather))
+        os << "      " << getCppType(gather.getType()) << " g"
+           << gatherIds.lookup(gather) << "[" << kUnroll << "];\n";
     os << "#pragma unroll\n      for (int u = 0; u < " << kUnroll << "; ++u) {\n"
-       << "        const I c = c0 + u * blockDim.x + threadIdx.x;\n"
+       << "        const I c = e0 + u * blockDim.x + threadIdx.x;\n"
        << "        if (c >= L) break;\n"
-       << "        const I i = row * L + c;\n";
+       << "        const I i = start + c;\n";
     for (auto [k, arg] : llvm::enumerate(body.getArguments()))
-      if (!isScalar(arg) && llvm::any_of(arg.getUsers(), [](Operation *user) {
-            return !isa<BroadcastOp>(user);
-          }))
+      if (!isScalar(arg) && isDirect(arg))
         os << "        a" << k << "[u] = in" << k << "[i];\n";
-    for (Operation &op : body.without_terminator())
-      if (auto broadcast = dyn_cast<BroadcastOp>(op))
-        os << "        g" << gatherIds.lookup(broadcast) << "[u] = "
-           << gather(broadcast) << ";\n";
+    for (BroadcastOp gather : gathers) {
+      if (invariant.lookup(gather))
+        continue;
+      unsigned id = gatherIds.lookup(gather);
+      unsigned k = cast<BlockArgument>(gather.getInput()).getArgNumber();
+      os << "        g" << id << "[u] = in" << k << "[b" << id << " + c * t" << id
+         << "];\n";
+    }
     os << "      }\n"
        << "#pragma unroll\n      for (int u = 0; u < " << kUnroll << "; ++u) {\n"
-       << "        const I c = c0 + u * blockDim.x + threadIdx.x;\n"
+       << "        const I c = e0 + u * blockDim.x + threadIdx.x;\n"
        << "        if (c >= L) break;\n"
-       << "        const I i = row * L + c;\n";
+       << "        const I i = start + c;\n";
     emitElement(
         os, "        ", [](unsigned k) { return "a" + std::to_string(k) + "[u]"; },
         [](unsigned k, StringRef v) {
           return ("out" + std::to_string(k) + "[i] = " + v + ";").str();
         },
         [&](BroadcastOp broadcast) {
-          return "g" + std::to_string(gatherIds.lookup(broadcast)) + "[u]";
+          unsigned id = gatherIds.lookup(broadcast);
+          return invariant.lookup(broadcast) ? "h" + std::to_string(id)
+                                             : "g" + std::to_string(id) + "[u]";
         });
-    os << "      }\n    }\n  }\n}\n\n";
+    os << "      }\n    }\n" << (grouped >= 0 ? "    }\n" : "") << "  }\n}\n\n";
   }
 
   KernelOp kernel;
   Block &body;
   bool usesCoordinates = false;
   int vectorWidth = 1;
-  static constexpr int kGroups = 4;
-  static constexpr int kUnroll = 4;
+  int kGroups = tuning("PIPE_TUNE_VECTOR_GROUPS", 4);
+  int kUnroll = tuning("PIPE_TUNE_ROW_UNROLL", 4);
   /// Passed after n, in name order.
   std::set<std::string> dimArgs;
   llvm::DenseMap<Value, std::string> names;

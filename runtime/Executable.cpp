@@ -7,6 +7,7 @@
 #include "runtime/Nvrtc.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <limits>
 
 using namespace pipert;
@@ -384,7 +385,13 @@ Status Executable::run(const std::vector<TensorRef> &inputs,
     }
     // One wave of resident blocks (2048 threads per SM); a grid-stride loop
     // covers the rest.
-    long long cap = (long long)(*device)->multiprocessors * (2048 / threads);
+    // A tuning knob for benchmarks: blocks per SM for flat kernels.
+    static const int blocksPerSm = [] {
+      const char *value = std::getenv("PIPE_TUNE_BLOCKS_PER_SM");
+      return value ? std::atoi(value) : 0;
+    }();
+    long long cap = (long long)(*device)->multiprocessors *
+                    (blocksPerSm > 0 ? blocksPerSm : 2048 / threads);
     if (wanted > cap && function == kernels_[k]->rows)
       cap *= 4; // rows are short work items: more blocks balance better
     unsigned blocks = unsigned(std::max(1LL, std::min(wanted, cap)));
