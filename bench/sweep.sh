@@ -7,7 +7,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 bench=$root/.device/build/bench/pipe_bench
 while read -r groups blocks unroll; do
   out=$(PIPE_TUNE_VECTOR_GROUPS=$groups PIPE_TUNE_BLOCKS_PER_SM=$blocks \
-        PIPE_TUNE_ROW_UNROLL=$unroll "$bench" --quick 2>&1 |
+        PIPE_TUNE_ROW_UNROLL=$unroll "$bench" 2>&1 |
         python3 "$root/bench/sweep_format.py")
   echo "groups=$groups blocks/SM=$blocks unroll=$unroll: $out"
 done <<'CONFIGS'
