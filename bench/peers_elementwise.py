@@ -110,6 +110,13 @@ def normalize(v):
     return ((v.float() - mean) / std).permute(0, 3, 1, 2).contiguous()
 
 
+# From host memory to host memory (pageable, as a user's arrays are).
+host_img = torch.randint(0, 256, (16, 512, 512, 3), dtype=torch.uint8)
+record("normalize_host_io", "torch eager (.cuda() ... .cpu())",
+       wall_us(lambda: normalize(host_img.cuda()).cpu(), reps=20) / 1000,
+       nbytes=16 * 512 * 512 * 3 * 5)
+del host_img
+
 cnorm = torch.compile(normalize)
 for (N, H, W, case) in (((16 if QUICK else 64), 512, 512, "normalize"), (1, 224, 224, "normalize_small")):
     img = torch.randint(0, 256, (N, H, W, 3), dtype=torch.uint8, device=dev)

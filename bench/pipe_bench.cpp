@@ -193,8 +193,36 @@ void measure(const char *workload, pipec::JitPipeline &pipeline,
 
 } // namespace
 
+/// normalize from host memory to host memory: the transfers dominate.
+void measureHostIo(const char *impl) {
+  auto pipeline = compile(kNormalize);
+  HostTensor images(DType::U8, {16, 512, 512, 3});
+  std::mt19937 rng(3);
+  for (int64_t i = 0; i < images.numElements(); ++i)
+    images.as<uint8_t>()[i] = uint8_t(rng());
+  HostTensor out(DType::F32, {16, 3, 512, 512});
+  double us = wallUs(
+      [&](int) {
+        if (!pipeline->run({images.ref()}, {out.ref()}).ok())
+          exit(1);
+      },
+      3, 20);
+  record("normalize_host_io", impl, us / 1000,
+         double(images.numBytes() + out.numBytes()));
+}
+
 int main(int argc, char **argv) {
   bool quick = argc > 1 && std::string(argv[1]) == "--quick";
+  if (argc > 1 && std::string(argv[1]) == "--host-io-only") {
+    if (!pipert::getCudaDevice())
+      return 77;
+    cu = *pipert::getCudaDriver();
+    const char *staging = std::getenv("PIPE_PINNED_STAGING");
+    measureHostIo(staging && std::string(staging) == "0"
+                      ? "pipe, pageable copies"
+                      : "pipe, pinned staging");
+    return 0;
+  }
   auto device = pipert::getCudaDevice();
   if (!device) {
     fprintf(stderr, "pipe_bench: %s\n", device.status().message().c_str());

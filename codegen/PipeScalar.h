@@ -490,29 +490,40 @@ template <typename T> PIPE_HD T pipe_shr(T a, T b) {
   return (T)(a >> (int)b); // arithmetic for signed types
 }
 
-/// min and max propagate NaN (like torch.minimum and np.minimum).
-template <typename T> PIPE_HD T pipe_min(T a, T b) {
-  typedef pipe_traits<T> TR;
-  typename TR::compute x = TR::widen(a), y = TR::widen(b);
-  if constexpr (TR::is_float) {
-    if (x != x)
-      return a;
-    if (y != y)
-      return b;
+/// min and max are IEEE 754-2019 minimum and maximum: NaN if either operand
+/// is NaN (like torch.minimum), and -0 below +0. On the GPU, f32 uses PTX's
+/// min.NaN/max.NaN, one instruction with those rules.
+#define PIPE_MINMAX(NAME, PTX, BEFORE, ZERO_NEG)                               \
+  template <typename T> PIPE_HD T NAME(T a, T b) {                             \
+    typedef pipe_traits<T> TR;                                                 \
+    if constexpr (TR::is_float) {                                              \
+      typename TR::compute x = TR::widen(a), y = TR::widen(b);                 \
+      PIPE_MINMAX_DEVICE(PTX)                                                  \
+      if (x != x)                                                              \
+        return a;                                                              \
+      if (y != y)                                                              \
+        return b;                                                              \
+      if (x == y) /* only zeros of different signs differ */                   \
+        return (signbit(x) != 0) == ZERO_NEG ? a : b;                          \
+      return y BEFORE x ? b : a;                                               \
+    } else {                                                                   \
+      return b BEFORE a ? b : a;                                               \
+    }                                                                          \
   }
-  return y < x ? b : a;
-}
-template <typename T> PIPE_HD T pipe_max(T a, T b) {
-  typedef pipe_traits<T> TR;
-  typename TR::compute x = TR::widen(a), y = TR::widen(b);
-  if constexpr (TR::is_float) {
-    if (x != x)
-      return a;
-    if (y != y)
-      return b;
+#if defined(__CUDA_ARCH__)
+#define PIPE_MINMAX_DEVICE(PTX)                                                \
+  if constexpr (sizeof(typename TR::compute) == 4) {                           \
+    float r;                                                                   \
+    asm(PTX ".NaN.f32 %0, %1, %2;" : "=f"(r) : "f"(x), "f"(y));                \
+    return TR::narrow(r);                                                      \
   }
-  return x < y ? b : a;
-}
+#else
+#define PIPE_MINMAX_DEVICE(PTX)
+#endif
+PIPE_MINMAX(pipe_min, "min", <, true)
+PIPE_MINMAX(pipe_max, "max", >, false)
+#undef PIPE_MINMAX
+#undef PIPE_MINMAX_DEVICE
 
 template <typename T> PIPE_HD T pipe_select(pipe_bool c, T a, T b) {
   return c.v ? a : b;

@@ -14,6 +14,7 @@
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/StringSet.h"
 
+#include <algorithm>
 #include <map>
 
 using namespace mlir;
@@ -373,17 +374,38 @@ struct ComposeBroadcasts : OpRewritePattern<BroadcastOp> {
   }
 };
 
-/// broadcast(elementwise(a, b, ...)) -> elementwise(broadcast(a), ...) when
-/// the elementwise op has no other use: layout ops move toward the kernel
-/// inputs, where fusion folds them into index arithmetic. Scalars stay
-/// scalars; constants are left alone.
+/// Bytes per element that an elementwise op reads from tensors (scalars are
+/// read once, not per element).
+static int64_t tensorOperandBytes(Operation *op) {
+  int64_t bytes = 0;
+  for (Value operand : op->getOperands()) {
+    auto type = cast<RankedTensorType>(operand.getType());
+    if (type.getRank() > 0)
+      bytes += std::max<int64_t>(1, type.getElementTypeBitWidth() / 8);
+  }
+  return bytes;
+}
+
+/// broadcast(elementwise(a, b, ...)) -> elementwise(broadcast(a), ...):
+/// layout ops move toward the kernel inputs, where fusion folds them into
+/// index arithmetic. When the elementwise op has other users, the moved copy
+/// recomputes it, which pays when it reads fewer bytes per element than it
+/// writes (f32(u8_image) * 2 read twice costs 2 bytes, stored and read back
+/// 8); otherwise its result is kept and read through the broadcast. Scalars
+/// stay scalars; constants are left alone.
 struct SinkBroadcastThroughElementwise : OpRewritePattern<BroadcastOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(BroadcastOp op,
                                 PatternRewriter &rewriter) const override {
     Operation *producer = op.getInput().getDefiningOp();
     if (!producer || !isa<ElementwiseOpInterface>(producer) ||
-        isa<ConstantOp>(producer) || !producer->hasOneUse())
+        isa<ConstantOp>(producer))
+      return failure();
+    int64_t resultBytes = std::max<int64_t>(
+        1, cast<RankedTensorType>(producer->getResult(0).getType())
+                   .getElementTypeBitWidth() /
+               8);
+    if (!producer->hasOneUse() && tensorOperandBytes(producer) > resultBytes)
       return failure();
     auto resultType = cast<RankedTensorType>(op.getType());
     SmallVector<Value> operands;

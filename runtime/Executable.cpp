@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <cstring>
 #include <limits>
 
 using namespace pipert;
@@ -97,12 +98,93 @@ Result<std::unique_ptr<Executable>> Executable::load(Plan plan) {
   return executable;
 }
 
+/// Two pinned host buffers that host tensors are copied through in chunks:
+/// while the DMA engine moves one chunk, the CPU copies the next into the
+/// other buffer. Each buffer's event says when the DMA that last used it is
+/// done.
+struct Executable::Staging {
+  static constexpr size_t kChunk = size_t(8) << 20;
+  void *buffers[2] = {nullptr, nullptr};
+  CUevent done[2] = {nullptr, nullptr};
+
+  static Result<std::unique_ptr<Staging>> create(const CudaDriver &cu) {
+    auto staging = std::make_unique<Staging>();
+    for (int i = 0; i < 2; ++i) {
+      if (Status s = checkCuda(cu.cuMemHostAlloc(&staging->buffers[i], kChunk, 0),
+                               "cuMemHostAlloc", "for pinned staging");
+          !s.ok())
+        return s;
+      if (Status s = checkCuda(cu.cuEventCreate(&staging->done[i],
+                                                CU_EVENT_DISABLE_TIMING),
+                               "cuEventCreate");
+          !s.ok())
+        return s;
+    }
+    return staging;
+  }
+  void destroy(const CudaDriver &cu) {
+    for (int i = 0; i < 2; ++i) {
+      if (done[i])
+        cu.cuEventDestroy(done[i]);
+      if (buffers[i])
+        cu.cuMemFreeHost(buffers[i]);
+    }
+  }
+
+  /// Host to device, through the buffers.
+  CUresult upload(const CudaDriver &cu, CUdeviceptr dst, const void *src,
+                  size_t bytes, CUstream stream) {
+    int slot = 0;
+    for (size_t offset = 0; offset < bytes; offset += kChunk, slot ^= 1) {
+      size_t n = std::min(kChunk, bytes - offset);
+      if (CUresult r = cu.cuEventSynchronize(done[slot]); r != CUDA_SUCCESS)
+        return r;
+      std::memcpy(buffers[slot], static_cast<const char *>(src) + offset, n);
+      if (CUresult r = cu.cuMemcpyHtoDAsync(dst + offset, buffers[slot], n,
+                                            stream);
+          r != CUDA_SUCCESS)
+        return r;
+      if (CUresult r = cu.cuEventRecord(done[slot], stream); r != CUDA_SUCCESS)
+        return r;
+    }
+    return CUDA_SUCCESS;
+  }
+
+  /// Device to host, through the buffers; returns with `dst` written.
+  CUresult download(const CudaDriver &cu, void *dst, CUdeviceptr src,
+                    size_t bytes, CUstream stream) {
+    size_t chunks = (bytes + kChunk - 1) / kChunk;
+    auto issue = [&](size_t c) {
+      size_t offset = c * kChunk, n = std::min(kChunk, bytes - offset);
+      CUresult r = cu.cuMemcpyDtoHAsync(buffers[c & 1], src + offset, n, stream);
+      return r == CUDA_SUCCESS ? cu.cuEventRecord(done[c & 1], stream) : r;
+    };
+    if (chunks == 0)
+      return CUDA_SUCCESS;
+    if (CUresult r = issue(0); r != CUDA_SUCCESS)
+      return r;
+    for (size_t c = 0; c < chunks; ++c) {
+      if (CUresult r = cu.cuEventSynchronize(done[c & 1]); r != CUDA_SUCCESS)
+        return r;
+      // The next chunk's DMA runs while this one is copied out.
+      if (c + 1 < chunks)
+        if (CUresult r = issue(c + 1); r != CUDA_SUCCESS)
+          return r;
+      size_t offset = c * kChunk, n = std::min(kChunk, bytes - offset);
+      std::memcpy(static_cast<char *>(dst) + offset, buffers[c & 1], n);
+    }
+    return CUDA_SUCCESS;
+  }
+};
+
 Executable::Executable(Plan plan) : plan_(std::move(plan)) {}
 
 Executable::~Executable() {
   auto driver = getCudaDriver();
   if (!driver)
     return;
+  if (staging_)
+    staging_->destroy(**driver);
   for (auto &kernel : kernels_)
     if (kernel->module)
       (*driver)->cuModuleUnload(kernel->module);
@@ -316,10 +398,31 @@ Status Executable::run(const std::vector<TensorRef> &inputs,
       ptrs[b] = ptrs[plan_.buffers[b].aliasOf];
 
   // 3. Copy host inputs in, launch, copy results out, wait.
+  bool anyHost = false;
+  for (const TensorRef &t : inputs)
+    anyHost |= t.memory == Memory::Host && t.numBytes() > 0;
+  for (const TensorRef &t : outputs)
+    anyHost |= t.memory == Memory::Host && t.numBytes() > 0;
+  static const bool stagingEnabled = [] {
+    const char *value = std::getenv("PIPE_PINNED_STAGING");
+    return !(value && std::string(value) == "0");
+  }();
+  Staging *staging = nullptr;
+  if (wait && anyHost && stagingEnabled) {
+    if (!staging_) {
+      auto created = Staging::create(cu);
+      if (created)
+        staging_ = created.take();
+    }
+    staging = staging_.get(); // null if pinned memory ran out: pageable then
+  }
   for (int i = 0; i < plan_.numParams; ++i)
     if (inputs[i].memory == Memory::Host && inputs[i].numBytes() > 0) {
-      CUresult result = cu.cuMemcpyHtoDAsync(ptrs[i], inputs[i].data,
-                                             inputs[i].numBytes(), stream);
+      CUresult result =
+          staging ? staging->upload(cu, ptrs[i], inputs[i].data,
+                                    inputs[i].numBytes(), stream)
+                  : cu.cuMemcpyHtoDAsync(ptrs[i], inputs[i].data,
+                                         inputs[i].numBytes(), stream);
       if (result != CUDA_SUCCESS)
         return checkCuda(result, "cuMemcpyHtoDAsync",
                          "copying input '" + plan_.buffers[i].name +
@@ -409,7 +512,9 @@ Status Executable::run(const std::vector<TensorRef> &inputs,
     if (bytes == 0)
       continue;
     if (output.memory == Memory::Host) {
-      CUresult result = cu.cuMemcpyDtoHAsync(output.data, source, bytes, stream);
+      CUresult result =
+          staging ? staging->download(cu, output.data, source, bytes, stream)
+                  : cu.cuMemcpyDtoHAsync(output.data, source, bytes, stream);
       if (result != CUDA_SUCCESS)
         return checkCuda(result, "cuMemcpyDtoHAsync",
                          "copying result '" + plan_.resultNames[r] +

@@ -66,7 +66,10 @@ public:
   /// returns once the results are written; without, returns once the work
   /// is queued on `stream`: the caller then waits on it (waitFor) before
   /// reading the outputs or changing host inputs. Errors in the inputs are
-  /// reported either way, before anything is queued.
+  /// reported either way, before anything is queued. With `wait`, host
+  /// tensors move through pinned staging buffers (full DMA speed, the CPU's
+  /// copy of one chunk overlapping the transfer of the last); without, they
+  /// are copied by the driver from the caller's pageable memory.
   Status run(const std::vector<TensorRef> &inputs,
              const std::vector<TensorRef> &outputs, CUstream stream = nullptr,
              bool wait = true);
@@ -83,6 +86,10 @@ private:
   /// and the allocations behind them.
   std::vector<unsigned long long> constantPtrs_;
   std::vector<unsigned long long> constants_;
+  /// Pinned host memory for host inputs and outputs (see Staging in
+  /// Executable.cpp), made on first use.
+  struct Staging;
+  std::unique_ptr<Staging> staging_;
 };
 
 } // namespace pipert

@@ -328,3 +328,43 @@ TEST(Gpu, TensorsOver2To31ElementsUse64BitIndices) {
   EXPECT_EQ(y.as<uint8_t>()[last * rows + 1],
             uint8_t(x.as<uint8_t>()[1 * cols + last] + 1));
 }
+
+TEST(Gpu, SpecialValuesAgreeWithTheReference) {
+  REQUIRE_GPU();
+  // Every pair of special and ordinary values through min, max, casts and
+  // rounding: the GPU's one-instruction forms keep the portable rules.
+  const float specials[] = {0.f, -0.f, NAN, INFINITY, -INFINITY, 1.f, -1.f,
+                            0.5f, 2.5f, -2.5f, 255.5f, 256.f, 1e10f, -1e10f,
+                            3.4e38f, 1e-40f, -1e-40f};
+  const int64_t k = std::size(specials);
+  HostTensor a(DType::F32, {k, k}), b(DType::F32, {k, k});
+  for (int64_t i = 0; i < k; ++i)
+    for (int64_t j = 0; j < k; ++j) {
+      a.as<float>()[i * k + j] = specials[i];
+      b.as<float>()[i * k + j] = specials[j];
+    }
+  auto pipeline = compileOrDie(
+      "pipeline s(a: f32[I, J], b: f32[I, J]) -> (lo: f32[I, J], hi: f32[I, J], "
+      "u: u8[I, J], i: i32[I, J], h: f16[I, J], r: f32[I, J], c: f32[I, J]) {\n"
+      "  lo = min(a, b)\n  hi = max(a, b)\n  u = u8(a)\n  i = i32(a * b)\n"
+      "  h = f16(a)\n  r = round(a)\n  c = clamp(a, b, 1)\n}\n");
+  ASSERT_TRUE(pipeline);
+  auto expected = pipeline->runReference({a, b});
+  auto got = pipeline->run({a, b});
+  ASSERT_TRUE(expected.ok() && got.ok()) << got.status().message();
+  for (size_t r = 0; r < got->size(); ++r) {
+    const HostTensor &g = (*got)[r], &e = (*expected)[r];
+    size_t size = pipert::dtypeSize(g.dtype());
+    for (int64_t i = 0; i < g.numElements(); ++i) {
+      double x = valueAt(g, i), y = valueAt(e, i);
+      if (std::isnan(x) && std::isnan(y))
+        continue;
+      // Exact, zeros' signs included.
+      EXPECT_EQ(std::memcmp(static_cast<const char *>(g.data()) + i * size,
+                            static_cast<const char *>(e.data()) + i * size, size),
+                0)
+          << "result " << r << " at (" << specials[i / k] << ", "
+          << specials[i % k] << "): " << x << " vs " << y;
+    }
+  }
+}

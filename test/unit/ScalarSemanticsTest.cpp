@@ -65,6 +65,18 @@ TEST(ScalarSemantics, IntegerArithmeticWraps) {
   EXPECT_EQ(pipe_sub<pipe_i8>(-128, 1), 127);
 }
 
+TEST(ScalarSemantics, MinMaxPropagateNaNAndOrderZeros) {
+  EXPECT_TRUE(std::isnan(pipe_min<float>(NAN, 1.f)));
+  EXPECT_TRUE(std::isnan(pipe_max<float>(1.f, NAN)));
+  EXPECT_TRUE(std::signbit(pipe_min<float>(0.f, -0.f)));
+  EXPECT_TRUE(std::signbit(pipe_min<float>(-0.f, 0.f)));
+  EXPECT_FALSE(std::signbit(pipe_max<float>(-0.f, 0.f)));
+  EXPECT_FALSE(std::signbit(pipe_max<double>(0.0, -0.0)));
+  EXPECT_EQ(pipe_min<float>(-INFINITY, 3.f), -INFINITY);
+  EXPECT_EQ(pipe_max<pipe_i8>(-5, 3), 3);
+  EXPECT_EQ(pipe_min<pipe_u64>(~0ull, 7), 7u);
+}
+
 TEST(ScalarSemantics, FloatArithmeticIsIEEE) {
   EXPECT_EQ(pipe_div<float>(1.f, 3.f), 1.f / 3.f);
   EXPECT_TRUE(std::isinf(pipe_div<float>(1.f, 0.f)));
