@@ -218,9 +218,9 @@ int main(int argc, char **argv) {
       return 77;
     cu = *pipert::getCudaDriver();
     const char *staging = std::getenv("PIPE_PINNED_STAGING");
-    measureHostIo(staging && std::string(staging) == "0"
-                      ? "pipe, pageable copies"
-                      : "pipe, pinned staging");
+    measureHostIo(staging && std::string(staging) == "1"
+                      ? "pipe, pinned staging"
+                      : "pipe, pageable copies");
     return 0;
   }
   auto device = pipert::getCudaDevice();

@@ -10,7 +10,7 @@ log=${OUT:-/tmp}/bench.jsonl
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv,noheader | tee -a "$log.txt"
 "$bin/bench/pipe_bench" "$@" | tee -a "$log"
 "$bin/bench/pipe_bench" --host-io-only | tee -a "$log"
-PIPE_PINNED_STAGING=0 "$bin/bench/pipe_bench" --host-io-only | tee -a "$log"
+PIPE_PINNED_STAGING=1 "$bin/bench/pipe_bench" --host-io-only | tee -a "$log"
 PYTHONUNBUFFERED=1 python3 "$root/bench/peers_elementwise.py" "$@" 2>&1 | grep -v Warning | tee -a "$log"
 python3 "$root/bench/startup.py" "$bin/tools/pipec/pipec" "$bin/tools/pipe-npy/pipe-npy" | tee -a "$log"
 python3 "$root/bench/report.py" "$log" | tee "${OUT:-/tmp}/report.txt"

@@ -66,10 +66,11 @@ public:
   /// returns once the results are written; without, returns once the work
   /// is queued on `stream`: the caller then waits on it (waitFor) before
   /// reading the outputs or changing host inputs. Errors in the inputs are
-  /// reported either way, before anything is queued. With `wait`, host
-  /// tensors move through pinned staging buffers (full DMA speed, the CPU's
-  /// copy of one chunk overlapping the transfer of the last); without, they
-  /// are copied by the driver from the caller's pageable memory.
+  /// reported either way, before anything is queued. Host tensors are
+  /// copied by the driver from the caller's memory; PIPE_PINNED_STAGING=1
+  /// (with `wait`) moves them through pinned buffers instead, the CPU's copy
+  /// of one chunk overlapping the DMA of the last (slower on the machines
+  /// measured so far; see Executable.cpp).
   Status run(const std::vector<TensorRef> &inputs,
              const std::vector<TensorRef> &outputs, CUstream stream = nullptr,
              bool wait = true);

@@ -368,3 +368,19 @@ TEST(Gpu, SpecialValuesAgreeWithTheReference) {
     }
   }
 }
+
+TEST(Gpu, PinnedStagingMovesHostTensorsExactly) {
+  REQUIRE_GPU();
+  // Over several 8 MiB chunks in and out, with a ragged last chunk.
+  auto pipeline = compileOrDie(
+      "pipeline p(x: u8[N]) -> (y: f32[N]) { y = f32(x) * 0.5 + 1 }\n");
+  ASSERT_TRUE(pipeline);
+  HostTensor x = randomTensor(DType::U8, {(int64_t(20) << 20) + 13}, 11);
+  auto expected = pipeline->runReference({x});
+  ASSERT_TRUE(expected.ok());
+  setenv("PIPE_PINNED_STAGING", "1", 1);
+  auto staged = pipeline->run({x});
+  unsetenv("PIPE_PINNED_STAGING");
+  ASSERT_TRUE(staged.ok()) << staged.status().message();
+  EXPECT_TRUE(sameBits((*staged)[0], (*expected)[0]));
+}
