@@ -1,13 +1,14 @@
 # lit configuration for Pipe's FileCheck tests.
 import os
 import subprocess
+import sys
 
 import lit.formats
 
 config.name = "Pipe"
 config.test_format = lit.formats.ShTest(execute_external=False)
 config.suffixes = [".pipe", ".mlir", ".test"]
-config.excludes = ["Inputs", "unit", "CMakeLists.txt", "lit.cfg.py"]
+config.excludes = ["Inputs", "unit", "CMakeLists.txt", "lit.cfg.py", "check_examples.py"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.pipe_binary_dir, "test")
 
@@ -21,6 +22,8 @@ tools = {
 for name, path in tools.items():
     config.substitutions.append((r"\b%s\b" % name.replace("-", r"\-"), path))
 config.substitutions.append(("%examples", os.path.join(config.pipe_source_dir, "examples")))
+config.substitutions.append(("%pipe_source", config.pipe_source_dir))
+config.substitutions.append(("%python", sys.executable))
 config.environment["PATH"] = os.pathsep.join(
     [config.llvm_tools_dir, config.environment.get("PATH", os.environ.get("PATH", ""))])
 for var in ("CUDA_HOME", "CUDA_PATH", "HOME", "TMPDIR", "LD_LIBRARY_PATH"):
