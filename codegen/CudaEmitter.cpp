@@ -32,7 +32,11 @@ using namespace mlir;
 using namespace mlir::pipe;
 
 std::string pipec::getCudaPrelude() {
-  return std::string(kPipeScalarSource) + "\n" + kPipeKernelSource;
+  // A code-generation tuning knob for benchmarks (bench/sweep.sh).
+  const char *streaming = std::getenv("PIPE_TUNE_STREAMING");
+  std::string defines =
+      streaming && std::string(streaming) == "1" ? "#define PIPE_STREAMING\n" : "";
+  return defines + kPipeScalarSource + "\n" + kPipeKernelSource;
 }
 
 static std::string getCppType(Type tensorType) {
