@@ -110,6 +110,17 @@ def normalize(v):
     return ((v.float() - mean) / std).permute(0, 3, 1, 2).contiguous()
 
 
+# A plain 2-D transpose, materialized.
+S = 4096 if QUICK else 8192
+tx = torch.rand(S, S, device=dev)
+def transpose2d(v):
+    return v.t().contiguous()
+record("transpose2d", "torch eager", ms(lambda: transpose2d(tx)), nbytes=8 * S * S)
+ct = torch.compile(transpose2d)
+record("transpose2d", "torch.compile cold compile", cold(lambda: ct(tx)))
+record("transpose2d", "torch.compile", ms(lambda: ct(tx)), nbytes=8 * S * S)
+del tx
+
 # From host memory to host memory (pageable, as a user's arrays are).
 host_img = torch.randint(0, 256, (16, 512, 512, 3), dtype=torch.uint8)
 record("normalize_host_io", "torch eager (.cuda() ... .cpu())",

@@ -298,6 +298,35 @@ int main(int argc, char **argv) {
     }
   }
 
+  // 3. transpose2d: f32[8192, 8192] -> its transpose.
+  {
+    auto pipeline = compile(
+        "pipeline transpose2d(x: f32[R, C]) -> (y: f32[C, R]) {\n"
+        "  y = transpose(x, [1, 0])\n}\n");
+    const int64_t size = quick ? 4096 : 8192;
+    std::vector<DeviceTensor> inputs;
+    HostTensor first(DType::F32, {size, size});
+    for (int64_t i = 0; i < first.numElements(); ++i)
+      first.as<float>()[i] = float(i % 1000003);
+    inputs.push_back(upload(first));
+    inputs.push_back(upload(first));
+    DeviceTensor out = allocate(DType::F32, {size, size});
+    CHECK_CU(pipeline->run({inputs[0].ref()}, {out.ref()}).ok() ? CUDA_SUCCESS : CUDA_ERROR_UNKNOWN);
+    HostTensor got = download(out);
+    for (int64_t r = 0; r < size; r += 97)
+      for (int64_t c = 0; c < size; c += 89)
+        if (got.as<float>()[c * size + r] != first.as<float>()[r * size + c]) {
+          fprintf(stderr, "transpose2d: wrong result at %lld, %lld\n",
+                  (long long)r, (long long)c);
+          return 1;
+        }
+    measure("transpose2d", *pipeline, inputs, out, double(size) * size * 8,
+            quick ? 20 : 50);
+    for (auto &t : inputs)
+      cu->cuMemFree(t.ptr);
+    cu->cuMemFree(out.ptr);
+  }
+
   // 2. normalize: u8[N, 512, 512, 3] -> f32[N, 3, 512, 512], and one
   // 224x224 image.
   {

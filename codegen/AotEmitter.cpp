@@ -114,6 +114,8 @@ AotSources pipec::emitAot(const std::vector<pipert::Plan> &plans,
         << "      k.entry = \"" << kernel.entry << "\";\n"
         << "      k.fallbackEntry = \"" << kernel.fallbackEntry << "\";\n"
         << "      k.rowEntry = \"" << kernel.rowEntry << "\";\n"
+        << "      k.tileEntry = \"" << kernel.tileEntry << "\";\n"
+        << "      k.tileDim = " << kernel.tileDim << ";\n"
         << "      k.indexing = pipert::PlanKernel::Indexing::"
         << (kernel.indexing == pipert::PlanKernel::Indexing::Flat
                 ? "Flat"

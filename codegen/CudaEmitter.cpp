@@ -64,7 +64,7 @@ static int tuning(const char *name, int fallback) {
 
 namespace {
 
-enum class Variant { FlatVector, FlatScalar, Rows32, Coords32, Coords64 };
+enum class Variant { FlatVector, FlatScalar, Rows32, Tiles32, Coords32, Coords64 };
 
 /// Emits the variants of one kernel.
 class KernelEmitter {
@@ -88,6 +88,12 @@ public:
       info.fallbackEntry = name + "_i64";
       info.rowEntry = name + "_rows";
       info.elementsPerThread = 1;
+      tiled = findTiledInput();
+      if (tiled) {
+        info.tileEntry = name + "_tiles";
+        info.tileDim = tileDim;
+        emitVariant(os, name + "_tiles", Variant::Tiles32);
+      }
       emitVariant(os, name + "_rows", Variant::Rows32);
       emitVariant(os, name, Variant::Coords32);
       emitVariant(os, name + "_i64", Variant::Coords64);
@@ -226,7 +232,8 @@ private:
                    Variant variant) {
     emitSignature(os, name);
     bool coords = variant == Variant::Coords32 ||
-                  variant == Variant::Coords64 || variant == Variant::Rows32;
+                  variant == Variant::Coords64 || variant == Variant::Rows32 ||
+                  variant == Variant::Tiles32;
     // 32-bit indices where the runtime guarantees every index fits.
     if (coords)
       os << "  typedef "
@@ -322,6 +329,10 @@ private:
     }
     if (variant == Variant::Rows32) {
       emitRows(os, rank, gatherIds);
+      return;
+    }
+    if (variant == Variant::Tiles32) {
+      emitTiles(os, rank, gatherIds);
       return;
     }
     os << "  for (I i = first; i < (I)n; i += stride) {\n"
@@ -494,8 +505,126 @@ private:
     os << "      }\n    }\n" << (grouped >= 0 ? "    }\n" : "") << "  }\n}\n\n";
   }
 
+  /// An input read transposed: its contiguous (innermost) dim is not the
+  /// domain's last dim but a dim `tileDim` of at least 32 elements (or
+  /// symbolic), and it moves along the domain's last dim too. Read directly,
+  /// consecutive threads would touch elements a row apart.
+  BroadcastOp findTiledInput() {
+    RankedTensorType domain = kernel.getDomainType();
+    int64_t last = domain.getRank() - 1;
+    for (Operation &op : body.without_terminator()) {
+      auto gather = dyn_cast<BroadcastOp>(op);
+      if (!gather)
+        continue;
+      RankedTensorType source = tensorTypeOf(gather.getInput());
+      int64_t inner = source.getRank() - 1;
+      if (inner < 1 || isLiteralOne(source, inner))
+        continue;
+      int64_t d = gather.getDimensions()[inner];
+      bool movesAlongLast = llvm::any_of(
+          llvm::enumerate(gather.getDimensions()), [&](auto entry) {
+            return entry.value() == last &&
+                   !isLiteralOne(source, int64_t(entry.index()));
+          });
+      if (d != last && movesAlongLast &&
+          (domain.isDynamicDim(d) || domain.getDimSize(d) >= 32)) {
+        tileDim = d;
+        return gather;
+      }
+    }
+    return {};
+  }
+
+  static bool isLiteralOne(RankedTensorType type, int64_t i) {
+    return !type.isDynamicDim(i) && type.getDimSize(i) == 1;
+  }
+
+  /// Each block takes 32x32 tiles over (tileDim, last dim), one batch of
+  /// the other dims at a time. The transposed input's tile is read along its
+  /// contiguous dim into shared memory, then each element is computed and
+  /// written along the domain's last dim: both sides coalesced.
+  void emitTiles(llvm::raw_ostream &os, int64_t rank,
+                 const llvm::DenseMap<Operation *, unsigned> &gatherIds) {
+    int64_t last = rank - 1;
+    unsigned tiledId = gatherIds.lookup(tiled);
+    unsigned tiledInput = cast<BlockArgument>(tiled.getInput()).getArgNumber();
+    std::string tileType = getCppType(tiled.getType());
+    SmallVector<int64_t> batchDims;
+    for (int64_t d = 0; d < last; ++d)
+      if (d != tileDim)
+        batchDims.push_back(d);
+    // The offset of gathered input `gather` at coordinates c0..c<rank-1>.
+    auto offsetOf = [&](BroadcastOp gather) {
+      unsigned id = gatherIds.lookup(gather);
+      RankedTensorType source = tensorTypeOf(gather.getInput());
+      std::string offset;
+      for (auto [s, d] : llvm::enumerate(gather.getDimensions())) {
+        if (isLiteralOne(source, s))
+          continue;
+        offset += (offset.empty() ? "" : " + ") + std::string("c") +
+                  std::to_string(d) + " * s" + std::to_string(id) + "_" +
+                  std::to_string(s);
+      }
+      return offset.empty() ? std::string("0") : offset;
+    };
+    std::string flat = "c0";
+    for (int64_t d = 1; d < rank; ++d)
+      flat = "(" + flat + ") * D" + std::to_string(d) + " + c" + std::to_string(d);
+
+    os << "  __shared__ " << tileType << " tile[32][33];\n"
+       << "  const I tx = threadIdx.x, ty = threadIdx.y;\n"
+       << "  const I nA = (D" << tileDim << " + 31) / 32, nL = (D" << last
+       << " + 31) / 32;\n"
+       << "  const I batches = D" << last << " == 0 || D" << tileDim
+       << " == 0 ? 0 : (I)n / D" << last << " / D" << tileDim << ";\n"
+       << "  const I tiles = batches * nA * nL;\n"
+       << "  for (I t = blockIdx.x; t < tiles; t += gridDim.x) {\n"
+       << "    const I tl = t % nL;\n    I rest = t / nL;\n"
+       << "    const I ta = rest % nA;\n    rest /= nA;\n";
+    for (int64_t k = int64_t(batchDims.size()) - 1; k >= 0; --k) {
+      int64_t d = batchDims[k];
+      if (k == 0)
+        os << "    const I c" << d << " = rest;\n";
+      else
+        os << "    const I c" << d << " = rest % D" << d << "; rest /= D" << d
+           << ";\n";
+    }
+    if (batchDims.empty())
+      os << "    (void)rest;\n";
+    // Load: thread x walks the input's contiguous dim (domain dim tileDim).
+    os << "#pragma unroll\n    for (int k = 0; k < 32; k += 8) {\n"
+       << "      const I c" << tileDim << " = ta * 32 + tx;\n"
+       << "      const I c" << last << " = tl * 32 + ty + k;\n"
+       << "      if (c" << tileDim << " < D" << tileDim << " && c" << last
+       << " < D" << last << ")\n"
+       << "        tile[ty + k][tx] = in" << tiledInput << "[" << offsetOf(tiled)
+       << "];\n    }\n    __syncthreads();\n";
+    // Compute and store: thread x walks the domain's last dim.
+    os << "#pragma unroll\n    for (int k = 0; k < 32; k += 8) {\n"
+       << "      const I c" << tileDim << " = ta * 32 + ty + k;\n"
+       << "      const I c" << last << " = tl * 32 + tx;\n"
+       << "      if (c" << tileDim << " < D" << tileDim << " && c" << last
+       << " < D" << last << ") {\n"
+       << "        const I i = " << flat << ";\n";
+    emitElement(
+        os, "        ", [](unsigned k) { return "in" + std::to_string(k) + "[i]"; },
+        [](unsigned k, StringRef v) {
+          return ("out" + std::to_string(k) + "[i] = " + v + ";").str();
+        },
+        [&](BroadcastOp gather) {
+          if (gather == tiled)
+            return std::string("tile[tx][ty + k]");
+          unsigned k = cast<BlockArgument>(gather.getInput()).getArgNumber();
+          return "in" + std::to_string(k) + "[" + offsetOf(gather) + "]";
+        });
+    os << "      }\n    }\n    __syncthreads();\n  }\n}\n\n";
+    (void)tiledId;
+  }
+
   KernelOp kernel;
   Block &body;
+  BroadcastOp tiled;
+  int64_t tileDim = -1;
   bool usesCoordinates = false;
   int vectorWidth = 1;
   int kGroups = tuning("PIPE_TUNE_VECTOR_GROUPS", 4);

@@ -18,7 +18,9 @@ struct KernelInfo {
   std::string entry;
   std::string fallbackEntry;
   std::string rowEntry;
+  std::string tileEntry;
   int elementsPerThread = 1;
+  int tileDim = -1;
   /// Whether elements are indexed through coordinates (else flat).
   bool coordinates = false;
   std::vector<std::string> dimArgs;

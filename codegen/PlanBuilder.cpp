@@ -138,6 +138,8 @@ FailureOr<pipert::Plan> pipec::buildPlan(PipelineOp pipeline) {
       planKernel.entry = info.entry;
       planKernel.fallbackEntry = info.fallbackEntry;
       planKernel.rowEntry = info.rowEntry;
+      planKernel.tileEntry = info.tileEntry;
+      planKernel.tileDim = info.tileDim;
       planKernel.elementsPerThread = info.elementsPerThread;
       planKernel.dimArgs = info.dimArgs;
       planKernel.indexing = info.coordinates

@@ -18,6 +18,7 @@ struct Executable::LoadedKernel {
   CUfunction function = nullptr; ///< The fast variant.
   CUfunction fallback = nullptr; ///< Any alignment, or 64-bit indices.
   CUfunction rows = nullptr;     ///< Whole rows per block.
+  CUfunction tiles = nullptr;    ///< Shared-memory tiles of a transpose.
 };
 
 static std::string describeDims(const std::vector<PlanDim> &dims) {
@@ -70,7 +71,8 @@ Result<std::unique_ptr<Executable>> Executable::load(Plan plan) {
     for (auto [function, entry] :
          {std::pair<CUfunction *, const std::string *>{&k.fallback,
                                                        &kernel.fallbackEntry},
-          {&k.rows, &kernel.rowEntry}})
+          {&k.rows, &kernel.rowEntry},
+          {&k.tiles, &kernel.tileEntry}})
       if (!entry->empty())
         if (Status s = checkCuda(
                 cu.cuModuleGetFunction(function, k.module, entry->c_str()),
@@ -482,7 +484,17 @@ Status Executable::run(const std::vector<TensorRef> &inputs,
     long long rowLength = shapes[kernel.outputs.front()].empty()
                               ? 1
                               : shapes[kernel.outputs.front()].back();
-    if (fast && kernels_[k]->rows && rowLength >= 128) {
+    unsigned threadsY = 1;
+    const std::vector<int64_t> &domain = shapes[kernel.outputs.front()];
+    if (fast && kernels_[k]->tiles && rowLength >= 32 &&
+        domain[kernel.tileDim] >= 32) {
+      // 32x8 threads per 32x32 tile.
+      function = kernels_[k]->tiles;
+      threads = 32;
+      threadsY = 8;
+      wanted = (n / rowLength / domain[kernel.tileDim]) *
+               ((domain[kernel.tileDim] + 31) / 32) * ((rowLength + 31) / 32);
+    } else if (fast && kernels_[k]->rows && rowLength >= 128) {
       // 128 threads, 4 elements each per pass over a row.
       function = kernels_[k]->rows;
       threads = 128;
@@ -496,7 +508,7 @@ Status Executable::run(const std::vector<TensorRef> &inputs,
       return value ? std::atoi(value) : 0;
     }();
     long long cap = (long long)(*device)->multiprocessors *
-                    (blocksPerSm > 0 ? blocksPerSm : 2048 / threads);
+                    (blocksPerSm > 0 ? blocksPerSm : 2048 / (threads * threadsY));
     if (wanted > cap && function == kernels_[k]->rows)
       cap *= 4; // rows are short work items: more blocks balance better
     // The vector variant runs one step per block, unlooped: measured on an
@@ -507,8 +519,9 @@ Status Executable::run(const std::vector<TensorRef> &inputs,
     if (vector && blocksPerSm <= 0)
       cap = (1ll << 31) - 1;
     unsigned blocks = unsigned(std::max(1LL, std::min(wanted, cap)));
-    CUresult result = cu.cuLaunchKernel(function, blocks, 1, 1, threads, 1, 1,
-                                        0, stream, params.data(), nullptr);
+    CUresult result = cu.cuLaunchKernel(function, blocks, 1, 1, threads,
+                                        threadsY, 1, 0, stream, params.data(),
+                                        nullptr);
     if (result != CUDA_SUCCESS)
       return checkCuda(result, "cuLaunchKernel",
                        "for kernel '" + kernel.entry + "'");

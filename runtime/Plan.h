@@ -54,6 +54,11 @@ struct PlanKernel {
   std::string entry;
   std::string fallbackEntry;
   std::string rowEntry;
+  /// For a kernel that reads an input transposed: 32x32 tiles through
+  /// shared memory, launched with 32x8 threads; `tileDim` is the domain dim
+  /// the tiles span besides the last.
+  std::string tileEntry;
+  int tileDim = -1;
   Indexing indexing = Indexing::Flat;
   int elementsPerThread = 1;
   std::vector<std::string> dimArgs;

@@ -96,6 +96,13 @@ const Case kCases[] = {
      "  y = f32(x) * row + col\n  t = transpose(y, [1, 0])\n}\n",
      {DType::U8, DType::F32, DType::F32},
      [](int64_t n, int64_t w) -> Shapes { return {{n, w}, {w}, {n, 1}}; }},
+    {"transpose",
+     "pipeline transpose(x: f16[N, R, W], y: u8[N, W, R]) -> (a: f16[N, W, R], "
+     "b: f32[W, R, N]) {\n"
+     "  a = transpose(x, [0, 2, 1]) * 2\n"
+     "  b = transpose(f32(y), [1, 2, 0]) + f32(transpose(x, [2, 1, 0]))\n}\n",
+     {DType::F16, DType::U8},
+     [](int64_t n, int64_t w) -> Shapes { return {{n, 45, w}, {n, w, 45}}; }},
     {"reshape",
      "pipeline reshape(x: f32[N, 4, W]) -> (z: f32[N, W, 4], y: f32[N, 4, W]) {\n"
      "  z = reshape(x * 2, [N, W, 4]) + 1\n  y = x\n}\n",
