@@ -346,19 +346,9 @@ private:
          << ";\n";
     }
     auto gather = [&](BroadcastOp broadcast) {
-      unsigned id = gatherIds.lookup(broadcast);
-      RankedTensorType source = tensorTypeOf(broadcast.getInput());
       unsigned k = cast<BlockArgument>(broadcast.getInput()).getArgNumber();
-      std::string offset;
-      for (auto [s, d] : llvm::enumerate(broadcast.getDimensions())) {
-        if (!source.isDynamicDim(s) && source.getDimSize(s) == 1)
-          continue; // a broadcast size-1 dim contributes nothing
-        offset += (offset.empty() ? "" : " + ") + std::string("c") +
-                  std::to_string(d) + " * s" + std::to_string(id) + "_" +
-                  std::to_string(s);
-      }
-      return "in" + std::to_string(k) + "[" + (offset.empty() ? "0" : offset) +
-             "]";
+      return "in" + std::to_string(k) + "[" +
+             sumOfTerms(offsetTerms(broadcast, gatherIds)) + "]";
     };
     emitElement(os, "    ", scalarLoad, scalarStore, gather);
     os << "  }\n}\n\n";
@@ -432,20 +422,16 @@ private:
     llvm::DenseMap<Operation *, bool> invariant;
     for (BroadcastOp gather : gathers) {
       unsigned id = gatherIds.lookup(gather);
-      RankedTensorType source = tensorTypeOf(gather.getInput());
-      std::string base, step;
-      for (auto [s, d] : llvm::enumerate(gather.getDimensions())) {
-        if (!source.isDynamicDim(s) && source.getDimSize(s) == 1)
-          continue;
-        std::string strideName =
-            "s" + std::to_string(id) + "_" + std::to_string(s);
-        if (d == last)
-          step = strideName;
+      SmallVector<std::pair<int64_t, std::string>> baseTerms;
+      std::string step;
+      for (auto &term : offsetTerms(gather, gatherIds)) {
+        if (term.first == last)
+          step = term.second;
         else
-          base += (base.empty() ? "" : " + ") + std::string("c") +
-                  std::to_string(d) + " * " + strideName;
+          baseTerms.push_back(term);
       }
-      std::string baseExpr = base.empty() ? "(I)0" : base;
+      std::string baseExpr =
+          baseTerms.empty() ? "(I)0" : sumOfTerms(baseTerms);
       unsigned k = cast<BlockArgument>(gather.getInput()).getArgNumber();
       if (step.empty()) {
         invariant[gather] = true;
@@ -539,6 +525,31 @@ private:
     return !type.isDynamicDim(i) && type.getDimSize(i) == 1;
   }
 
+  /// The terms of a gathered input's offset: for each of its dims that is
+  /// not a broadcast size-1 dim, the domain dim whose coordinate it takes and
+  /// the name of its stride (s<gather id>_<dim>).
+  SmallVector<std::pair<int64_t, std::string>>
+  offsetTerms(BroadcastOp gather,
+              const llvm::DenseMap<Operation *, unsigned> &gatherIds) {
+    SmallVector<std::pair<int64_t, std::string>> terms;
+    unsigned id = gatherIds.lookup(gather);
+    RankedTensorType source = tensorTypeOf(gather.getInput());
+    for (auto [s, d] : llvm::enumerate(gather.getDimensions()))
+      if (!isLiteralOne(source, s))
+        terms.push_back({d, "s" + std::to_string(id) + "_" + std::to_string(s)});
+    return terms;
+  }
+
+  /// sum(c<d> * stride) over `terms`, or 0.
+  static std::string sumOfTerms(
+      ArrayRef<std::pair<int64_t, std::string>> terms) {
+    std::string sum;
+    for (auto &[d, stride] : terms)
+      sum += (sum.empty() ? "" : " + ") + std::string("c") + std::to_string(d) +
+             " * " + stride;
+    return sum.empty() ? std::string("0") : sum;
+  }
+
   /// Each block takes 32x32 tiles over (tileDim, last dim), one batch of
   /// the other dims at a time. The transposed input's tile is read along its
   /// contiguous dim into shared memory, then each element is computed and
@@ -555,17 +566,7 @@ private:
         batchDims.push_back(d);
     // The offset of gathered input `gather` at coordinates c0..c<rank-1>.
     auto offsetOf = [&](BroadcastOp gather) {
-      unsigned id = gatherIds.lookup(gather);
-      RankedTensorType source = tensorTypeOf(gather.getInput());
-      std::string offset;
-      for (auto [s, d] : llvm::enumerate(gather.getDimensions())) {
-        if (isLiteralOne(source, s))
-          continue;
-        offset += (offset.empty() ? "" : " + ") + std::string("c") +
-                  std::to_string(d) + " * s" + std::to_string(id) + "_" +
-                  std::to_string(s);
-      }
-      return offset.empty() ? std::string("0") : offset;
+      return sumOfTerms(offsetTerms(gather, gatherIds));
     };
     std::string flat = "c0";
     for (int64_t d = 1; d < rank; ++d)

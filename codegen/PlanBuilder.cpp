@@ -3,7 +3,7 @@
 #include "codegen/PlanBuilder.h"
 
 #include "codegen/CudaEmitter.h"
-#include "codegen/PipeScalar.h"
+#include "codegen/StorageTypes.h"
 #include "runtime/Nvrtc.h"
 
 #include "llvm/ADT/DenseMap.h"
@@ -50,27 +50,10 @@ pipert::PlanBuffer pipec::getPlanBuffer(RankedTensorType type,
   return buffer;
 }
 
-/// Calls fn(T{}) with the PipeScalar.h storage type of `type`.
-template <typename Fn> static void visitStorageType(Type type, Fn &&fn) {
-  if (type.isF32()) return fn(float{});
-  if (type.isF64()) return fn(double{});
-  if (type.isF16()) return fn(pipe_f16{});
-  if (type.isBF16()) return fn(pipe_bf16{});
-  if (type.isInteger(1)) return fn(pipe_bool{});
-  auto intType = cast<IntegerType>(type);
-  bool u = intType.isUnsigned();
-  switch (intType.getWidth()) {
-  case 8: return u ? fn(pipe_u8{}) : fn(pipe_i8{});
-  case 16: return u ? fn(pipe_u16{}) : fn(pipe_i16{});
-  case 32: return u ? fn(pipe_u32{}) : fn(pipe_i32{});
-  default: return u ? fn(pipe_u64{}) : fn(pipe_i64{});
-  }
-}
-
 std::string pipec::getConstantBytes(DenseElementsAttr value) {
   std::string bytes;
   Type elementType = value.getElementType();
-  visitStorageType(elementType, [&](auto tag) {
+  visitStorageType(getRuntimeDType(elementType), [&](auto tag) {
     using T = decltype(tag);
     std::vector<T> elements;
     if (isa<FloatType>(elementType)) {

@@ -162,6 +162,10 @@ private:
   bool checkCall(CallExprAST &expr);
   bool checkList(ListExprAST &expr);
   bool checkTranspose(CallExprAST &expr);
+  /// The second operand of transpose or reshape, positional or named
+  /// `keyword`, with the first operand checked; null after an error.
+  ExprAST *layoutOperand(CallExprAST &expr, llvm::StringRef keyword,
+                         llvm::StringRef usage);
   bool checkReshape(CallExprAST &expr);
 
   /// The dtype `operands` are converted to for `what` (promotion, weak
@@ -691,19 +695,34 @@ bool PipelineChecker::checkCall(CallExprAST &expr) {
   return true;
 }
 
-bool PipelineChecker::checkTranspose(CallExprAST &expr) {
-  // transpose(x, [p0, ...]) or transpose(x, perm = [p0, ...])
-  ExprAST *perm = expr.args.size() == 2 ? expr.args[1].get() : nullptr;
+ExprAST *PipelineChecker::layoutOperand(CallExprAST &expr,
+                                        llvm::StringRef keyword,
+                                        llvm::StringRef usage) {
+  // f(x, operand) or f(x, keyword = operand)
+  ExprAST *operand = expr.args.size() == 2 ? expr.args[1].get() : nullptr;
   for (KeywordArgAST &kwarg : expr.kwargs) {
-    if (kwarg.name != "perm")
-      return error(kwarg.loc, "'transpose' takes no keyword argument '" +
-                                  kwarg.name + "'");
-    perm = kwarg.value.get();
+    if (kwarg.name != keyword) {
+      error(kwarg.loc, "'" + expr.callee + "' takes no keyword argument '" +
+                           kwarg.name + "'");
+      return nullptr;
+    }
+    operand = kwarg.value.get();
   }
-  if (expr.args.empty() || !perm || expr.args.size() + expr.kwargs.size() != 2)
-    return error(expr.getLoc(), "'transpose' takes a tensor and a "
-                                "permutation, e.g. transpose(x, [0, 3, 1, 2])");
+  if (expr.args.empty() || !operand ||
+      expr.args.size() + expr.kwargs.size() != 2) {
+    error(expr.getLoc(), usage);
+    return nullptr;
+  }
   if (!checkExpr(*expr.args[0]))
+    return nullptr;
+  return operand;
+}
+
+bool PipelineChecker::checkTranspose(CallExprAST &expr) {
+  ExprAST *perm = layoutOperand(expr, "perm",
+                                "'transpose' takes a tensor and a permutation, "
+                                "e.g. transpose(x, [0, 3, 1, 2])");
+  if (!perm)
     return false;
   const ExprType &input = expr.args[0]->type;
   auto *list = llvm::dyn_cast<ListExprAST>(perm);
@@ -735,18 +754,11 @@ bool PipelineChecker::checkTranspose(CallExprAST &expr) {
 }
 
 bool PipelineChecker::checkReshape(CallExprAST &expr) {
-  // reshape(x, [d0, ...]) with dims that are literals or known dim names.
-  ExprAST *shape = expr.args.size() == 2 ? expr.args[1].get() : nullptr;
-  for (KeywordArgAST &kwarg : expr.kwargs) {
-    if (kwarg.name != "shape")
-      return error(kwarg.loc, "'reshape' takes no keyword argument '" +
-                                  kwarg.name + "'");
-    shape = kwarg.value.get();
-  }
-  if (expr.args.empty() || !shape || expr.args.size() + expr.kwargs.size() != 2)
-    return error(expr.getLoc(), "'reshape' takes a tensor and a shape, e.g. "
-                                "reshape(x, [N, 3, H, W])");
-  if (!checkExpr(*expr.args[0]))
+  // The dims are literals or known dim names.
+  ExprAST *shape = layoutOperand(expr, "shape",
+                                 "'reshape' takes a tensor and a shape, e.g. "
+                                 "reshape(x, [N, 3, H, W])");
+  if (!shape)
     return false;
   const ExprType &input = expr.args[0]->type;
   if (input.isWeakLiteral())

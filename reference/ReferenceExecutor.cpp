@@ -2,7 +2,7 @@
 
 #include "reference/ReferenceExecutor.h"
 
-#include "codegen/PipeScalar.h"
+#include "codegen/StorageTypes.h"
 #include "codegen/PlanBuilder.h"
 #include "runtime/Executable.h"
 
@@ -20,24 +20,7 @@ using pipert::HostTensor;
 
 namespace {
 
-/// Calls fn(T{}) with the PipeScalar.h storage type of `dtype`.
-template <typename Fn> void visitScalarType(DType dtype, Fn &&fn) {
-  switch (dtype) {
-  case DType::U8: fn(pipe_u8{}); return;
-  case DType::I8: fn(pipe_i8{}); return;
-  case DType::U16: fn(pipe_u16{}); return;
-  case DType::I16: fn(pipe_i16{}); return;
-  case DType::U32: fn(pipe_u32{}); return;
-  case DType::I32: fn(pipe_i32{}); return;
-  case DType::U64: fn(pipe_u64{}); return;
-  case DType::I64: fn(pipe_i64{}); return;
-  case DType::F32: fn(float{}); return;
-  case DType::F64: fn(double{}); return;
-  case DType::Bool: fn(pipe_bool{}); return;
-  case DType::F16: fn(pipe_f16{}); return;
-  case DType::BF16: fn(pipe_bf16{}); return;
-  }
-}
+using pipec::visitStorageType;
 
 // Which storage types an op's scalar function is instantiated for; the
 // verifier guarantees the others never occur.
@@ -120,7 +103,7 @@ private:
     std::vector<const HostTensor *> ins;
     for (Value operand : op.getOperands())
       ins.push_back(values.lookup(operand).get());
-    visitScalarType(ins.back()->dtype(), [&](auto tag) {
+    visitStorageType(ins.back()->dtype(), [&](auto tag) {
       using T = decltype(tag);
       if constexpr (Allowed<T>::value) {
         int64_t n = out->numElements();
@@ -233,7 +216,7 @@ private:
     }
     // The constant as a double or a 64-bit integer, then cast exactly as a
     // kernel casts it.
-    visitScalarType(out->dtype(), [&](auto tag) {
+    visitStorageType(out->dtype(), [&](auto tag) {
       using T = decltype(tag);
       if (auto f = dyn_cast<FloatAttr>(value)) {
         *out->as<T>() = pipe_cast<T>(f.getValueAsDouble());
@@ -256,7 +239,7 @@ private:
     const HostTensor &c = *values.lookup(select.getCondition());
     const HostTensor &a = *values.lookup(select.getTrueValue());
     const HostTensor &b = *values.lookup(select.getFalseValue());
-    visitScalarType(out->dtype(), [&](auto tag) {
+    visitStorageType(out->dtype(), [&](auto tag) {
       using T = decltype(tag);
       T *po = out->as<T>();
       for (int64_t i = 0, n = out->numElements(); i < n; ++i)
@@ -268,9 +251,9 @@ private:
   void runCast(CastOp cast) {
     TensorPtr out = allocate(cast.getResult());
     const HostTensor &in = *values.lookup(cast.getInput());
-    visitScalarType(out->dtype(), [&](auto toTag) {
+    visitStorageType(out->dtype(), [&](auto toTag) {
       using To = decltype(toTag);
-      visitScalarType(in.dtype(), [&](auto fromTag) {
+      visitStorageType(in.dtype(), [&](auto fromTag) {
         using From = decltype(fromTag);
         const From *src = in.as<From>();
         To *dst = out->as<To>();
