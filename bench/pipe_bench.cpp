@@ -129,8 +129,9 @@ void record(const char *workload, const char *impl, double ms, double bytes,
   fflush(stdout);
 }
 
-std::unique_ptr<pipec::JitPipeline> compile(const char *source) {
-  auto compiled = pipec::JitPipeline::compile(source, "bench.pipe");
+std::unique_ptr<pipec::JitPipeline> compile(const char *source,
+                                            bool fastMath = false) {
+  auto compiled = pipec::JitPipeline::compile(source, "bench.pipe", "", fastMath);
   if (!compiled) {
     fprintf(stderr, "%s\n", compiled.status().message().c_str());
     exit(1);
@@ -160,7 +161,8 @@ const char *const kNormalize =
 /// overhead, and (for large sizes) bandwidth.
 void measure(const char *workload, pipec::JitPipeline &pipeline,
              const std::vector<DeviceTensor> &inputSets,
-             const DeviceTensor &output, double bytesMoved, int reps) {
+             const DeviceTensor &output, double bytesMoved, int reps,
+             const char *impl = "pipe") {
   auto runOne = [&](int i) {
     pipert::Status s = pipeline.run({inputSets[i % inputSets.size()].ref()},
                                     {output.ref()});
@@ -188,7 +190,7 @@ void measure(const char *workload, pipec::JitPipeline &pipeline,
   snprintf(extra, sizeof(extra),
            "\"wall_us_per_run\": %.1f, \"host_us_per_run\": %.1f", us,
            median(enqueue));
-  record(workload, "pipe", ms, bytesMoved, extra);
+  record(workload, impl, ms, bytesMoved, extra);
 }
 
 } // namespace
@@ -292,6 +294,11 @@ int main(int argc, char **argv) {
       check("ew_chain", download(y), (*want)[0]);
       measure(big ? "ew_chain" : "ew_chain_small", *pipeline, inputs, y,
               double(n) * 5, big ? (quick ? 20 : 50) : 200);
+      if (big) {
+        auto fast = compile(kEwChain, /*fastMath=*/true);
+        measure("ew_chain", *fast, inputs, y, double(n) * 5, quick ? 20 : 50,
+                "pipe --fast-math");
+      }
       for (auto &t : inputs)
         cu->cuMemFree(t.ptr);
       cu->cuMemFree(y.ptr);
@@ -359,6 +366,11 @@ int main(int argc, char **argv) {
       }
       measure(size.name, *pipeline, inputs, out,
               double(first.numElements()) * 5, big ? (quick ? 20 : 50) : 200);
+      if (big) {
+        auto fast = compile(kNormalize, /*fastMath=*/true);
+        measure(size.name, *fast, inputs, out, double(first.numElements()) * 5,
+                quick ? 20 : 50, "pipe --fast-math");
+      }
       for (auto &t : inputs)
         cu->cuMemFree(t.ptr);
       cu->cuMemFree(out.ptr);

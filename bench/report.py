@@ -31,7 +31,7 @@ for case in cases:
             line += f"  wall/run {r['wall_us_per_run']:.1f} us"
         if "host_us_per_run" in r:
             line += f" (host {r['host_us_per_run']:.1f} us)"
-        if r["impl"] == "pipe" and compiled:
+        if r["impl"].startswith("pipe") and "GBps" in r and compiled:
             line += f"  torch.compile/pipe = {compiled / r['ms']:.2f}x"
         if "phases" in r:
             line += "  " + r["phases"].replace("pipec: time: ", "")

@@ -88,7 +88,8 @@ AotSources pipec::emitAot(const std::vector<pipert::Plan> &plans,
       << "  static const pipert::Plan plan = [] {\n"
       << "    pipert::Plan p;\n"
       << "    p.name = \"" << plan.name << "\";\n"
-      << "    p.numParams = " << plan.numParams << ";\n";
+      << "    p.numParams = " << plan.numParams << ";\n"
+      << "    p.fastMath = " << (plan.fastMath ? "true" : "false") << ";\n";
     for (const pipert::PlanBuffer &buffer : plan.buffers) {
       s << "    p.buffers.push_back({\"" << buffer.name
         << "\", pipert::DType::" << dtypeEnumName(buffer.dtype) << ", {";

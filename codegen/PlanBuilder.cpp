@@ -161,11 +161,11 @@ FailureOr<pipert::Plan> pipec::buildPlan(PipelineOp pipeline) {
 pipert::Status pipec::addKernelImages(pipert::Plan &plan, int arch) {
   for (pipert::PlanKernel &kernel : plan.kernels) {
     auto cubin = pipert::compileCuda(kernel.source, kernel.entry, arch,
-                                     /*ptx=*/false);
+                                     /*ptx=*/false, plan.fastMath);
     if (!cubin)
       return cubin.status();
     auto ptx = pipert::compileCuda(kernel.source, kernel.entry, arch,
-                                   /*ptx=*/true);
+                                   /*ptx=*/true, plan.fastMath);
     if (!ptx)
       return ptx.status();
     kernel.cubinArch = arch;

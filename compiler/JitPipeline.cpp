@@ -29,7 +29,7 @@ JitPipeline::~JitPipeline() = default;
 
 pipert::Result<std::unique_ptr<JitPipeline>>
 JitPipeline::compile(const std::string &source, const std::string &bufferName,
-                     const std::string &pipeline) {
+                     const std::string &pipeline, bool fastMath) {
   auto impl = std::make_unique<Impl>();
   // Collect every diagnostic, the frontend's and MLIR's, into one message.
   std::string diagnostics;
@@ -63,6 +63,7 @@ JitPipeline::compile(const std::string &source, const std::string &bufferName,
   if (failed(plan))
     return fail();
   impl->plan = std::move(*plan);
+  impl->plan.fastMath = fastMath;
   return std::unique_ptr<JitPipeline>(new JitPipeline(std::move(impl)));
 }
 

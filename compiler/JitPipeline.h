@@ -23,9 +23,11 @@ class JitPipeline {
 public:
   /// Compiles the pipeline `pipeline` (or the only one) in `source`;
   /// `bufferName` names the source in diagnostics.
+  /// `fastMath` compiles the kernels with FMA contraction and approximate
+  /// division (pipert::compileCuda).
   static pipert::Result<std::unique_ptr<JitPipeline>>
   compile(const std::string &source, const std::string &bufferName = "<jit>",
-          const std::string &pipeline = "");
+          const std::string &pipeline = "", bool fastMath = false);
   static pipert::Result<std::unique_ptr<JitPipeline>>
   compileFile(const std::string &path, const std::string &pipeline = "");
   ~JitPipeline();

@@ -47,7 +47,8 @@ Result<std::unique_ptr<Executable>> Executable::load(Plan plan) {
       image = &kernel.ptx;
     } else {
       auto result = compileCubinCached(kernel.source, kernel.entry,
-                                       (*device)->arch);
+                                       (*device)->arch,
+                                       executable->plan_.fastMath);
       if (!result)
         return result.status();
       compiled = result.take();

@@ -134,14 +134,14 @@ KernelCacheStats pipert::kernelCacheStats() {
 
 Result<std::string> pipert::compileCubinCached(const std::string &source,
                                                const std::string &name,
-                                               int arch) {
+                                               int arch, bool fastMath) {
   auto version = getNvrtcVersion();
   // Without NVRTC a cached cubin is still usable only if we can tell which
   // NVRTC made it; we cannot, so compile (and fail with NVRTC's reason).
   if (!version)
     return version.status();
   std::string key = "arch=sm_" + std::to_string(arch) + "\n" + *version +
-                    "\noptions=" + nvrtcOptionsKey() + "\n" + source;
+                    "\noptions=" + nvrtcOptionsKey(fastMath) + "\n" + source;
   {
     std::lock_guard<std::mutex> lock(cacheMutex);
     if (auto it = memoryCache.find(key); it != memoryCache.end()) {
@@ -166,7 +166,7 @@ Result<std::string> pipert::compileCubinCached(const std::string &source,
     std::lock_guard<std::mutex> lock(cacheMutex);
     ++stats.rejectedEntries;
   }
-  auto compiled = compileCuda(source, name, arch, /*ptx=*/false);
+  auto compiled = compileCuda(source, name, arch, /*ptx=*/false, fastMath);
   if (!compiled)
     return compiled.status();
   if (!path.empty())

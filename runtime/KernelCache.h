@@ -29,7 +29,8 @@ std::string kernelCacheDirectory();
 /// A cubin of `source` for sm_<arch>, from the cache or compiled by NVRTC
 /// (and then cached).
 Result<std::string> compileCubinCached(const std::string &source,
-                                       const std::string &name, int arch);
+                                       const std::string &name, int arch,
+                                       bool fastMath = false);
 
 struct KernelCacheStats {
   unsigned memoryHits = 0, diskHits = 0, compiles = 0, rejectedEntries = 0;

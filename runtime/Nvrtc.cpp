@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <functional>
 #include <iterator>
+#include <vector>
 #include <mutex>
 #include <vector>
 
@@ -75,15 +76,25 @@ static Result<const NvrtcApi *> getNvrtc() {
   return &api;
 }
 
-// --fmad=false: no contraction into FMAs, so that results are bit-identical
-// to the CPU reference executor (these kernels are memory-bound, so FMAs
-// would not make them faster).
-static const char *const kOptions[] = {"--std=c++17", "--fmad=false",
+// By default --fmad=false: no contraction into FMAs, so that results are
+// bit-identical to the CPU reference executor. Fast math trades that for
+// fewer instructions: FMAs and approximate division (what torch.compile's
+// Triton kernels do).
+static std::vector<const char *> compileOptions(bool fastMath) {
+  std::vector<const char *> options = {"--std=c++17",
                                        "--extra-device-vectorization"};
+  if (fastMath) {
+    options.push_back("--fmad=true");
+    options.push_back("--prec-div=false");
+  } else {
+    options.push_back("--fmad=false");
+  }
+  return options;
+}
 
-std::string pipert::nvrtcOptionsKey() {
+std::string pipert::nvrtcOptionsKey(bool fastMath) {
   std::string key;
-  for (const char *option : kOptions)
+  for (const char *option : compileOptions(fastMath))
     key += std::string(option) + " ";
   return key;
 }
@@ -116,7 +127,7 @@ static std::string saveSource(const std::string &source,
 
 Result<CompiledCuda> pipert::compileCuda(const std::string &source,
                                          const std::string &name, int arch,
-                                         bool ptx) {
+                                         bool ptx, bool fastMath) {
   auto loaded = getNvrtc();
   if (!loaded)
     return loaded.status();
@@ -129,10 +140,9 @@ Result<CompiledCuda> pipert::compileCuda(const std::string &source,
                          api.nvrtcGetErrorString(result));
   std::string archOption = std::string("--gpu-architecture=") +
                            (ptx ? "compute_" : "sm_") + std::to_string(arch);
-  const char *options[1 + std::size(kOptions)] = {archOption.c_str()};
-  for (size_t i = 0; i < std::size(kOptions); ++i)
-    options[i + 1] = kOptions[i];
-  result = api.nvrtcCompileProgram(program, int(std::size(options)), options);
+  std::vector<const char *> options = compileOptions(fastMath);
+  options.insert(options.begin(), archOption.c_str());
+  result = api.nvrtcCompileProgram(program, int(options.size()), options.data());
   size_t logSize = 0;
   api.nvrtcGetProgramLogSize(program, &logSize);
   std::string log(logSize, '\0');

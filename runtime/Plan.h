@@ -80,6 +80,10 @@ struct Plan {
   std::vector<int> results;
   std::vector<std::string> resultNames;
   std::vector<PlanKernel> kernels;
+  /// Kernels compiled with FMA contraction and approximate division (see
+  /// compileCuda); results then differ from the CPU reference's in the last
+  /// bits.
+  bool fastMath = false;
 };
 
 } // namespace pipert

@@ -391,3 +391,20 @@ TEST(Gpu, PinnedStagingMovesHostTensorsExactly) {
   ASSERT_TRUE(staged.ok()) << staged.status().message();
   EXPECT_TRUE(sameBits((*staged)[0], (*expected)[0]));
 }
+
+TEST(Gpu, FastMathStaysCloseToTheReference) {
+  REQUIRE_GPU();
+  const char *source =
+      "pipeline p(x: f32[N], s: f32) -> (y: f32[N]) { y = (x * 1.5 + 0.25) / s }\n";
+  auto fast = pipec::JitPipeline::compile(source, "fast.pipe", "", /*fastMath=*/true);
+  ASSERT_TRUE(fast.ok()) << fast.status().message();
+  EXPECT_TRUE((*fast)->plan().fastMath);
+  HostTensor x = randomTensor(DType::F32, {100003}, 21);
+  HostTensor s(DType::F32, {});
+  *s.as<float>() = 3.7f;
+  auto expected = (*fast)->runReference({x, s});
+  auto got = (*fast)->run({x, s});
+  ASSERT_TRUE(expected.ok() && got.ok()) << got.status().message();
+  // FMA contraction and approximate division: a few ulps.
+  EXPECT_TRUE(sameValues((*got)[0], (*expected)[0], 1e-6));
+}

@@ -119,6 +119,11 @@ static cl::opt<Backend> backend(
                clEnumValN(Backend::Gpu, "gpu", "the GPU, or fail"),
                clEnumValN(Backend::Reference, "reference",
                           "the CPU reference executor")));
+static cl::opt<bool> fastMath(
+    "fast-math",
+    cl::desc("Compile kernels with FMA contraction and approximate division: "
+             "faster, but results differ from the CPU reference in the last "
+             "bits"));
 static cl::opt<bool> timePhases(
     "time-phases",
     cl::desc("run: print how long each phase took (compile, kernel load, "
@@ -335,6 +340,7 @@ int main(int argc, char **argv) {
     FailureOr<pipert::Plan> plan = pipec::buildPlan(pipeline);
     if (failed(plan))
       return 1;
+    plan->fastMath = fastMath;
     plans.push_back(std::move(*plan));
   }
 
@@ -368,7 +374,7 @@ int main(int argc, char **argv) {
     for (const pipert::Plan &plan : plans)
       for (const pipert::PlanKernel &kernel : plan.kernels) {
         auto ptx = pipert::compileCuda(kernel.source, kernel.entry, gpuArch,
-                                       /*ptx=*/true);
+                                       /*ptx=*/true, plan.fastMath);
         if (!ptx)
           return fail(ptx.status().message());
         os << "// kernel " << kernel.entry << "\n"
