@@ -133,3 +133,18 @@ pipe.pipeline @reorder(%x: tensor<?xf32, ["N"]> {pipe.name = "x"}) -> (tensor<?x
   %c = pipe.mul %x, %x : tensor<?xf32, ["N"]>, tensor<?xf32, ["N"]> -> tensor<?xf32, ["N"]>
   pipe.return %k, %c : tensor<?xf32, ["N"]>, tensor<?xf32, ["N"]>
 }
+
+// -----
+
+// A broadcast of a value computed in the same kernel cannot be index
+// arithmetic on an input: it starts a kernel that reads the first's result.
+// CHECK-LABEL: pipe.pipeline @broadcast_of_kernel_value
+// CHECK: %[[A:.*]] = kernel "broadcast_of_kernel_value_k0"(%x : tensor<?x?xf32, ["N", "N"]>) -> tensor<?x?xf32, ["N", "N"]>
+// CHECK: kernel "broadcast_of_kernel_value_k1"(%[[A]] : tensor<?x?xf32, ["N", "N"]>)
+// CHECK: pipe.broadcast %{{.*}} [1, 0]
+pipe.pipeline @broadcast_of_kernel_value(%x: tensor<?x?xf32, ["N", "N"]> {pipe.name = "x"}) -> (tensor<?x?xf32, ["N", "N"]> {pipe.name = "y"}) {
+  %a = pipe.add %x, %x : tensor<?x?xf32, ["N", "N"]>, tensor<?x?xf32, ["N", "N"]> -> tensor<?x?xf32, ["N", "N"]>
+  %t = pipe.broadcast %a [1, 0] : tensor<?x?xf32, ["N", "N"]> to tensor<?x?xf32, ["N", "N"]>
+  %b = pipe.mul %t, %a : tensor<?x?xf32, ["N", "N"]>, tensor<?x?xf32, ["N", "N"]> -> tensor<?x?xf32, ["N", "N"]>
+  pipe.return %b : tensor<?x?xf32, ["N", "N"]>
+}
