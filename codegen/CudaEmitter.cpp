@@ -342,14 +342,8 @@ private:
     }
     os << "  for (I i = first; i < (I)n; i += stride) {\n"
        << "    I rest = i;\n";
-    for (int64_t d = rank - 1; d >= 0; --d) {
-      if (d == 0) {
-        os << "    const I c0 = rest;\n";
-        break;
-      }
-      os << "    const I c" << d << " = rest % D" << d << "; rest /= D" << d
-         << ";\n";
-    }
+    SmallVector<int64_t> allDims = llvm::to_vector(llvm::seq<int64_t>(0, rank));
+    emitDecode(os, allDims, "    ");
     auto gather = [&](BroadcastOp broadcast) {
       unsigned k = cast<BlockArgument>(broadcast.getInput()).getArgNumber();
       return "in" + std::to_string(k) + "[" +
@@ -399,16 +393,7 @@ private:
     for (int64_t d = 0; d < last; ++d)
       if (d != grouped)
         rowDims.push_back(d);
-    for (int64_t k = int64_t(rowDims.size()) - 1; k >= 0; --k) {
-      int64_t d = rowDims[k];
-      if (k == 0)
-        os << "    const I c" << d << " = rest;\n";
-      else
-        os << "    const I c" << d << " = rest % D" << d << "; rest /= D" << d
-           << ";\n";
-    }
-    if (rowDims.empty())
-      os << "    (void)rest;\n";
+    emitDecode(os, rowDims, "    ");
     if (grouped >= 0)
       os << "    for (I c" << grouped << " = 0; c" << grouped << " < G; ++c"
          << grouped << ") {\n";
@@ -554,6 +539,22 @@ private:
     return terms;
   }
 
+  /// Declares c<d> for each of `dims` (outermost first) from the index in
+  /// `rest`, the last of `dims` varying fastest.
+  static void emitDecode(llvm::raw_ostream &os, ArrayRef<int64_t> dims,
+                         const char *indent) {
+    for (int64_t k = int64_t(dims.size()) - 1; k >= 0; --k) {
+      int64_t d = dims[k];
+      if (k == 0)
+        os << indent << "const I c" << d << " = rest;\n";
+      else
+        os << indent << "const I c" << d << " = rest % D" << d << "; rest /= D"
+           << d << ";\n";
+    }
+    if (dims.empty())
+      os << indent << "(void)rest;\n";
+  }
+
   /// sum(c<d> * stride) over `terms`, or 0.
   static std::string sumOfTerms(
       ArrayRef<std::pair<int64_t, std::string>> terms) {
@@ -596,16 +597,7 @@ private:
        << "  for (I t = blockIdx.x; t < tiles; t += gridDim.x) {\n"
        << "    const I tl = t % nL;\n    I rest = t / nL;\n"
        << "    const I ta = rest % nA;\n    rest /= nA;\n";
-    for (int64_t k = int64_t(batchDims.size()) - 1; k >= 0; --k) {
-      int64_t d = batchDims[k];
-      if (k == 0)
-        os << "    const I c" << d << " = rest;\n";
-      else
-        os << "    const I c" << d << " = rest % D" << d << "; rest /= D" << d
-           << ";\n";
-    }
-    if (batchDims.empty())
-      os << "    (void)rest;\n";
+    emitDecode(os, batchDims, "    ");
     // Load: thread x walks the input's contiguous dim (domain dim tileDim).
     os << "#pragma unroll\n    for (int k = 0; k < 32; k += 8) {\n"
        << "      const I c" << tileDim << " = ta * 32 + tx;\n"
