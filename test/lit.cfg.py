@@ -8,7 +8,7 @@ import lit.formats
 config.name = "Pipe"
 config.test_format = lit.formats.ShTest(execute_external=False)
 config.suffixes = [".pipe", ".mlir", ".test"]
-config.excludes = ["Inputs", "unit", "CMakeLists.txt", "lit.cfg.py", "check_examples.py"]
+config.excludes = ["Inputs", "unit", "fuzz", "CMakeLists.txt", "lit.cfg.py", "check_examples.py"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.pipe_binary_dir, "test")
 
