@@ -382,10 +382,16 @@ private:
         grouped = d;
     }
 
+    // G copies of each element: the grouped dim's values (1 if none). About
+    // eight elements per thread per pass in all: more spills registers under
+    // the row variant's 32-register budget (ptxas: 20 bytes at G = 3 with
+    // four elements each).
+    const int64_t groupSize =
+        grouped >= 0 ? domain.getDimSize(grouped) : int64_t(1);
+    const int unroll =
+        grouped >= 0 ? std::max<int>(1, int(8 / groupSize)) : kUnroll;
     os << "  const I L = D" << last << ";\n"
-       << "  const I G = " << (grouped >= 0 ? "D" + std::to_string(grouped) : "(I)1")
-       << ";\n"
-       << "  const I rows = L == 0 ? 0 : (I)n / L / G;\n"
+       << "  const I rows = L == 0 ? 0 : (I)n / L / " << groupSize << ";\n"
        << "  for (I row = blockIdx.x; row < rows; row += gridDim.x) {\n"
        << "    I rest = row;\n";
     // Decode the row over the dims other than the last and the grouped one.
@@ -394,12 +400,10 @@ private:
       if (d != grouped)
         rowDims.push_back(d);
     emitDecode(os, rowDims, "    ");
-    if (grouped >= 0)
-      os << "    for (I c" << grouped << " = 0; c" << grouped << " < G; ++c"
-         << grouped << ") {\n";
-    // The row's flat start, each gathered input's offset at the row's start
-    // and its stride along the row; an input that does not move along the
-    // row is loaded once.
+    // Per value of the grouped dim: the row's flat start, each gathered
+    // input's offset at the row's start, and the inputs that do not move
+    // along the row, loaded once. Each gathered input's stride along the row
+    // is the same for all of them.
     std::string rowStart;
     for (int64_t d = 0; d < last; ++d) {
       std::string term = "c" + std::to_string(d);
@@ -407,9 +411,12 @@ private:
         term += " * D" + std::to_string(e);
       rowStart += (rowStart.empty() ? "" : " + ") + term;
     }
-    os << "    const I start = (" << (rowStart.empty() ? "(I)0" : rowStart)
-       << ") * L;\n";
     llvm::DenseMap<Operation *, bool> invariant;
+    os << "    I start[" << groupSize << "];\n";
+    std::string perGroup;
+    llvm::raw_string_ostream pg(perGroup);
+    pg << "      start[q] = (" << (rowStart.empty() ? "(I)0" : rowStart)
+       << ") * L;\n";
     for (BroadcastOp gather : gathers) {
       unsigned id = gatherIds.lookup(gather);
       SmallVector<std::pair<int64_t, std::string>> baseTerms;
@@ -425,69 +432,80 @@ private:
       unsigned k = cast<BlockArgument>(gather.getInput()).getArgNumber();
       if (step.empty()) {
         invariant[gather] = true;
-        os << "    const " << getCppType(gather.getType()) << " h" << id
-           << " = in" << k << "[" << baseExpr << "];\n";
+        os << "    " << getCppType(gather.getType()) << " h" << id << "["
+           << groupSize << "];\n";
+        pg << "      h" << id << "[q] = in" << k << "[" << baseExpr << "];\n";
       } else {
-        os << "    const I b" << id << " = " << baseExpr << ";\n"
+        os << "    I b" << id << "[" << groupSize << "];\n"
            << "    const I t" << id << " = " << step << ";\n";
+        pg << "      b" << id << "[q] = " << baseExpr << ";\n";
       }
     }
+    os << "#pragma unroll\n    for (int q = 0; q < " << groupSize << "; ++q) {\n";
+    if (grouped >= 0)
+      os << "      const I c" << grouped << " = q;\n";
+    os << perGroup << "    }\n";
     auto isDirect = [](BlockArgument arg) {
       return llvm::any_of(arg.getUsers(), [](Operation *user) {
         return !isa<BroadcastOp>(user);
       });
     };
-    // kUnroll elements per thread per pass, the loads of all of them first,
-    // so that enough bytes are in flight. A pass that lies wholly inside the
-    // row skips the per-element bounds checks (most of a row's passes).
-    os << "    for (I e0 = 0; e0 < L; e0 += blockDim.x * " << kUnroll << ") {\n";
+    // kUnroll elements per thread per pass, each in all G rows, the loads of
+    // all of them first, so that enough bytes are in flight (and a pixel's
+    // channels are loaded together). A pass that lies wholly inside the row
+    // skips the per-element bounds checks (most of a row's passes).
+    os << "    for (I e0 = 0; e0 < L; e0 += blockDim.x * " << unroll << ") {\n";
     for (auto [k, arg] : llvm::enumerate(body.getArguments()))
       if (!isScalar(arg) && isDirect(arg))
         os << "      " << getCppType(arg.getType()) << " a" << k << "["
-           << kUnroll << "];\n";
+           << unroll << "][" << groupSize << "];\n";
     for (BroadcastOp gather : gathers)
       if (!invariant.lookup(gather))
         os << "      " << getCppType(gather.getType()) << " g"
-           << gatherIds.lookup(gather) << "[" << kUnroll << "];\n";
-    os << "      const bool whole = e0 + blockDim.x * " << kUnroll << " <= L;\n";
+           << gatherIds.lookup(gather) << "[" << unroll << "][" << groupSize
+           << "];\n";
+    os << "      const bool whole = e0 + blockDim.x * " << unroll << " <= L;\n";
     for (const char *guard : {"whole", "!whole"}) {
       bool checked = std::string(guard) == "!whole";
-      os << "      if (" << guard << ") {\n"
-         << "#pragma unroll\n      for (int u = 0; u < " << kUnroll << "; ++u) {\n"
-         << "        const I c = e0 + u * blockDim.x + threadIdx.x;\n"
-         << (checked ? "        if (c >= L) break;\n" : "")
-         << "        const I i = start + c;\n"
-         << "        (void)i;\n";
+      auto openLoops = [&]() {
+        os << "#pragma unroll\n      for (int u = 0; u < " << unroll << "; ++u) {\n"
+           << "        const I c = e0 + u * blockDim.x + threadIdx.x;\n"
+           << (checked ? "        if (c >= L) break;\n" : "")
+           << "#pragma unroll\n        for (int q = 0; q < " << groupSize
+           << "; ++q) {\n"
+           << "        const I i = start[q] + c;\n"
+           << "        (void)i;\n";
+      };
+      os << "      if (" << guard << ") {\n";
+      openLoops();
       for (auto [k, arg] : llvm::enumerate(body.getArguments()))
         if (!isScalar(arg) && isDirect(arg))
-          os << "        a" << k << "[u] = in" << k << "[i];\n";
+          os << "        a" << k << "[u][q] = in" << k << "[i];\n";
       for (BroadcastOp gather : gathers) {
         if (invariant.lookup(gather))
           continue;
         unsigned id = gatherIds.lookup(gather);
         unsigned k = cast<BlockArgument>(gather.getInput()).getArgNumber();
-        os << "        g" << id << "[u] = in" << k << "[b" << id << " + c * t"
-           << id << "];\n";
+        os << "        g" << id << "[u][q] = in" << k << "[b" << id
+           << "[q] + c * t" << id << "];\n";
       }
-      os << "      }\n"
-         << "#pragma unroll\n      for (int u = 0; u < " << kUnroll << "; ++u) {\n"
-         << "        const I c = e0 + u * blockDim.x + threadIdx.x;\n"
-         << (checked ? "        if (c >= L) break;\n" : "")
-         << "        const I i = start + c;\n";
+      os << "        }\n      }\n";
+      openLoops();
       emitElement(
           os, "        ",
-          [](unsigned k) { return "a" + std::to_string(k) + "[u]"; },
+          [](unsigned k) { return "a" + std::to_string(k) + "[u][q]"; },
           [](unsigned k, StringRef v) {
             return ("out" + std::to_string(k) + "[i] = " + v + ";").str();
           },
           [&](BroadcastOp broadcast) {
             unsigned id = gatherIds.lookup(broadcast);
-            return invariant.lookup(broadcast) ? "h" + std::to_string(id)
-                                               : "g" + std::to_string(id) + "[u]";
+            return invariant.lookup(broadcast)
+                       ? "h" + std::to_string(id) + "[q]"
+                       : "g" + std::to_string(id) + "[u][q]";
           });
-      os << "      }\n      }\n";
+      os << "        }\n      }\n      }\n";
     }
-    os << "    }\n" << (grouped >= 0 ? "    }\n" : "") << "  }\n}\n\n";
+    os << "    }\n  }\n}\n\n";
   }
 
   /// An input read transposed: its contiguous (innermost) dim is not the
