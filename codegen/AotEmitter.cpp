@@ -117,8 +117,6 @@ AotSources pipec::emitAot(const std::vector<pipert::Plan> &plans,
         << "      k.rowEntry = \"" << kernel.rowEntry << "\";\n"
         << "      k.tileEntry = \"" << kernel.tileEntry << "\";\n"
         << "      k.tileDim = " << kernel.tileDim << ";\n"
-        << "      k.pixelEntry = \"" << kernel.pixelEntry << "\";\n"
-        << "      k.pixelInput = " << kernel.pixelInput << ";\n"
         << "      k.indexing = pipert::PlanKernel::Indexing::"
         << (kernel.indexing == pipert::PlanKernel::Indexing::Flat
                 ? "Flat"

@@ -64,9 +64,7 @@ static int tuning(const char *name, int fallback) {
 
 namespace {
 
-enum class Variant {
-  FlatVector, FlatScalar, Rows32, Pixels32, Tiles32, Coords32, Coords64
-};
+enum class Variant { FlatVector, FlatScalar, Rows32, Tiles32, Coords32, Coords64 };
 
 /// Emits the variants of one kernel.
 class KernelEmitter {
@@ -97,11 +95,6 @@ public:
         emitVariant(os, name + "_tiles", Variant::Tiles32);
       }
       emitVariant(os, name + "_rows", Variant::Rows32);
-      if (findPixelInput()) {
-        info.pixelEntry = name + "_pixels";
-        info.pixelInput = cast<BlockArgument>(pixels.getInput()).getArgNumber();
-        emitVariant(os, name + "_pixels", Variant::Pixels32);
-      }
       emitVariant(os, name, Variant::Coords32);
       emitVariant(os, name + "_i64", Variant::Coords64);
     } else {
@@ -242,15 +235,10 @@ private:
     // The row variant runs 128 threads; 16 blocks of them fill an SM when
     // each thread keeps to 32 registers (ncu: at 34 registers occupancy was
     // capped at 75%).
-    // (The pixel variant keeps 4 * G loaded elements and 4 * G results: at
-    // 32 registers ptxas spills 8 bytes, at 40 none.)
-    emitSignature(os, name,
-                  variant == Variant::Rows32     ? "128, 16"
-                  : variant == Variant::Pixels32 ? "128, 12"
-                                                 : "256");
+    emitSignature(os, name, variant == Variant::Rows32 ? "128, 16" : "256");
     bool coords = variant == Variant::Coords32 ||
                   variant == Variant::Coords64 || variant == Variant::Rows32 ||
-                  variant == Variant::Tiles32 || variant == Variant::Pixels32;
+                  variant == Variant::Tiles32;
     // 32-bit indices where the runtime guarantees every index fits.
     if (coords)
       os << "  typedef "
@@ -346,10 +334,6 @@ private:
     }
     if (variant == Variant::Rows32) {
       emitRows(os, rank, gatherIds);
-      return;
-    }
-    if (variant == Variant::Pixels32) {
-      emitPixels(os, rank, gatherIds);
       return;
     }
     if (variant == Variant::Tiles32) {
@@ -662,135 +646,8 @@ private:
     (void)tiledId;
   }
 
-  /// An input laid out as [..., L, G] read as [..., G, ..., L]: an HWC image
-  /// read into CHW, G (at most 8) small. Each thread of the pixel variant
-  /// takes 4 consecutive pixels, loads their 4 * G elements as whole words
-  /// and stores 4 consecutive outputs per channel row at once.
-  BroadcastOp findPixelInput() {
-    RankedTensorType domain = kernel.getDomainType();
-    int64_t last = domain.getRank() - 1;
-    for (Operation &op : body.without_terminator()) {
-      auto gather = dyn_cast<BroadcastOp>(op);
-      if (!gather)
-        continue;
-      RankedTensorType source = tensorTypeOf(gather.getInput());
-      int64_t inner = source.getRank() - 1;
-      if (inner < 1 || source.isDynamicDim(inner))
-        continue;
-      int64_t groupDim = gather.getDimensions()[inner];
-      int64_t g = source.getDimSize(inner);
-      if (gather.getDimensions()[inner - 1] != last || groupDim == last ||
-          g < 2 || g > 8 || domain.isDynamicDim(groupDim) ||
-          domain.getDimSize(groupDim) != g)
-        continue;
-      pixels = gather;
-      pixelDim = groupDim;
-      return gather;
-    }
-    return {};
-  }
-
-  void emitPixels(llvm::raw_ostream &os, int64_t rank,
-                  const llvm::DenseMap<Operation *, unsigned> &gatherIds) {
-    int64_t last = rank - 1;
-    const int64_t g = kernel.getDomainType().getDimSize(pixelDim);
-    unsigned pixelId = gatherIds.lookup(pixels);
-    unsigned pixelInput = cast<BlockArgument>(pixels.getInput()).getArgNumber();
-    os << "  const I L = D" << last << ";\n"
-       << "  const I rows = L == 0 ? 0 : (I)n / L / " << g << ";\n"
-       << "  for (I row = blockIdx.x; row < rows; row += gridDim.x) {\n"
-       << "    I rest = row;\n";
-    SmallVector<int64_t> rowDims;
-    for (int64_t d = 0; d < last; ++d)
-      if (d != pixelDim)
-        rowDims.push_back(d);
-    emitDecode(os, rowDims, "    ");
-    std::string rowStart;
-    for (int64_t d = 0; d < last; ++d) {
-      std::string term = "c" + std::to_string(d);
-      for (int64_t e = d + 1; e < last; ++e)
-        term += " * D" + std::to_string(e);
-      rowStart += (rowStart.empty() ? "" : " + ") + term;
-    }
-    // Per channel q: the row start, other gathered inputs' bases, and the
-    // inputs that do not move along the row.
-    llvm::DenseMap<Operation *, bool> invariant;
-    os << "    I start[" << g << "];\n";
-    std::string perGroup;
-    llvm::raw_string_ostream pg(perGroup);
-    pg << "      start[q] = (" << (rowStart.empty() ? "(I)0" : rowStart)
-       << ") * L;\n";
-    for (Operation &op : body.without_terminator()) {
-      auto gather = dyn_cast<BroadcastOp>(op);
-      if (!gather)
-        continue;
-      unsigned id = gatherIds.lookup(gather);
-      SmallVector<std::pair<int64_t, std::string>> baseTerms;
-      std::string step;
-      for (auto &term : offsetTerms(gather, gatherIds)) {
-        if (term.first == last)
-          step = term.second;
-        else
-          baseTerms.push_back(term);
-      }
-      std::string baseExpr =
-          baseTerms.empty() ? "(I)0" : sumOfTerms(baseTerms);
-      unsigned k = cast<BlockArgument>(gather.getInput()).getArgNumber();
-      if (step.empty()) {
-        invariant[gather] = true;
-        os << "    " << getCppType(gather.getType()) << " h" << id << "[" << g
-           << "];\n";
-        pg << "      h" << id << "[q] = in" << k << "[" << baseExpr << "];\n";
-      } else {
-        os << "    I b" << id << "[" << g << "];\n"
-           << "    const I t" << id << " = " << step << ";\n";
-        pg << "      b" << id << "[q] = " << baseExpr << ";\n";
-      }
-    }
-    os << "#pragma unroll\n    for (int q = 0; q < " << g << "; ++q) {\n"
-       << "      const I c" << pixelDim << " = q;\n"
-       << perGroup << "    }\n";
-    // 4 pixels per thread per pass: their 4 * g elements as words.
-    std::string pixelType = getCppType(pixels.getType());
-    os << "    for (I p0 = threadIdx.x * 4; p0 < L; p0 += blockDim.x * 4) {\n"
-       << "      alignas(16) " << pixelType << " px[" << 4 * g << "];\n"
-       << "      pipe_load_words(px, in" << pixelInput << " + b" << pixelId
-       << "[0] + p0 * " << g << ");\n";
-    for (auto [k, result] : llvm::enumerate(kernel.getResults()))
-      os << "      alignas(16) " << getCppType(result.getType()) << " r" << k
-         << "[" << g << "][4];\n";
-    os << "#pragma unroll\n      for (int q = 0; q < " << g << "; ++q) {\n"
-       << "#pragma unroll\n      for (int j = 0; j < 4; ++j) {\n"
-       << "        const I c = p0 + j;\n"
-       << "        const I i = start[q] + c;\n"
-       << "        (void)i;\n";
-    emitElement(
-        os, "        ", [](unsigned k) { return "in" + std::to_string(k) + "[i]"; },
-        [](unsigned k, StringRef v) {
-          return ("r" + std::to_string(k) + "[q][j] = " + v + ";").str();
-        },
-        [&](BroadcastOp gather) {
-          unsigned id = gatherIds.lookup(gather);
-          if (gather == pixels)
-            return "px[j * " + std::to_string(g) + " + q]";
-          if (invariant.lookup(gather))
-            return "h" + std::to_string(id) + "[q]";
-          unsigned k = cast<BlockArgument>(gather.getInput()).getArgNumber();
-          return "in" + std::to_string(k) + "[b" + std::to_string(id) +
-                 "[q] + c * t" + std::to_string(id) + "]";
-        });
-    os << "      }\n      }\n"
-       << "#pragma unroll\n      for (int q = 0; q < " << g << "; ++q) {\n";
-    for (auto [k, result] : llvm::enumerate(kernel.getResults()))
-      os << "        pipe_store_vec(out" << k << " + start[q] + p0, r" << k
-         << "[q]);\n";
-    os << "      }\n    }\n  }\n}\n\n";
-  }
-
   KernelOp kernel;
   Block &body;
-  BroadcastOp pixels;
-  int64_t pixelDim = -1;
   BroadcastOp tiled;
   int64_t tileDim = -1;
   bool usesCoordinates = false;

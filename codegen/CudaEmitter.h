@@ -19,8 +19,6 @@ struct KernelInfo {
   std::string fallbackEntry;
   std::string rowEntry;
   std::string tileEntry;
-  std::string pixelEntry;
-  int pixelInput = -1;
   int elementsPerThread = 1;
   int tileDim = -1;
   /// Whether elements are indexed through coordinates (else flat).

@@ -53,14 +53,3 @@ __device__ __forceinline__ void pipe_store_vec(T *dst, const T (&src)[N]) {
     pipe_store_chunk(reinterpret_cast<C *>(dst) + k,
                      reinterpret_cast<const C *>(src)[k]);
 }
-
-/// Loads N elements as 4-byte words: `src` is 4-byte aligned and N *
-/// sizeof(T) a multiple of 4 (a pixel-quad of an HWC image: 12 bytes).
-template <typename T, int N>
-__device__ __forceinline__ void pipe_load_words(T (&dst)[N], const T *src) {
-  static_assert((int(sizeof(T)) * N) % 4 == 0, "whole words only");
-#pragma unroll
-  for (int k = 0; k < int(sizeof(T)) * N / 4; ++k)
-    reinterpret_cast<unsigned int *>(dst)[k] =
-        reinterpret_cast<const unsigned int *>(src)[k];
-}

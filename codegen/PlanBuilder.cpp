@@ -122,8 +122,6 @@ FailureOr<pipert::Plan> pipec::buildPlan(PipelineOp pipeline) {
       planKernel.fallbackEntry = info.fallbackEntry;
       planKernel.rowEntry = info.rowEntry;
       planKernel.tileEntry = info.tileEntry;
-      planKernel.pixelEntry = info.pixelEntry;
-      planKernel.pixelInput = info.pixelInput;
       planKernel.tileDim = info.tileDim;
       planKernel.elementsPerThread = info.elementsPerThread;
       planKernel.dimArgs = info.dimArgs;

@@ -19,7 +19,6 @@ struct Executable::LoadedKernel {
   CUfunction fallback = nullptr; ///< Any alignment, or 64-bit indices.
   CUfunction rows = nullptr;     ///< Whole rows per block.
   CUfunction tiles = nullptr;    ///< Shared-memory tiles of a transpose.
-  CUfunction pixels = nullptr;   ///< 4 pixels per thread.
 };
 
 static std::string describeDims(const std::vector<PlanDim> &dims) {
@@ -74,8 +73,7 @@ Result<std::unique_ptr<Executable>> Executable::load(Plan plan) {
          {std::pair<CUfunction *, const std::string *>{&k.fallback,
                                                        &kernel.fallbackEntry},
           {&k.rows, &kernel.rowEntry},
-          {&k.tiles, &kernel.tileEntry},
-          {&k.pixels, &kernel.pixelEntry}})
+          {&k.tiles, &kernel.tileEntry}})
       if (!entry->empty())
         if (Status s = checkCuda(
                 cu.cuModuleGetFunction(function, k.module, entry->c_str()),
@@ -497,18 +495,6 @@ Status Executable::run(const std::vector<TensorRef> &inputs,
       threadsY = 8;
       wanted = (n / rowLength / domain[kernel.tileDim]) *
                ((domain[kernel.tileDim] + 31) / 32) * ((rowLength + 31) / 32);
-    } else if (fast && kernels_[k]->pixels && rowLength >= 128 &&
-               rowLength % 4 == 0 &&
-               ptrs[kernel.inputs[kernel.pixelInput]] % 4 == 0 &&
-               [&] {
-                 for (int b : kernel.outputs)
-                   if (ptrs[b] % 16 != 0)
-                     return false;
-                 return true;
-               }()) {
-      function = kernels_[k]->pixels;
-      threads = 128;
-      wanted = n / rowLength;
     } else if (fast && kernels_[k]->rows && rowLength >= 128) {
       // 128 threads, 4 elements each per pass over a row.
       function = kernels_[k]->rows;

@@ -59,12 +59,6 @@ struct PlanKernel {
   /// the tiles span besides the last.
   std::string tileEntry;
   int tileDim = -1;
-  /// For a kernel that reads an [..., L, G] input (an HWC image) into rows
-  /// of L: 4 pixels per thread, loaded as words and stored as vectors. Needs
-  /// L a multiple of 4, input `pixelInput` 4-byte aligned and the outputs
-  /// 16-byte aligned.
-  std::string pixelEntry;
-  int pixelInput = -1;
   Indexing indexing = Indexing::Flat;
   int elementsPerThread = 1;
   std::vector<std::string> dimArgs;

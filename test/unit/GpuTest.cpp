@@ -415,25 +415,3 @@ TEST(Gpu, FastMathStaysCloseToTheReference) {
                                                << " vs " << b;
   }
 }
-
-TEST(Gpu, PixelVariantMatchesReference) {
-  REQUIRE_GPU();
-  // Rows of 260 and 1024 pixels (multiples of 4, at least 128: the pixel
-  // variant), 3 and 4 channels, an odd number of images and rows.
-  for (int channels : {3, 4}) {
-    std::string source =
-        "pipeline p(images: u8[N, H, W, " + std::to_string(channels) +
-        "]) -> (out: f32[N, " + std::to_string(channels) +
-        ", H, W]) {\n  out = transpose(f32(images) * 0.5 - 3, [0, 3, 1, 2])\n}\n";
-    auto pipeline = compileOrDie(source);
-    ASSERT_TRUE(pipeline);
-    for (int64_t w : {260, 1024}) {
-      HostTensor images = randomTensor(DType::U8, {3, 7, w, channels}, 31);
-      auto expected = pipeline->runReference({images});
-      auto got = pipeline->run({images});
-      ASSERT_TRUE(expected.ok() && got.ok()) << got.status().message();
-      EXPECT_TRUE(sameBits((*got)[0], (*expected)[0]))
-          << channels << " channels, W = " << w;
-    }
-  }
-}
