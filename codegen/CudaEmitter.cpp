@@ -1,18 +1,23 @@
 //===- CudaEmitter.cpp - pipe.kernel ops to CUDA C++ ----------------------===//
 //
-// A kernel is a grid-stride loop over its domain. Each thread loads the
-// inputs' elements, evaluates the body's ops in order (each op supplies its
-// own scalar expression through ElementwiseOpInterface), and stores the
-// results. Values of rank 0 are the same for every element, so they are
-// loaded or computed once per thread, before the loop.
+// A kernel computes its results for each element of its domain. Each thread
+// loads the inputs' elements, evaluates the body's ops in order (each op
+// supplies its own scalar expression through ElementwiseOpInterface), and
+// stores the results. Values of rank 0 are the same for every element, so
+// they are loaded or computed once per thread, before any loop.
 //
-// When every input is read at the element's own index (flat indexing), the
-// fast variant handles several consecutive elements per step, so that every
-// load and store is 16 bytes wide, and a scalar loop finishes the tail; a
-// second variant handles pointers that are not 16-byte aligned. When an
-// input is read through a broadcast (a transpose is one), each element's
-// coordinates are computed from its flat index and the input's offset from
-// them; the fast variant does that in 32 bits.
+// Every kernel is emitted in several variants; the runtime picks one per
+// launch (runtime/Executable.cpp, PlanKernel in runtime/Plan.h):
+//  - flat (every input read at the element's own index): a vector variant,
+//    each thread taking groups of elements whose widest array moves 16
+//    bytes, each group contiguous across the warp, one block per step; and a
+//    scalar variant for misaligned pointers or 2^31 elements and more;
+//  - indexed (an input read through a broadcast, a transpose being one):
+//    a row variant (whole rows of the last dim per block, coordinates once
+//    per row, a small contiguous dim of an input unrolled inside each
+//    element), a tile variant for inputs read transposed (32x32 tiles
+//    through shared memory), and grid-stride variants computing coordinates
+//    per element in 32 and 64 bits.
 //
 //===----------------------------------------------------------------------===//
 
