@@ -9,15 +9,20 @@ def FuseElementwise : Pass<"pipe-fuse-elementwise", "::mlir::pipe::PipelineOp"> 
   let summary = "Groups elementwise ops over one domain into pipe.kernel ops";
   let description = [{
     Every elementwise op over a tensor ends up in exactly one `pipe.kernel`:
-    the body of a kernel is what one GPU kernel computes per element. An op
-    joins the kernel of the producer of one of its operands when both have
-    the same domain (result shape) and joining cannot create a cycle through
-    an op outside the kernel; otherwise it starts a kernel of its own.
+    the body of a kernel is what one GPU kernel computes per element. Walking
+    the pipeline in order, an op joins the latest kernel over the same domain
+    (result shape), unless one of its operands depends on that kernel through
+    an op outside it (joining would make a cycle); otherwise it starts a
+    kernel of its own. Independent ops over one domain thus share a kernel.
+    A `pipe.broadcast` (transposes are broadcasts after canonicalization)
+    joins the same way when its operand comes from outside the kernel: it
+    becomes index arithmetic on a kernel input. Afterwards the block is
+    sorted topologically, so that ops reading a kernel's results follow it.
 
     Scalar (rank-0) elementwise ops, constants included, are cloned into
     every kernel that uses them instead of being passed in (codegen computes
     them once per thread); only a scalar the pipeline returns gets a kernel
-    of its own.
+    of its own. List constants stay outside, as buffers.
 
     Before:
     ```mlir
