@@ -354,6 +354,28 @@ Status Executable::run(const std::vector<TensorRef> &inputs,
     if (output.numElements() > 0 && !output.data)
       return Status::error(what + " is a null pointer");
   }
+  // Kernels read inputs while they write outputs, in any order: an output
+  // that shares memory with an input (or another output) would be garbage.
+  auto overlap = [](const TensorRef &a, const TensorRef &b) {
+    if (a.memory != b.memory || a.numBytes() == 0 || b.numBytes() == 0)
+      return false;
+    auto start = [](const TensorRef &t) {
+      return reinterpret_cast<uintptr_t>(t.data);
+    };
+    return start(a) < start(b) + b.numBytes() &&
+           start(b) < start(a) + a.numBytes();
+  };
+  for (size_t r = 0; r < outputs.size(); ++r) {
+    for (size_t i = 0; i < inputs.size(); ++i)
+      if (overlap(outputs[r], inputs[i]))
+        return Status::error("output '" + plan_.resultNames[r] +
+                             "' overlaps input '" + plan_.buffers[i].name +
+                             "' in memory; Pipe does not run in place");
+    for (size_t s = 0; s < r; ++s)
+      if (overlap(outputs[r], outputs[s]))
+        return Status::error("outputs '" + plan_.resultNames[s] + "' and '" +
+                             plan_.resultNames[r] + "' overlap in memory");
+  }
 
   auto device = getCudaDevice();
   if (!device)
