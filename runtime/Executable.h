@@ -3,8 +3,9 @@
 // Loads a Plan's kernels onto the GPU once, then runs the pipeline on the
 // caller's tensors as often as asked. Every input is validated before any
 // GPU work starts: a wrong dtype, rank or size, a null buffer, a dim that
-// disagrees with another parameter's, gives a Status that names the tensor
-// and the dim, and leaves the caller's buffers untouched.
+// disagrees with another parameter's, an output that overlaps an input or
+// another output, gives a Status that names the tensors (and the dim), and
+// leaves the caller's buffers untouched.
 //
 //===----------------------------------------------------------------------===//
 

@@ -415,3 +415,27 @@ TEST(Gpu, FastMathStaysCloseToTheReference) {
                                                << " vs " << b;
   }
 }
+
+TEST(Gpu, OverlappingOutputsAreRefused) {
+  REQUIRE_GPU();
+  auto pipeline = compileOrDie(
+      "pipeline p(x: f32[N, N]) -> (y: f32[N, N]) { y = transpose(x, [1, 0]) }\n");
+  ASSERT_TRUE(pipeline);
+  HostTensor x = randomTensor(DType::F32, {33, 33}, 4);
+  HostTensor copy = x;
+  // In place: the transpose would read what it has already overwritten.
+  pipert::Status status = pipeline->run({x.ref()}, {x.ref()});
+  ASSERT_FALSE(status.ok());
+  EXPECT_EQ(status.message(),
+            "output 'y' overlaps input 'x' in memory; Pipe does not run in place");
+  EXPECT_TRUE(sameBits(x, copy));
+  // Partly overlapping device buffers too.
+  DeviceBuffer buffer(33 * 33 * 4 * 2);
+  auto *base = static_cast<char *>(buffer.get());
+  status = pipeline->run(
+      {pipert::TensorRef{base, DType::F32, {33, 33}, pipert::Memory::Device}},
+      {pipert::TensorRef{base + 100 * 4, DType::F32, {33, 33},
+                         pipert::Memory::Device}});
+  ASSERT_FALSE(status.ok());
+  EXPECT_NE(status.message().find("overlaps input 'x'"), std::string::npos);
+}
