@@ -5,15 +5,16 @@
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 bench=$root/.device/build/bench/pipe_bench
-while read -r groups blocks unroll streaming; do
+while read -r groups blocks unroll; do
   out=$(PIPE_TUNE_VECTOR_GROUPS=$groups PIPE_TUNE_BLOCKS_PER_SM=$blocks \
-        PIPE_TUNE_ROW_UNROLL=$unroll PIPE_TUNE_STREAMING=$streaming "$bench" 2>&1 |
+        PIPE_TUNE_ROW_UNROLL=$unroll "$bench" 2>&1 |
         python3 "$root/bench/sweep_format.py")
-  echo "groups=$groups blocks/SM=$blocks unroll=$unroll streaming=$streaming: $out"
+  echo "groups=$groups blocks/SM=$blocks unroll=$unroll: $out"
 done <<'CONFIGS'
-4 0 4 0
-4 0 4 1
-4 1000 4 0
-4 1000 4 1
-8 1000 4 1
+4 0 4
+2 0 4
+8 0 4
+4 32 4
+4 0 2
+4 0 8
 CONFIGS

@@ -8,12 +8,7 @@
 using namespace pipec;
 
 static std::string describeBuffer(const pipert::PlanBuffer &buffer) {
-  std::string text = std::string(pipert::dtypeName(buffer.dtype)) + "[";
-  for (size_t i = 0; i < buffer.dims.size(); ++i)
-    text += (i ? ", " : "") + (buffer.dims[i].symbol.empty()
-                                   ? std::to_string(buffer.dims[i].size)
-                                   : buffer.dims[i].symbol);
-  return text + "]";
+  return pipert::dtypeName(buffer.dtype) + pipert::describeDims(buffer.dims);
 }
 
 /// Bytes as a C++ string literal split over lines, safe for any content.

@@ -37,11 +37,7 @@ using namespace mlir;
 using namespace mlir::pipe;
 
 std::string pipec::getCudaPrelude() {
-  // A code-generation tuning knob for benchmarks (bench/sweep.sh).
-  const char *streaming = std::getenv("PIPE_TUNE_STREAMING");
-  std::string defines =
-      streaming && std::string(streaming) == "1" ? "#define PIPE_STREAMING\n" : "";
-  return defines + kPipeScalarSource + "\n" + kPipeKernelSource;
+  return std::string(kPipeScalarSource) + "\n" + kPipeKernelSource;
 }
 
 static std::string getCppType(Type tensorType) {
@@ -179,7 +175,7 @@ private:
       if (!direct)
         continue;
       os << indent << "const " << getCppType(arg.getType()) << " "
-         << localName(arg) << " = " << load(k) << ";\n";
+         << nameOf(arg) << " = " << load(k) << ";\n";
     }
     for (Operation &op : body.without_terminator()) {
       Value result = op.getResult(0);
@@ -196,7 +192,7 @@ private:
             cast<ElementwiseOpInterface>(op).getScalarExpression(operands);
       }
       os << indent << "const " << getCppType(result.getType()) << " "
-         << localName(result) << " = " << expression << ";\n";
+         << nameOf(result) << " = " << expression << ";\n";
     }
     auto yield = cast<YieldOp>(body.getTerminator());
     for (auto [k, value] : llvm::enumerate(yield.getValues()))
@@ -231,9 +227,6 @@ private:
     names[value] = name;
     return name;
   }
-  /// Names are fixed per value across the variants; a per-element value is
-  /// declared in each loop body under its name.
-  std::string localName(Value value) { return nameOf(value); }
 
   void emitVariant(llvm::raw_ostream &os, const std::string &name,
                    Variant variant) {
@@ -254,8 +247,10 @@ private:
     else
       os << "  typedef long long I;\n";
     emitHoisted(os);
-    os << "  const I first = (I)blockIdx.x * blockDim.x + threadIdx.x;\n"
-          "  const I stride = (I)gridDim.x * blockDim.x;\n";
+    // Grid-stride loops over elements (rows and tiles stride over blocks).
+    if (variant != Variant::Rows32 && variant != Variant::Tiles32)
+      os << "  const I first = (I)blockIdx.x * blockDim.x + threadIdx.x;\n"
+            "  const I stride = (I)gridDim.x * blockDim.x;\n";
 
     auto scalarStore = [](unsigned k, StringRef v) {
       return ("out" + std::to_string(k) + "[i] = " + v + ";").str();
@@ -595,7 +590,6 @@ private:
   void emitTiles(llvm::raw_ostream &os, int64_t rank,
                  const llvm::DenseMap<Operation *, unsigned> &gatherIds) {
     int64_t last = rank - 1;
-    unsigned tiledId = gatherIds.lookup(tiled);
     unsigned tiledInput = cast<BlockArgument>(tiled.getInput()).getArgNumber();
     std::string tileType = getCppType(tiled.getType());
     SmallVector<int64_t> batchDims;
@@ -648,7 +642,6 @@ private:
           return "in" + std::to_string(k) + "[" + offsetOf(gather) + "]";
         });
     os << "      }\n    }\n    __syncthreads();\n  }\n}\n\n";
-    (void)tiledId;
   }
 
   KernelOp kernel;

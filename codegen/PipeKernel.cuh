@@ -13,25 +13,6 @@ template <> struct pipe_chunk<1> { typedef unsigned char type; };
 
 /// Loads N consecutive elements in chunks of up to 16 bytes. `src` and
 /// `dst` are aligned to the chunk size (the runtime checks the pointers).
-/// With PIPE_STREAMING, 16-byte accesses carry the evict-first hint (data
-/// touched once); a code-generation tuning knob, off by default.
-template <typename C> __device__ __forceinline__ C pipe_load_chunk(const C *p) {
-#if defined(PIPE_STREAMING)
-  if constexpr (sizeof(C) == 16)
-    return __ldcs(p);
-#endif
-  return *p;
-}
-template <typename C> __device__ __forceinline__ void pipe_store_chunk(C *p, C v) {
-#if defined(PIPE_STREAMING)
-  if constexpr (sizeof(C) == 16) {
-    __stcs(p, v);
-    return;
-  }
-#endif
-  *p = v;
-}
-
 template <typename T, int N>
 __device__ __forceinline__ void pipe_load_vec(T (&dst)[N], const T *src) {
   constexpr int BYTES = int(sizeof(T)) * N;
@@ -40,7 +21,7 @@ __device__ __forceinline__ void pipe_load_vec(T (&dst)[N], const T *src) {
 #pragma unroll
   for (int k = 0; k < BYTES / CHUNK; ++k)
     reinterpret_cast<C *>(dst)[k] =
-        pipe_load_chunk(reinterpret_cast<const C *>(src) + k);
+        reinterpret_cast<const C *>(src)[k];
 }
 
 template <typename T, int N>
@@ -50,6 +31,5 @@ __device__ __forceinline__ void pipe_store_vec(T *dst, const T (&src)[N]) {
   typedef typename pipe_chunk<CHUNK>::type C;
 #pragma unroll
   for (int k = 0; k < BYTES / CHUNK; ++k)
-    pipe_store_chunk(reinterpret_cast<C *>(dst) + k,
-                     reinterpret_cast<const C *>(src)[k]);
+    reinterpret_cast<C *>(dst)[k] = reinterpret_cast<const C *>(src)[k];
 }

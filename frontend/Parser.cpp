@@ -26,6 +26,13 @@ bool Parser::error(SMLoc loc, const llvm::Twine &message) {
   return false;
 }
 
+/// How a diagnostic names `token`: "end of line", or its text quoted.
+static std::string describeToken(const Token &token) {
+  if (token.is(TokenKind::Eof) || token.is(TokenKind::Newline))
+    return getTokenKindName(token.kind);
+  return ("'" + token.text + "'").str();
+}
+
 bool Parser::consumeIf(TokenKind kind) {
   if (!tok.is(kind))
     return false;
@@ -36,9 +43,7 @@ bool Parser::consumeIf(TokenKind kind) {
 bool Parser::expect(TokenKind kind, llvm::StringRef context) {
   if (consumeIf(kind))
     return true;
-  std::string found = tok.is(TokenKind::Eof) || tok.is(TokenKind::Newline)
-                          ? getTokenKindName(tok.kind)
-                          : ("'" + tok.text + "'").str();
+  std::string found = describeToken(tok);
   return error(tok.getLoc(), llvm::Twine("expected ") + getTokenKindName(kind) +
                                  " " + context + ", found " + found);
 }
@@ -362,10 +367,7 @@ ExprPtr Parser::parsePrimary() {
     error(loc, "invalid token '" + tok.text + "'");
     return nullptr;
   default: {
-    std::string found = tok.is(TokenKind::Eof) || tok.is(TokenKind::Newline)
-                            ? getTokenKindName(tok.kind)
-                            : ("'" + tok.text + "'").str();
-    error(loc, "expected an expression, found " + found);
+    error(loc, "expected an expression, found " + describeToken(tok));
     return nullptr;
   }
   }

@@ -1,6 +1,7 @@
 //===- Core.cpp - DTypes and tensors --------------------------------------===//
 
 #include "runtime/DType.h"
+#include "runtime/Plan.h"
 #include "runtime/Tensor.h"
 
 #include <string>
@@ -49,6 +50,15 @@ std::string pipert::describeTensor(DType dtype,
   text += "[";
   for (size_t i = 0; i < shape.size(); ++i)
     text += (i ? ", " : "") + std::to_string(shape[i]);
+  return text + "]";
+}
+
+std::string pipert::describeDims(const std::vector<PlanDim> &dims) {
+  std::string text = "[";
+  for (size_t i = 0; i < dims.size(); ++i)
+    text += (i ? ", " : "") +
+            (dims[i].symbol.empty() ? std::to_string(dims[i].size)
+                                    : dims[i].symbol);
   return text + "]";
 }
 

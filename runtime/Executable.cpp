@@ -21,14 +21,6 @@ struct Executable::LoadedKernel {
   CUfunction tiles = nullptr;    ///< Shared-memory tiles of a transpose.
 };
 
-static std::string describeDims(const std::vector<PlanDim> &dims) {
-  std::string text = "[";
-  for (size_t i = 0; i < dims.size(); ++i)
-    text += (i ? ", " : "") +
-            (dims[i].symbol.empty() ? std::to_string(dims[i].size)
-                                    : dims[i].symbol);
-  return text + "]";
-}
 
 Result<std::unique_ptr<Executable>> Executable::load(Plan plan) {
   auto device = getCudaDevice();

@@ -24,6 +24,9 @@ struct PlanDim {
   std::string symbol; ///< Empty when literal.
 };
 
+/// "[N, 3]".
+std::string describeDims(const std::vector<PlanDim> &dims);
+
 struct PlanBuffer {
   std::string name; ///< Source name for parameters and results.
   DType dtype = DType::F32;

@@ -160,12 +160,8 @@ static std::string describePlan(const pipert::Plan &plan) {
     const pipert::PlanBuffer &buffer = plan.buffers[b];
     os << "  buffer %" << b << " "
        << (int(b) < plan.numParams ? "param " : "") << buffer.name << " : "
-       << pipert::dtypeName(buffer.dtype) << "[";
-    for (size_t d = 0; d < buffer.dims.size(); ++d)
-      os << (d ? ", " : "")
-         << (buffer.dims[d].symbol.empty() ? std::to_string(buffer.dims[d].size)
-                                           : buffer.dims[d].symbol);
-    os << "]\n";
+       << pipert::dtypeName(buffer.dtype) << pipert::describeDims(buffer.dims)
+       << "\n";
   }
   for (const pipert::PlanKernel &kernel : plan.kernels) {
     os << "  kernel " << kernel.entry << " (";
