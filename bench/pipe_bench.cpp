@@ -5,7 +5,7 @@
 // does, so that bench/report.py can put them side by side. Results are
 // checked against the CPU reference before anything is timed.
 //
-//   pipe_bench [--quick]
+//   pipe_bench [--quick] [--dynamic]   (--dynamic: reductions and blurs)
 //
 // GPU times are medians of CUDA-event-timed runs over rotated input sets
 // (so that repeated runs do not measure the L2 cache); host overhead is the
@@ -225,8 +225,133 @@ void measureHostIo(const char *impl) {
          double(images.numBytes() + out.numBytes()));
 }
 
+const char *const kMaskRatio =
+    "pipeline mask_ratio(masks: u8[N, H, W]) -> (ratio: f32[N]) {\n"
+    "  ratio = mean(f32(masks > 0), axes = [1, 2])\n}\n";
+const char *const kDynamicBlur =
+    "pipeline dynamic_blur(masks: u8[N, H, W]) -> (blurred: u8[N, H, W]) {\n"
+    "  ratio   = mean(f32(masks > 0), axes = [1, 2])\n"
+    "  window  = i32(16 + ratio * 300) | 1\n"
+    "  blurred = gaussian_blur(masks, window = window, axes = [1, 2])\n}\n";
+
+/// Masks as in ../shared/bench/peers.py: sample i is set (255) with
+/// probability lo + (hi - lo) * i / (n - 1).
+HostTensor densityMasks(int64_t n, int64_t h, int64_t w, double lo, double hi,
+                        uint64_t seed) {
+  HostTensor masks(DType::U8, {n, h, w});
+  uint64_t state = seed * 0x9E3779B97F4A7C15ull + 1;
+  for (int64_t i = 0; i < n; ++i) {
+    double density = n > 1 ? lo + (hi - lo) * double(i) / double(n - 1) : lo;
+    uint32_t threshold = uint32_t(density * 4294967296.0);
+    uint8_t *sample = masks.as<uint8_t>() + i * h * w;
+    for (int64_t k = 0; k < h * w; ++k) {
+      state ^= state << 13;
+      state ^= state >> 7;
+      state ^= state << 17;
+      sample[k] = uint32_t(state >> 32) < threshold ? 255 : 0;
+    }
+  }
+  return masks;
+}
+
+/// The windows dynamic_blur computes, on the host, the way the GPU does
+/// (exact counts, f32 arithmetic).
+std::vector<int> windowsOf(const HostTensor &masks) {
+  int64_t n = masks.shape()[0], hw = masks.shape()[1] * masks.shape()[2];
+  std::vector<int> windows;
+  for (int64_t i = 0; i < n; ++i) {
+    int64_t count = 0;
+    for (int64_t k = 0; k < hw; ++k)
+      count += masks.as<uint8_t>()[i * hw + k] != 0;
+    float ratio = float(double(count) / double(hw));
+    float v = 16.f + ratio * 300.f;
+    windows.push_back(int(std::nearbyint(v)) | 1);
+  }
+  return windows;
+}
+
+/// The reductions and the seeds' dynamic blur.
+int runDynamic(bool quick) {
+  // mask_ratio: u8[64, 1024, 1024], and 1 GiB.
+  {
+    auto pipeline = compile(kMaskRatio);
+    for (int64_t n : {int64_t(quick ? 16 : 64), int64_t(1024)}) {
+      HostTensor masks = densityMasks(n, 1024, 1024, 0.05, 0.95, 5);
+      std::vector<DeviceTensor> inputs{upload(masks)};
+      DeviceTensor ratio = allocate(DType::F32, {n});
+      if (!pipeline->run({inputs[0].ref()}, {ratio.ref()}).ok())
+        return 1;
+      auto want = pipeline->runReference({masks});
+      check("mask_ratio", download(ratio), (*want)[0]);
+      measure(n == 1024 ? "mask_ratio_1GiB" : "mask_ratio", *pipeline, inputs,
+              ratio, double(masks.numBytes()), quick ? 20 : 50);
+      cu->cuMemFree(inputs[0].ptr);
+      cu->cuMemFree(ratio.ptr);
+    }
+  }
+  // dyn_blur: u8[N, 1024, 1024], densities 0.02 .. 0.3 (windows ~22 .. 106).
+  {
+    auto pipeline = compile(kDynamicBlur);
+    int clockKHz = 0, sms = 0;
+    CUdevice device;
+    CHECK_CU(cu->cuDeviceGet(&device, 0));
+    CHECK_CU(cu->cuDeviceGetAttribute(&clockKHz, CU_DEVICE_ATTRIBUTE_CLOCK_RATE, device));
+    CHECK_CU(cu->cuDeviceGetAttribute(&sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, device));
+    // FP32 FMAs per second: 128 lanes per SM (Hopper) at the boost clock.
+    double fmaRate = double(sms) * 128 * clockKHz * 1e3;
+    for (int64_t n : {int64_t(1), int64_t(quick ? 4 : 16), int64_t(quick ? 16 : 256)}) {
+      HostTensor masks = densityMasks(n, 1024, 1024, 0.02, 0.3, 9);
+      std::vector<int> windows = windowsOf(masks);
+      double fmas = 0;
+      for (int w : windows)
+        fmas += 2.0 * w * 1024 * 1024; // two passes of w taps per pixel
+      std::vector<DeviceTensor> inputs{upload(masks)};
+      DeviceTensor blurred = allocate(DType::U8, {n, 1024, 1024});
+      if (pipert::Status s = pipeline->run({inputs[0].ref()}, {blurred.ref()});
+          !s.ok()) {
+        fprintf(stderr, "dyn_blur: %s\n", s.message().c_str());
+        return 1;
+      }
+      // The first and last samples against the reference (each sample's
+      // result depends on that sample alone).
+      HostTensor got = download(blurred);
+      for (int64_t i : {int64_t(0), n - 1}) {
+        HostTensor one(DType::U8, {1, 1024, 1024});
+        std::memcpy(one.data(), masks.as<uint8_t>() + i * 1024 * 1024, 1024 * 1024);
+        auto want = pipeline->runReference({one});
+        if (std::memcmp((*want)[0].data(), got.as<uint8_t>() + i * 1024 * 1024,
+                        1024 * 1024) != 0) {
+          fprintf(stderr, "dyn_blur: sample %lld differs from the reference\n",
+                  (long long)i);
+          return 1;
+        }
+      }
+      std::string extra = "\"samples\": " + std::to_string(n) +
+                          ", \"fma_floor_ms\": " +
+                          std::to_string(fmas / fmaRate * 1e3) +
+                          ", \"windows\": [" + std::to_string(windows.front()) +
+                          ", " + std::to_string(windows.back()) + "]";
+      double ms = gpuMs(
+          [&](int) {
+            if (!pipeline->run({inputs[0].ref()}, {blurred.ref()}, nullptr, false).ok())
+              exit(1);
+          },
+          3, quick ? 10 : 30);
+      record(n == 1 ? "dyn_blur_1" : n <= 16 ? "dyn_blur" : "dyn_blur_256",
+             "pipe", ms, 2.0 * masks.numBytes(), extra);
+      cu->cuMemFree(inputs[0].ptr);
+      cu->cuMemFree(blurred.ptr);
+    }
+  }
+  return 0;
+}
+
 int main(int argc, char **argv) {
-  bool quick = argc > 1 && std::string(argv[1]) == "--quick";
+  bool quick = false, dynamic = false;
+  for (int i = 1; i < argc; ++i) {
+    quick |= std::string(argv[i]) == "--quick";
+    dynamic |= std::string(argv[i]) == "--dynamic";
+  }
   if (argc > 1 && std::string(argv[1]) == "--host-io-only") {
     if (!pipert::getCudaDevice())
       return 77;
@@ -257,6 +382,8 @@ int main(int argc, char **argv) {
     cu->cuMemFree(a.ptr);
     cu->cuMemFree(b.ptr);
   }
+  if (dynamic)
+    return runDynamic(quick);
 
   // Cold compile: parse to loaded kernel, with and without the disk cache.
   {

@@ -19,10 +19,12 @@ for r in rows:
 for case in cases:
     print(f"== {case}")
     compiled = next((r["ms"] for r in rows if r["case"] == case and r["impl"] == "torch.compile"), None)
+    eager = next((r["ms"] for r in rows if r["case"] == case
+                  and r["impl"].startswith("torch eager (per-sample")), None)
     for r in rows:
         if r["case"] != case:
             continue
-        line = f"  {r['impl']:<48} {r['ms']:>10.4f} ms"
+        line = f"  {r['impl']:<48} {r['ms']:>10.4f} ms" if r["ms"] else f"  {r['impl']:<48}"
         if "GBps" in r:
             line += f" {r['GBps']:>8.1f} GB/s"
             if copy:
@@ -33,6 +35,16 @@ for case in cases:
             line += f" (host {r['host_us_per_run']:.1f} us)"
         if r["impl"].startswith("pipe") and "GBps" in r and compiled:
             line += f"  torch.compile/pipe = {compiled / r['ms']:.2f}x"
+        if r["impl"] == "pipe" and eager:
+            line += f"  torch eager/pipe = {eager / r['ms']:.1f}x"
+        if "fma_floor_ms" in r:
+            line += f"  FMA floor {r['fma_floor_ms']:.4f} ms ({r['ms'] / r['fma_floor_ms']:.2f}x of it)"
+        if "windows" in r:
+            line += f"  windows {r['windows']}"
+        for key in ("windows_differing_from_peers_py", "maxdiff_vs_opencv",
+                    "fraction_differing_from_opencv"):
+            if key in r:
+                line += f"  {key} {r[key]}"
         if "phases" in r:
             line += "  " + r["phases"].replace("pipec: time: ", "")
         print(line)

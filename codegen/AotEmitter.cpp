@@ -127,7 +127,26 @@ AotSources pipec::emitAot(const std::vector<pipert::Plan> &plans,
       s << "};\n      k.outputs = {";
       for (size_t i = 0; i < kernel.outputs.size(); ++i)
         s << (i ? ", " : "") << kernel.outputs[i];
-      s << "};\n      k.cubinArch = " << kernel.cubinArch << ";\n"
+      static const char *const kinds[] = {"Elementwise", "Reduction", "Blur"};
+      s << "};\n      k.kind = pipert::PlanKernel::Kind::"
+        << kinds[int(kernel.kind)] << ";\n      k.entries = {";
+      for (size_t i = 0; i < kernel.entries.size(); ++i)
+        s << (i ? ", " : "") << "\"" << kernel.entries[i] << "\"";
+      s << "};\n      k.domain = {";
+      for (size_t d = 0; d < kernel.domain.size(); ++d)
+        s << (d ? ", " : "") << "{" << kernel.domain[d].size << ", \""
+          << kernel.domain[d].symbol << "\"}";
+      s << "};\n      k.axes = {";
+      for (size_t i = 0; i < kernel.axes.size(); ++i)
+        s << (i ? ", " : "") << kernel.axes[i];
+      s << "};\n      k.numPrologueInputs = " << kernel.numPrologueInputs
+        << ";\n      k.accBytes = " << kernel.accBytes
+        << ";\n      k.hasWindow = " << (kernel.hasWindow ? "true" : "false")
+        << ";\n      k.hasSigma = " << (kernel.hasSigma ? "true" : "false")
+        << ";\n      k.sampleRank = " << kernel.sampleRank
+        << ";\n      k.location = ";
+      writeString(s, kernel.location);
+      s << ";\n      k.cubinArch = " << kernel.cubinArch << ";\n"
         << "      k.source = ";
       writeString(s, kernel.source);
       s << ";\n";

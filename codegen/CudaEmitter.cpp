@@ -23,8 +23,11 @@
 
 #include "codegen/CudaEmitter.h"
 
+#include "codegen/PipeBlurEmbedded.h"
 #include "codegen/PipeKernelEmbedded.h"
+#include "codegen/PipeReduceEmbedded.h"
 #include "codegen/PipeScalarEmbedded.h"
+#include "codegen/PipeStencilEmbedded.h"
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/Support/raw_ostream.h"
@@ -36,8 +39,14 @@
 using namespace mlir;
 using namespace mlir::pipe;
 
-std::string pipec::getCudaPrelude() {
-  return std::string(kPipeScalarSource) + "\n" + kPipeKernelSource;
+std::string pipec::getCudaPrelude(bool withStencils) {
+  std::string prelude = std::string(kPipeScalarSource) + "\n";
+  if (withStencils)
+    prelude += std::string(kPipeReduceSource) + "\n" + kPipeStencilSource + "\n";
+  prelude += kPipeKernelSource;
+  if (withStencils)
+    prelude += std::string("\n") + kPipeBlurSource;
+  return prelude;
 }
 
 static std::string getCppType(Type tensorType) {

@@ -10,8 +10,10 @@
 namespace pipec {
 
 /// What every generated kernel starts with: the scalar semantics
-/// (codegen/PipeScalar.h) and the device helpers (codegen/PipeKernel.cuh).
-std::string getCudaPrelude();
+/// (codegen/PipeScalar.h) and the device helpers (codegen/PipeKernel.cuh);
+/// for reductions and stencils also codegen/PipeReduce.h, PipeStencil.h and
+/// PipeBlur.cuh.
+std::string getCudaPrelude(bool withStencils = false);
 
 /// How the runtime launches an emitted kernel (see pipert::PlanKernel).
 struct KernelInfo {
@@ -24,6 +26,8 @@ struct KernelInfo {
   /// Whether elements are indexed through coordinates (else flat).
   bool coordinates = false;
   std::vector<std::string> dimArgs;
+  /// The entries of a reduction or a blur (see pipert::PlanKernel).
+  std::vector<std::string> entries;
 };
 
 /// The CUDA C++ source of one kernel's variants, prelude included unless
@@ -32,6 +36,19 @@ struct KernelInfo {
 mlir::FailureOr<std::string> emitCudaKernel(mlir::pipe::KernelOp kernel,
                                             KernelInfo &info,
                                             bool withPrelude = true);
+
+/// The CUDA C++ source of a fused reduction: entries `<name>_inner`,
+/// `_rows`, `_outer` and `_final` (see ReductionEmitter.cpp).
+mlir::FailureOr<std::string> emitCudaReduction(mlir::pipe::ReduceKernelOp op,
+                                               KernelInfo &info,
+                                               bool withPrelude = true);
+
+/// The CUDA C++ source of a blur: `<name>_prepare`, then one entry per axis,
+/// the last axis first (see BlurEmitter.cpp).
+mlir::FailureOr<std::string> emitCudaBlur(mlir::pipe::GaussianBlurOp op,
+                                          const std::string &name,
+                                          KernelInfo &info,
+                                          bool withPrelude = true);
 
 } // namespace pipec
 

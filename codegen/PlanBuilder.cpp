@@ -7,9 +7,48 @@
 #include "runtime/Nvrtc.h"
 
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/StringSwitch.h"
 
 using namespace mlir;
 using namespace mlir::pipe;
+
+int pipec::getReductionKindId(llvm::StringRef kind) {
+  return llvm::StringSwitch<int>(kind)
+      .Case("sum", 0)
+      .Case("mean", 1)
+      .Case("prod", 2)
+      .Case("min", 3)
+      .Case("max", 4)
+      .Case("any", 5)
+      .Default(6);
+}
+
+const char *pipec::getReductionKindName(llvm::StringRef kind) {
+  static const char *const names[] = {"PIPE_SUM", "PIPE_MEAN", "PIPE_PROD",
+                                      "PIPE_MIN", "PIPE_MAX",  "PIPE_ANY",
+                                      "PIPE_ALL"};
+  return names[getReductionKindId(kind)];
+}
+
+int pipec::getBorderId(llvm::StringRef border) {
+  return llvm::StringSwitch<int>(border)
+      .Case("clamp", 1)
+      .Case("constant", 2)
+      .Case("wrap", 3)
+      .Default(0);
+}
+
+std::string pipec::describeLocation(Location loc) {
+  if (auto fused = dyn_cast<FusedLoc>(loc))
+    if (!fused.getLocations().empty())
+      loc = fused.getLocations().front();
+  auto fileLoc = dyn_cast<FileLineColLoc>(loc);
+  if (!fileLoc)
+    return "";
+  return (fileLoc.getFilename().str() + ":" +
+          std::to_string(fileLoc.getLine()) + ":" +
+          std::to_string(fileLoc.getColumn()));
+}
 
 pipert::DType pipec::getRuntimeDType(Type type) {
   if (type.isInteger(1))
@@ -75,10 +114,23 @@ std::string pipec::getConstantBytes(DenseElementsAttr value) {
   return bytes;
 }
 
+/// Bytes of one partial result of a reduction (its RD::acc in
+/// codegen/PipeReduce.h).
+static int getAccumulatorBytes(StringRef kind, Type element) {
+  if (kind == "any" || kind == "all")
+    return 4;
+  if (kind == "min" || kind == "max")
+    return element.isInteger(1)
+               ? 1
+               : std::max<int>(1, element.getIntOrFloatBitWidth() / 8);
+  return 8;
+}
+
 FailureOr<pipert::Plan> pipec::buildPlan(PipelineOp pipeline) {
   pipert::Plan plan;
   plan.name = pipeline.getSymName().str();
   llvm::DenseMap<Value, int> bufferOf;
+  unsigned numBlurs = 0;
   Block &body = pipeline.getBody().front();
   for (BlockArgument arg : body.getArguments()) {
     bufferOf[arg] = plan.buffers.size();
@@ -90,10 +142,12 @@ FailureOr<pipert::Plan> pipec::buildPlan(PipelineOp pipeline) {
 
   for (Operation &op : body) {
     if (auto constant = dyn_cast<ConstantOp>(op)) {
+      // A list, or a scalar that a non-elementwise op reads (a blur's
+      // window): a buffer uploaded once.
       auto dense = dyn_cast<DenseElementsAttr>(constant.getValue());
       if (!dense)
-        return op.emitOpError() << "outside a kernel cannot run on the GPU "
-                                   "(run pipe-fuse-elementwise first)";
+        dense = DenseElementsAttr::get(
+            constant.getType(), ArrayRef<Attribute>{constant.getValue()});
       bufferOf[constant.getResult()] = plan.buffers.size();
       pipert::PlanBuffer buffer = getPlanBuffer(constant.getType(), "");
       buffer.constantData = getConstantBytes(dense);
@@ -137,6 +191,70 @@ FailureOr<pipert::Plan> pipec::buildPlan(PipelineOp pipeline) {
         plan.buffers.push_back(
             getPlanBuffer(cast<RankedTensorType>(result.getType()), ""));
       }
+      plan.kernels.push_back(std::move(planKernel));
+      continue;
+    }
+    if (auto reduction = dyn_cast<ReduceKernelOp>(op)) {
+      KernelInfo info;
+      FailureOr<std::string> source = pipec::emitCudaReduction(reduction, info);
+      if (failed(source))
+        return failure();
+      pipert::PlanKernel planKernel;
+      planKernel.kind = pipert::PlanKernel::Kind::Reduction;
+      planKernel.entries = info.entries;
+      planKernel.entry = info.entries.front();
+      planKernel.dimArgs = info.dimArgs;
+      planKernel.domain = getPlanBuffer(reduction.getInputDomainType(), "").dims;
+      planKernel.axes.assign(reduction.getAxes().begin(),
+                             reduction.getAxes().end());
+      planKernel.numPrologueInputs = reduction.getPrologueInputs().size();
+      planKernel.accBytes = getAccumulatorBytes(
+          reduction.getKind(), reduction.getInputDomainType().getElementType());
+      planKernel.location = describeLocation(reduction.getLoc());
+      planKernel.source = std::move(*source);
+      for (Value input : reduction.getPrologueInputs())
+        planKernel.inputs.push_back(bufferOf.at(input));
+      for (Value input : reduction.getEpilogueInputs())
+        planKernel.inputs.push_back(bufferOf.at(input));
+      for (Value result : reduction.getResults()) {
+        bufferOf[result] = plan.buffers.size();
+        planKernel.outputs.push_back(plan.buffers.size());
+        plan.buffers.push_back(
+            getPlanBuffer(cast<RankedTensorType>(result.getType()), ""));
+      }
+      plan.kernels.push_back(std::move(planKernel));
+      continue;
+    }
+    if (auto blur = dyn_cast<GaussianBlurOp>(op)) {
+      KernelInfo info;
+      std::string name = (pipeline.getSymName() + "_b" +
+                          std::to_string(numBlurs++)).str();
+      FailureOr<std::string> source = pipec::emitCudaBlur(blur, name, info);
+      if (failed(source))
+        return failure();
+      pipert::PlanKernel planKernel;
+      planKernel.kind = pipert::PlanKernel::Kind::Blur;
+      planKernel.entries = info.entries;
+      planKernel.entry = info.entries.front();
+      auto inputType = cast<RankedTensorType>(blur.getInput().getType());
+      planKernel.domain = getPlanBuffer(inputType, "").dims;
+      planKernel.axes.assign(blur.getAxes().begin(), blur.getAxes().end());
+      planKernel.location = describeLocation(blur.getLoc());
+      planKernel.source = std::move(*source);
+      planKernel.inputs.push_back(bufferOf.at(blur.getInput()));
+      for (Value param : {blur.getWindow(), blur.getSigma()}) {
+        if (!param)
+          continue;
+        planKernel.inputs.push_back(bufferOf.at(param));
+        planKernel.sampleRank =
+            std::max<int>(planKernel.sampleRank,
+                          cast<RankedTensorType>(param.getType()).getRank());
+      }
+      planKernel.hasWindow = bool(blur.getWindow());
+      planKernel.hasSigma = bool(blur.getSigma());
+      bufferOf[blur.getResult()] = plan.buffers.size();
+      planKernel.outputs.push_back(plan.buffers.size());
+      plan.buffers.push_back(getPlanBuffer(blur.getType(), ""));
       plan.kernels.push_back(std::move(planKernel));
       continue;
     }

@@ -127,3 +127,50 @@ std::string mlir::pipe::getCppScalarType(Type type) {
   return (intType.isUnsigned() ? "pipe_u" : "pipe_i") +
          std::to_string(intType.getWidth());
 }
+
+bool mlir::pipe::isReductionKind(StringRef kind) {
+  return llvm::is_contained({"sum", "mean", "min", "max", "prod", "any", "all"},
+                            kind);
+}
+
+Type mlir::pipe::getReductionResultType(StringRef kind, Type input) {
+  MLIRContext *context = input.getContext();
+  if (kind == "any" || kind == "all")
+    return IntegerType::get(context, 1);
+  if (kind == "min" || kind == "max")
+    return input;
+  if (kind == "mean")
+    return input.isF64() ? input : Float32Type::get(context);
+  // sum, prod: integers and bool accumulate in 64 bits.
+  if (isa<FloatType>(input))
+    return input;
+  bool isUnsigned = !input.isInteger(1) && cast<IntegerType>(input).isUnsigned();
+  return IntegerType::get(context, 64,
+                          isUnsigned ? IntegerType::Unsigned
+                                     : IntegerType::Signed);
+}
+
+RankedTensorType mlir::pipe::getReducedType(RankedTensorType input,
+                                            ArrayRef<int64_t> axes,
+                                            bool keepdims, Type element) {
+  SmallVector<int64_t> shape;
+  SmallVector<std::string> names;
+  SmallVector<std::string> inputNames = getDimNames(input);
+  for (int64_t d = 0; d < input.getRank(); ++d) {
+    if (llvm::is_contained(axes, d)) {
+      if (keepdims)
+        shape.push_back(1);
+      continue;
+    }
+    shape.push_back(input.getDimSize(d));
+    if (input.isDynamicDim(d))
+      names.push_back(inputNames[d]);
+  }
+  SmallVector<StringRef> nameRefs(names.begin(), names.end());
+  return getPipeTensorType(shape, nameRefs, element);
+}
+
+bool mlir::pipe::isBlurBorder(StringRef border) {
+  return llvm::is_contained({"reflect101", "clamp", "constant", "wrap"},
+                            border);
+}

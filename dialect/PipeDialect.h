@@ -60,6 +60,21 @@ enum class DTypeRule { Any, Numeric, Float, Integer, IntegerOrBool, Bool };
 LogicalResult verifyElementwiseOp(Operation *op, DTypeRule rule,
                                   bool compares);
 
+/// The reduction kinds: sum mean min max prod any all.
+bool isReductionKind(StringRef kind);
+
+/// The element type `kind` gives over elements of `input` by default (see
+/// pipe.reduce); `mean` may also give any other float.
+Type getReductionResultType(StringRef kind, Type input);
+
+/// The shape of reducing `input` along `axes` (dims kept with size 1 under
+/// `keepdims`), with element type `element`.
+RankedTensorType getReducedType(RankedTensorType input, ArrayRef<int64_t> axes,
+                                bool keepdims, Type element);
+
+/// The blur borders: reflect101 clamp constant wrap.
+bool isBlurBorder(StringRef border);
+
 /// "function(a, b)".
 std::string getCallExpression(StringRef function, ArrayRef<std::string> args);
 

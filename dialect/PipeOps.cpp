@@ -509,6 +509,136 @@ OpFoldResult ReshapeOp::fold(FoldAdaptor) {
 }
 
 //===----------------------------------------------------------------------===//
+// ReduceOp, ReduceKernelOp, GaussianBlurOp
+//===----------------------------------------------------------------------===//
+
+/// Checks a reduction's kind, axes (in range, increasing) and that `result`
+/// is the reduced shape of `input` with the kind's dtype.
+static LogicalResult verifyReduction(Operation *op, StringRef kind,
+                                     ArrayRef<int64_t> axes, bool keepdims,
+                                     RankedTensorType input,
+                                     RankedTensorType result) {
+  if (!isReductionKind(kind))
+    return op->emitOpError() << "has unknown kind '" << kind
+                             << "' (sum mean min max prod any all)";
+  for (auto [i, axis] : llvm::enumerate(axes))
+    if (axis < 0 || axis >= input.getRank() || (i > 0 && axes[i - 1] >= axis))
+      return op->emitOpError() << "axes must be increasing dims of the input";
+  Type element = result.getElementType();
+  Type expected = getReductionResultType(kind, input.getElementType());
+  if (element != expected && !(kind == "mean" && isa<FloatType>(element)))
+    return op->emitOpError() << "'" << kind << "' of "
+                             << input.getElementType() << " gives " << expected
+                             << ", not " << element;
+  if (!haveSameShape(getReducedType(input, axes, keepdims, element), result))
+    return op->emitOpError() << "result " << result
+                             << " is not the reduced shape of " << input;
+  return success();
+}
+
+LogicalResult ReduceOp::verify() {
+  return verifyReduction(*this, getKind(), getAxes(), getKeepdims(),
+                         cast<RankedTensorType>(getInput().getType()),
+                         cast<RankedTensorType>(getResult().getType()));
+}
+
+/// Checks a fused region's block: arguments typed as `inputs` (after
+/// `leading` extra arguments), only elementwise ops and broadcasts of
+/// arguments inside.
+static LogicalResult verifyFusedBlock(Operation *op, Block &block,
+                                      ValueRange inputs, unsigned leading,
+                                      StringRef what) {
+  if (block.getNumArguments() != inputs.size() + leading)
+    return op->emitOpError() << what << " has " << block.getNumArguments()
+                             << " arguments for " << inputs.size()
+                             << " inputs";
+  for (auto [arg, input] :
+       llvm::zip(block.getArguments().drop_front(leading), inputs))
+    if (arg.getType() != input.getType())
+      return op->emitOpError() << what << " argument type " << arg.getType()
+                               << " differs from its input's "
+                               << input.getType();
+  for (Operation &inner : block.without_terminator()) {
+    if (auto broadcast = dyn_cast<BroadcastOp>(inner)) {
+      if (!isa<BlockArgument>(broadcast.getInput()))
+        return inner.emitOpError() << "in a fused region must read an input";
+      continue;
+    }
+    if (!isa<ElementwiseOpInterface>(inner))
+      return inner.emitOpError() << "is not elementwise and cannot be in a "
+                                    "fused region";
+    if (auto constant = dyn_cast<ConstantOp>(inner);
+        constant && isa<DenseElementsAttr>(constant.getValue()))
+      return inner.emitOpError() << "in a fused region must be a scalar";
+  }
+  return success();
+}
+
+LogicalResult ReduceKernelOp::verify() {
+  Block &prologue = getPrologue().front();
+  Block &epilogue = getEpilogue().front();
+  if (failed(verifyFusedBlock(*this, prologue, getPrologueInputs(), 0,
+                              "prologue")) ||
+      failed(verifyFusedBlock(*this, epilogue, getEpilogueInputs(), 1,
+                              "epilogue")))
+    return failure();
+  if (prologue.getTerminator()->getNumOperands() != 1)
+    return emitOpError() << "prologue must yield the one value to reduce";
+  if (failed(verifyReduction(*this, getKind(), getAxes(), getKeepdims(),
+                             getInputDomainType(), getReductionType())))
+    return failure();
+  if (getNumResults() == 0)
+    return emitOpError() << "must have at least one result";
+  for (Value result : getResults())
+    if (!haveSameShape(cast<RankedTensorType>(result.getType()),
+                       getReductionType()))
+      return emitOpError() << "results must have the reduced shape";
+  if (epilogue.getTerminator()->getOperandTypes() != getResultTypes())
+    return emitOpError() << "epilogue yields types that differ from its "
+                            "results";
+  return success();
+}
+
+LogicalResult GaussianBlurOp::verify() {
+  auto input = cast<RankedTensorType>(getInput().getType());
+  auto result = cast<RankedTensorType>(getResult().getType());
+  if (!haveSameShape(input, result))
+    return emitOpError() << "result must have the input's shape";
+  if (!getWindow() && !getSigma())
+    return emitOpError() << "needs a window or a sigma";
+  if (!isBlurBorder(getBorder()))
+    return emitOpError() << "has unknown border '" << getBorder()
+                         << "' (reflect101 clamp constant wrap)";
+  ArrayRef<int64_t> axes = getAxes();
+  if (axes.empty())
+    return emitOpError() << "needs at least one axis";
+  for (auto [i, axis] : llvm::enumerate(axes))
+    if (axis < 0 || axis >= input.getRank() || (i > 0 && axes[i - 1] >= axis))
+      return emitOpError() << "axes must be increasing dims of the input";
+  for (auto [param, element] :
+       {std::pair<Value, Type>{getWindow(),
+                               IntegerType::get(getContext(), 32,
+                                                IntegerType::Signed)},
+        {getSigma(), Float32Type::get(getContext())}}) {
+    if (!param)
+      continue;
+    auto type = cast<RankedTensorType>(param.getType());
+    if (type.getElementType() != element)
+      return emitOpError() << "window must be si32 and sigma f32";
+    // Per sample: the input's leading dims, before the first axis.
+    if (type.getRank() > axes.front())
+      return emitOpError() << "a per-sample parameter cannot span a blurred "
+                              "axis";
+    for (int64_t d = 0; d < type.getRank(); ++d)
+      if (type.getDimSize(d) != input.getDimSize(d) ||
+          getDimNames(type)[d] != getDimNames(input)[d])
+        return emitOpError() << "a per-sample parameter must have the "
+                                "input's leading dims";
+  }
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
 // KernelOp
 //===----------------------------------------------------------------------===//
 

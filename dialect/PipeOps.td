@@ -277,6 +277,124 @@ def Pipe_ReshapeOp : Pipe_Op<"reshape", [Pure]> {
 }
 
 //===----------------------------------------------------------------------===//
+// Reductions and stencils
+//===----------------------------------------------------------------------===//
+
+def Pipe_ReduceOp : Pipe_Op<"reduce", [Pure]> {
+  let summary = "Combines the elements along `axes`: sum mean min max prod any all";
+  let description = [{
+    The result drops the reduced dims, or keeps them with size 1 under
+    `keepdims`. Its dtype follows `getReductionResultType`: sums and products
+    of bool and integers are 64-bit (i64, or u64 for unsigned inputs) and
+    accumulate exactly (modulo 2^64); of floats they keep the dtype and
+    accumulate in at least f32 per thread and f64 across threads. `mean`
+    gives a float (f32 unless the result type says otherwise) of the exact
+    integer sum, or of the float sum, over the count. `min`/`max` keep the
+    dtype (NaN wins); `any`/`all` give bool. Over zero elements: sum 0,
+    prod 1, mean NaN, min/max the dtype's largest/smallest value (+inf/-inf),
+    any false, all true.
+
+    ```mlir
+    %r = pipe.reduce "mean" %x [1, 2] : tensor<?x?x?xf32, ["N", "H", "W"]> to tensor<?xf32, ["N"]>
+    ```
+  }];
+  let arguments = (ins Pipe_Tensor:$input, StrAttr:$kind,
+                       DenseI64ArrayAttr:$axes, UnitAttr:$keepdims);
+  let results = (outs Pipe_Tensor:$result);
+  let assemblyFormat = [{
+    $kind $input $axes (`keepdims` $keepdims^)? attr-dict `:` type($input)
+    `to` type($result)
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// Whether axis `d` of the input is reduced.
+    bool isReducedAxis(int64_t d) { return ::llvm::is_contained(getAxes(), d); }
+  }];
+}
+
+def Pipe_ReduceKernelOp : Pipe_Op<"reduce_kernel", [IsolatedFromAbove,
+    AttrSizedOperandSegments, RecursiveMemoryEffects]> {
+  let summary = "A reduction with its elementwise producers and consumers";
+  let description = [{
+    Formed by `pipe-fuse-reductions` around one `pipe.reduce`. The
+    `prologue` region computes, for each element of the reduced domain, the
+    value to reduce from `prologue_inputs` (like a `pipe.kernel` body) and
+    yields it; the values are combined along `axes` as `pipe.reduce` does;
+    the `epilogue` region gets the reduced value as its first argument and
+    `epilogue_inputs` after it, and yields the results, all of the reduced
+    shape. Codegen reads each input once and writes only the results.
+
+    ```mlir
+    %r = pipe.reduce_kernel "mean" [1, 2] "k0" (%m : tensor<?x?xui8, ["N", "W"]>)
+        epilogue () -> tensor<?xf32, ["N"]>
+      prologue { ^bb0(%a: ...): ... pipe.yield %v : tensor<?x?xf32, ["N", "W"]> }
+      epilogue { ^bb0(%mean: tensor<?xf32, ["N"]>): pipe.yield %mean : ... }
+    ```
+  }];
+  let arguments = (ins StrAttr:$kind, DenseI64ArrayAttr:$axes,
+                       UnitAttr:$keepdims, StrAttr:$kernel_name,
+                       Variadic<Pipe_Tensor>:$prologue_inputs,
+                       Variadic<Pipe_Tensor>:$epilogue_inputs);
+  let results = (outs Variadic<Pipe_Tensor>:$results);
+  let regions = (region SizedRegion<1>:$prologue, SizedRegion<1>:$epilogue);
+  let assemblyFormat = [{
+    $kind $axes (`keepdims` $keepdims^)? $kernel_name
+    `(` ($prologue_inputs^ `:` type($prologue_inputs))? `)`
+    `epilogue` `(` ($epilogue_inputs^ `:` type($epilogue_inputs))? `)`
+    `->` type($results)
+    `prologue` $prologue `epilogue` $epilogue attr-dict
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// Whether axis `d` of the prologue's domain is reduced.
+    bool isReducedAxis(int64_t d) { return ::llvm::is_contained(getAxes(), d); }
+    /// The value the prologue yields: what is reduced.
+    Value getReducedValue() {
+      return getPrologue().front().getTerminator()->getOperand(0);
+    }
+    /// The domain the prologue runs over (the reduction's input shape).
+    RankedTensorType getInputDomainType() {
+      return ::llvm::cast<RankedTensorType>(getReducedValue().getType());
+    }
+    /// The reduced value's type: the epilogue's first argument.
+    RankedTensorType getReductionType() {
+      return ::llvm::cast<RankedTensorType>(
+          getEpilogue().front().getArgument(0).getType());
+    }
+  }];
+}
+
+def Pipe_GaussianBlurOp : Pipe_Op<"gaussian_blur", [Pure,
+    AttrSizedOperandSegments]> {
+  let summary = "Separable Gaussian blur along `axes`, per sample";
+  let description = [{
+    DALI's rules: with a window only, radius = (window - 1) / 2 and sigma =
+    (radius - 1) * 0.3 + 0.8; with a sigma only, window = 2 * ceil(3 sigma)
+    + 1; the window is odd and positive, sigma positive. `window` (i32) and
+    `sigma` (f32) are rank 0 or have the input's leading dims (per sample).
+    The weights exp(-x^2 / (2 sigma^2)) are normalized to sum 1 in f64 and
+    applied in f32, one axis at a time, the last first. `border`:
+    reflect101 (default), clamp, constant (with `fill`), wrap. The result
+    has the input's shape; an integer result rounds half to even and
+    saturates.
+
+    ```mlir
+    %b = pipe.gaussian_blur %m window %w : tensor<?xi32, ["N"]> axes [1, 2] border "reflect101" fill 0.0 : tensor<?x?x?xui8, ["N", "H", "W"]> to tensor<?x?x?xui8, ["N", "H", "W"]>
+    ```
+  }];
+  let arguments = (ins Pipe_Tensor:$input, Optional<Pipe_Tensor>:$window,
+                       Optional<Pipe_Tensor>:$sigma, DenseI64ArrayAttr:$axes,
+                       StrAttr:$border, F64Attr:$fill);
+  let results = (outs Pipe_Tensor:$result);
+  let assemblyFormat = [{
+    $input (`window` $window^ `:` type($window))?
+    (`sigma` $sigma^ `:` type($sigma))? `axes` $axes `border` $border
+    `fill` $fill attr-dict `:` type($input) `to` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
 // Fused kernels
 //===----------------------------------------------------------------------===//
 
@@ -316,8 +434,9 @@ def Pipe_KernelOp : Pipe_Op<"kernel", [IsolatedFromAbove,
   }];
 }
 
-def Pipe_YieldOp : Pipe_Op<"yield", [Pure, HasParent<"KernelOp">, Terminator]> {
-  let summary = "Yields a kernel's results";
+def Pipe_YieldOp : Pipe_Op<"yield", [Pure,
+    ParentOneOf<["KernelOp", "ReduceKernelOp"]>, Terminator]> {
+  let summary = "Yields a kernel's results (or a reduction's value to reduce)";
   let arguments = (ins Variadic<Pipe_Tensor>:$values);
   let assemblyFormat = "attr-dict ($values^ `:` type($values))?";
 }

@@ -158,6 +158,13 @@ public:
   std::string operandDType;
   /// Set by Sema for transpose: result dim d is operand dim permutation[d].
   std::vector<int64_t> permutation;
+  /// Set by Sema for reductions and gaussian_blur: the axes, increasing.
+  std::vector<int64_t> axes;
+  /// Set by Sema for reductions.
+  bool keepdims = false;
+  /// Set by Sema for gaussian_blur: the border and its constant's value.
+  std::string border;
+  double fill = 0;
   static bool classof(const ExprAST *e) { return e->getKind() == Kind::Call; }
 };
 

@@ -191,6 +191,23 @@ private:
       Value input = emitExpr(*call.args[0], literalDType);
       return pipe::ReshapeOp::create(builder, where, type, input);
     }
+    if (isReductionCall(callee, call.args.size())) {
+      Value input = emitExpr(*call.args[0], call.operandDType);
+      auto inputType = cast<RankedTensorType>(input.getType());
+      // mean computes in its requested float; the others convert after.
+      Type element = elementType(callee == "mean"
+                                     ? call.type.dtype
+                                     : getReductionDType(callee, call.operandDType));
+      Value reduced = pipe::ReduceOp::create(
+          builder, where,
+          pipe::getReducedType(inputType, call.axes, call.keepdims, element),
+          input, builder.getStringAttr(callee),
+          builder.getDenseI64ArrayAttr(call.axes),
+          call.keepdims ? builder.getUnitAttr() : UnitAttr());
+      return castTo(reduced, call.type.dtype, where);
+    }
+    if (callee == "gaussian_blur")
+      return emitGaussianBlur(call, type, where);
     const std::vector<DimAST> &dims = call.type.dims;
     const std::string &dtype = call.operandDType;
     auto arg = [&](unsigned i) {
@@ -225,6 +242,22 @@ private:
     if (callee == "ceil") return pipe::CeilOp::create(builder, where, type, x);
     assert(callee == "round" && "Sema let an unknown function through");
     return pipe::RoundOp::create(builder, where, type, x);
+  }
+
+  Value emitGaussianBlur(const CallExprAST &call, RankedTensorType type,
+                         Location where) {
+    Value input = emitExpr(*call.args[0], call.operandDType);
+    Value window, sigma;
+    for (const KeywordArgAST &kwarg : call.kwargs) {
+      if (kwarg.name == "window")
+        window = castTo(emitExpr(*kwarg.value, "i32"), "i32", where);
+      else if (kwarg.name == "sigma")
+        sigma = castTo(emitExpr(*kwarg.value, "f32"), "f32", where);
+    }
+    return pipe::GaussianBlurOp::create(
+        builder, where, type, input, window, sigma,
+        builder.getDenseI64ArrayAttr(call.axes),
+        builder.getStringAttr(call.border), builder.getF64FloatAttr(call.fill));
   }
 
   /// Emits `expr`; a weak literal becomes a constant of `literalDType`.

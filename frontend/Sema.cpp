@@ -72,10 +72,31 @@ std::optional<std::string> pipec::promoteDTypes(llvm::StringRef a,
 static const char *const kBuiltins[] = {
     "select", "min",  "max", "clamp", "abs",   "sqrt", "rsqrt", "exp",
     "log",    "sin",  "cos", "tanh",  "pow",   "floor", "ceil", "round",
-    "transpose", "reshape"};
+    "transpose", "reshape", "sum", "mean", "prod", "any", "all",
+    "gaussian_blur"};
 
 bool pipec::isBuiltinFunction(llvm::StringRef name) {
   return llvm::is_contained(kBuiltins, name);
+}
+
+bool pipec::isReductionCall(llvm::StringRef name, size_t numArgs) {
+  if (name == "min" || name == "max")
+    return numArgs == 1;
+  return name == "sum" || name == "mean" || name == "prod" || name == "any" ||
+         name == "all";
+}
+
+std::string pipec::getReductionDType(llvm::StringRef kind,
+                                     llvm::StringRef dtype) {
+  if (kind == "any" || kind == "all")
+    return "bool";
+  if (kind == "min" || kind == "max")
+    return dtype.str();
+  if (kind == "mean")
+    return dtype == "f64" ? "f64" : "f32";
+  if (isFloatDType(dtype))
+    return dtype.str();
+  return isUnsignedDType(dtype) ? "u64" : "i64";
 }
 
 std::string ExprType::str() const {
@@ -167,6 +188,13 @@ private:
   ExprAST *layoutOperand(CallExprAST &expr, llvm::StringRef keyword,
                          llvm::StringRef usage);
   bool checkReshape(CallExprAST &expr);
+  bool checkReduction(CallExprAST &expr);
+  bool checkGaussianBlur(CallExprAST &expr);
+  /// `axes = [...]` of a call on `input`: integer literals, negative ones
+  /// counting from the end, each dim once; sorted into `expr.axes`.
+  bool checkAxes(CallExprAST &expr, ExprAST &list, const ExprType &input);
+  /// `dtype = <name>`: the dtype it names, or nullopt after an error.
+  std::optional<std::string> dtypeArgument(ExprAST &value);
 
   /// The dtype `operands` are converted to for `what` (promotion, weak
   /// literals), checked against `accepts`; reports and returns nullopt if
@@ -636,6 +664,10 @@ bool PipelineChecker::checkCall(CallExprAST &expr) {
     return checkTranspose(expr);
   if (callee == "reshape")
     return checkReshape(expr);
+  if (isReductionCall(callee, expr.args.size()))
+    return checkReduction(expr);
+  if (callee == "gaussian_blur")
+    return checkGaussianBlur(expr);
   if (!expr.kwargs.empty())
     return error(expr.kwargs.front().loc, "'" + callee +
                                               "' takes no keyword argument '" +
@@ -805,6 +837,235 @@ bool PipelineChecker::checkReshape(CallExprAST &expr) {
                                     " does not keep the number of elements");
   }
   expr.type = ExprType{input.dtype, dims};
+  return true;
+}
+
+bool PipelineChecker::checkAxes(CallExprAST &expr, ExprAST &value,
+                                const ExprType &input) {
+  int64_t rank = int64_t(input.dims.size());
+  std::vector<ExprAST *> elements;
+  if (auto *list = llvm::dyn_cast<ListExprAST>(&value)) {
+    for (ExprPtr &element : list->elements)
+      elements.push_back(element.get());
+  } else {
+    elements.push_back(&value);
+  }
+  std::vector<int64_t> axes;
+  for (ExprAST *element : elements) {
+    auto *number = llvm::dyn_cast<NumberExprAST>(element);
+    if (!number || number->isFloat)
+      return error(element->getLoc(),
+                   "an axis of '" + expr.callee +
+                       "' is an integer literal, e.g. axes = [1, 2]");
+    int64_t axis = number->intValue < 0 ? number->intValue + rank
+                                        : number->intValue;
+    if (axis < 0 || axis >= rank)
+      return error(element->getLoc(),
+                   "axis " + std::to_string(number->intValue) +
+                       " is out of range for " + input.str() + " (rank " +
+                       std::to_string(rank) + ")");
+    if (llvm::is_contained(axes, axis))
+      return error(element->getLoc(), "axis " + std::to_string(axis) +
+                                          " is listed twice");
+    axes.push_back(axis);
+  }
+  if (axes.empty())
+    return error(value.getLoc(), "'" + expr.callee + "' needs at least one "
+                                 "axis");
+  std::sort(axes.begin(), axes.end());
+  expr.axes = axes;
+  return true;
+}
+
+std::optional<std::string> PipelineChecker::dtypeArgument(ExprAST &value) {
+  auto *name = llvm::dyn_cast<NameExprAST>(&value);
+  if (!name || !isDType(name->name)) {
+    error(value.getLoc(), std::string("dtype = names a dtype (") + kDTypeList +
+                              ")");
+    return std::nullopt;
+  }
+  return name->name;
+}
+
+bool PipelineChecker::checkReduction(CallExprAST &expr) {
+  const std::string &kind = expr.callee;
+  if (expr.args.size() != 1)
+    return error(expr.getLoc(), "'" + kind + "' reduces one tensor, e.g. " +
+                                    kind + "(x, axes = [1, 2])");
+  if (!checkExpr(*expr.args[0]))
+    return false;
+  const ExprType &input = expr.args[0]->type;
+  if (input.isWeakLiteral())
+    return error(expr.args[0]->getLoc(), "'" + kind +
+                                             "' reduces a tensor, not a "
+                                             "literal");
+  if (input.dims.empty())
+    return error(expr.args[0]->getLoc(),
+                 "'" + kind + "' reduces a tensor of rank 1 or more, not " +
+                     input.str());
+  bool numeric = kind != "any" && kind != "all";
+  if (numeric && input.dtype == "bool" && kind != "sum" && kind != "mean")
+    return error(expr.args[0]->getLoc(),
+                 "'" + kind + "' of bool is not defined; use any/all, or "
+                 "convert first, e.g. u8(x)");
+  std::optional<std::string> requested;
+  bool hasAxes = false;
+  for (KeywordArgAST &kwarg : expr.kwargs) {
+    if (kwarg.name == "axes") {
+      if (!checkAxes(expr, *kwarg.value, input))
+        return false;
+      hasAxes = true;
+    } else if (kwarg.name == "keepdims") {
+      auto *value = llvm::dyn_cast<BoolExprAST>(kwarg.value.get());
+      if (!value)
+        return error(kwarg.value->getLoc(), "keepdims is true or false");
+      expr.keepdims = value->value;
+    } else if (kwarg.name == "dtype" && kind != "any" && kind != "all") {
+      requested = dtypeArgument(*kwarg.value);
+      if (!requested)
+        return false;
+      if (kind == "mean" && !isFloatDType(*requested))
+        return error(kwarg.value->getLoc(),
+                     "'mean' gives a float dtype (f16 bf16 f32 f64), not " +
+                         *requested);
+    } else {
+      return error(kwarg.loc, "'" + kind + "' takes no keyword argument '" +
+                                  kwarg.name + "' (it takes axes, keepdims" +
+                                  (numeric ? ", dtype" : "") + ")");
+    }
+  }
+  if (!hasAxes)
+    for (int64_t d = 0; d < int64_t(input.dims.size()); ++d)
+      expr.axes.push_back(d);
+  std::vector<DimAST> dims;
+  for (int64_t d = 0; d < int64_t(input.dims.size()); ++d) {
+    if (!llvm::is_contained(expr.axes, d)) {
+      dims.push_back(input.dims[d]);
+    } else if (expr.keepdims) {
+      DimAST one;
+      one.loc = input.dims[d].loc;
+      one.size = 1;
+      dims.push_back(one);
+    }
+  }
+  expr.operandDType = input.dtype;
+  expr.type = ExprType{requested ? *requested
+                                 : getReductionDType(kind, input.dtype),
+                       dims};
+  return true;
+}
+
+bool PipelineChecker::checkGaussianBlur(CallExprAST &expr) {
+  if (expr.args.size() != 1)
+    return error(expr.getLoc(), "'gaussian_blur' blurs one tensor, e.g. "
+                                "gaussian_blur(x, window = 5, axes = [1, 2])");
+  if (!checkExpr(*expr.args[0]))
+    return false;
+  const ExprType &input = expr.args[0]->type;
+  if (input.isWeakLiteral() || input.dims.empty())
+    return error(expr.args[0]->getLoc(), "'gaussian_blur' blurs a tensor of "
+                                         "rank 1 or more");
+  if (input.dtype == "bool")
+    return error(expr.args[0]->getLoc(), "'gaussian_blur' of bool is not "
+                                         "defined; convert first, e.g. u8(x)");
+  ExprAST *window = nullptr, *sigma = nullptr;
+  bool hasAxes = false;
+  std::optional<std::string> requested;
+  SMLoc fillLoc;
+  expr.border = "reflect101";
+  for (KeywordArgAST &kwarg : expr.kwargs) {
+    ExprAST &value = *kwarg.value;
+    if (kwarg.name == "window") {
+      window = &value;
+    } else if (kwarg.name == "sigma") {
+      sigma = &value;
+    } else if (kwarg.name == "axes") {
+      if (!checkAxes(expr, value, input))
+        return false;
+      hasAxes = true;
+    } else if (kwarg.name == "border") {
+      auto *name = llvm::dyn_cast<NameExprAST>(&value);
+      if (!name || (name->name != "reflect101" && name->name != "clamp" &&
+                    name->name != "constant" && name->name != "wrap"))
+        return error(value.getLoc(), "border is one of reflect101, clamp, "
+                                     "constant, wrap");
+      expr.border = name->name;
+    } else if (kwarg.name == "fill") {
+      auto *number = llvm::dyn_cast<NumberExprAST>(&value);
+      if (!number)
+        return error(value.getLoc(), "fill is a number literal");
+      expr.fill = number->isFloat ? number->floatValue : double(number->intValue);
+      fillLoc = kwarg.loc;
+    } else if (kwarg.name == "dtype") {
+      requested = dtypeArgument(value);
+      if (!requested)
+        return false;
+      if (*requested == "bool")
+        return error(value.getLoc(), "'gaussian_blur' cannot give bool");
+    } else {
+      return error(kwarg.loc, "'gaussian_blur' takes no keyword argument '" +
+                                  kwarg.name +
+                                  "' (it takes window, sigma, axes, border, "
+                                  "fill, dtype)");
+    }
+  }
+  if (fillLoc.isValid() && expr.border != "constant")
+    return error(fillLoc, "fill applies only with border = constant");
+  int64_t rank = int64_t(input.dims.size());
+  if (!hasAxes)
+    for (int64_t d = rank > 1 ? 1 : 0; d < rank; ++d)
+      expr.axes.push_back(d);
+  if (!window && !sigma)
+    return error(expr.getLoc(), "'gaussian_blur' needs a window, a sigma, or "
+                                "both, e.g. window = 5");
+  // A literal is checked here; a tensor has the input's leading dims (one
+  // value per sample) or none, and is checked when the pipeline runs.
+  auto checkParam = [&](ExprAST *param, bool isWindow) -> bool {
+    if (!param)
+      return true;
+    const char *what = isWindow ? "window" : "sigma";
+    if (auto *number = llvm::dyn_cast<NumberExprAST>(param)) {
+      param->type = ExprType{};
+      param->type.weakFloat = number->isFloat;
+      double v = number->isFloat ? number->floatValue : double(number->intValue);
+      if (isWindow && (number->isFloat || v < 1 || int64_t(v) % 2 == 0))
+        return error(param->getLoc(), "the window of 'gaussian_blur' is an "
+                                      "odd positive integer, not " +
+                                          (number->isFloat
+                                               ? std::to_string(v)
+                                               : std::to_string(number->intValue)));
+      if (!isWindow && !(v > 0))
+        return error(param->getLoc(), "the sigma of 'gaussian_blur' must be "
+                                      "positive");
+      return true;
+    }
+    if (!checkExpr(*param))
+      return false;
+    const ExprType &type = param->type;
+    if (type.isWeakLiteral())
+      return error(param->getLoc(), std::string("the ") + what +
+                                        " is a number or a tensor");
+    if (isWindow ? !isIntegerDType(type.dtype)
+                 : !(isFloatDType(type.dtype) || isIntegerDType(type.dtype)))
+      return error(param->getLoc(),
+                   std::string("the ") + what + " of 'gaussian_blur' is " +
+                       (isWindow ? "an integer" : "a number") + ", not " +
+                       type.dtype);
+    bool prefix = type.dims.size() <= size_t(expr.axes.front());
+    for (size_t d = 0; prefix && d < type.dims.size(); ++d)
+      prefix = type.dims[d] == input.dims[d];
+    if (!prefix)
+      return error(param->getLoc(),
+                   std::string("the ") + what + " " + type.str() +
+                       " must be a scalar or have the leading dims of " +
+                       input.str() + " before the first blurred axis (one " +
+                       what + " per sample)");
+    return true;
+  };
+  if (!checkParam(window, true) || !checkParam(sigma, false))
+    return false;
+  expr.operandDType = input.dtype;
+  expr.type = ExprType{requested ? *requested : input.dtype, input.dims};
   return true;
 }
 

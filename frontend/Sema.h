@@ -33,6 +33,14 @@ std::optional<std::string> promoteDTypes(llvm::StringRef a, llvm::StringRef b);
 /// The functions a call may name, besides casts.
 bool isBuiltinFunction(llvm::StringRef name);
 
+/// Whether a call to `name` with `numArgs` positional arguments is a
+/// reduction: sum mean prod any all, and min/max of one tensor.
+bool isReductionCall(llvm::StringRef name, size_t numArgs);
+
+/// The dtype reduction `kind` gives over `dtype` (pipe::getReductionResultType
+/// is the same rule over MLIR types).
+std::string getReductionDType(llvm::StringRef kind, llvm::StringRef dtype);
+
 /// Checks `module` and annotates it. Returns false after reporting errors.
 bool checkModule(ModuleAST &module, llvm::SourceMgr &sourceMgr);
 

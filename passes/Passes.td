@@ -45,4 +45,36 @@ def FuseElementwise : Pass<"pipe-fuse-elementwise", "::mlir::pipe::PipelineOp"> 
   let dependentDialects = ["::mlir::pipe::PipeDialect"];
 }
 
+def FuseReductions : Pass<"pipe-fuse-reductions", "::mlir::pipe::PipelineOp"> {
+  let summary = "Fuses each pipe.reduce with its elementwise producer and consumer";
+  let description = [{
+    Runs after `pipe-fuse-elementwise`. Each `pipe.reduce` becomes a
+    `pipe.reduce_kernel`:
+    - prologue: the slice of the `pipe.kernel` producing the reduced value
+      that computes it, so the kernel reads that kernel's inputs instead of
+      the stored value (`mean(f32(masks > 0))` reads the u8 masks). When the
+      value has other users too, the slice is recomputed only if its inputs
+      take no more bytes per element than the value; the producer then
+      still stores it for the others. A producer result no one else reads
+      is dropped (with the producer, if it was its only result).
+    - epilogue: one `pipe.kernel` over the reduced shape that reads the
+      reduced value directly (not through a broadcast) and whose other
+      inputs are not computed from it; its results become the fused op's.
+      The reduced value is also a result when anything else reads it.
+
+    Before:
+    ```mlir
+    %m = pipe.kernel "p_k0" (%x : tensor<?x?xui8, ["N", "W"]>) -> tensor<?x?xf32, ["N", "W"]> {...}
+    %r = pipe.reduce "mean" %m [1] : tensor<?x?xf32, ["N", "W"]> to tensor<?xf32, ["N"]>
+    %w = pipe.kernel "p_k1" (%r : tensor<?xf32, ["N"]>) -> tensor<?xsi32, ["N"]> {...}
+    ```
+    After:
+    ```mlir
+    %w = pipe.reduce_kernel "mean" [1] "p_r0" (%x : tensor<?x?xui8, ["N", "W"]>)
+        epilogue () -> tensor<?xsi32, ["N"]> prologue {...} epilogue {...}
+    ```
+  }];
+  let dependentDialects = ["::mlir::pipe::PipeDialect"];
+}
+
 #endif // PIPE_PASSES_TD

@@ -17,11 +17,13 @@ void mlir::pipe::buildDefaultPipeline(OpPassManager &pm) {
   pipelinePm.addPass(createCanonicalizerPass());
   pipelinePm.addPass(createCSEPass());
   pipelinePm.addPass(createFuseElementwise());
+  pipelinePm.addPass(createFuseReductions());
 }
 
 void mlir::pipe::registerPipePassesAndPipelines() {
   registerPipePasses();
   PassPipelineRegistration<>(
-      "pipe-default", "The default pipeline: canonicalize, CSE, fusion",
+      "pipe-default", "The default pipeline: canonicalize, CSE, fusion of elementwise ops, "
+      "then of reductions",
       [](OpPassManager &pm) { buildDefaultPipeline(pm); });
 }

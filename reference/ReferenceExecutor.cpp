@@ -2,8 +2,10 @@
 
 #include "reference/ReferenceExecutor.h"
 
-#include "codegen/StorageTypes.h"
 #include "codegen/PlanBuilder.h"
+#include "codegen/StorageTypes.h"
+#include "codegen/PipeReduce.h"
+#include "codegen/PipeStencil.h"
 #include "runtime/Executable.h"
 
 #include "llvm/ADT/DenseMap.h"
@@ -77,8 +79,11 @@ public:
 
   /// Runs the ops of `block` up to its terminator, whose operands it returns.
   std::vector<TensorPtr> runBlock(Block &block) {
-    for (Operation &op : block.without_terminator())
+    for (Operation &op : block.without_terminator()) {
       runOp(op);
+      if (!error.empty())
+        return {};
+    }
     std::vector<TensorPtr> results;
     for (Value operand : block.getTerminator()->getOperands())
       results.push_back(values.lookup(operand));
@@ -86,6 +91,8 @@ public:
   }
 
   llvm::DenseMap<Value, TensorPtr> values;
+  /// A run-time error (a bad blur window): the run stops and reports it.
+  std::string error;
 
 private:
   TensorPtr allocate(Value value) {
@@ -169,6 +176,29 @@ private:
           for (auto [result, tensor] : llvm::zip(kernel.getResults(), results))
             values[result] = tensor;
         })
+        .Case<ReduceOp>([&](ReduceOp reduce) {
+          runReduce(reduce.getInput(), reduce.getKind(), reduce.getAxes(),
+                    reduce.getResult());
+        })
+        .Case<ReduceKernelOp>([&](ReduceKernelOp kernel) {
+          Block &prologue = kernel.getPrologue().front();
+          for (auto [arg, input] :
+               llvm::zip(prologue.getArguments(), kernel.getPrologueInputs()))
+            values[arg] = values.lookup(input);
+          TensorPtr reduced = runBlock(prologue).front();
+          Block &epilogue = epilogueOf(kernel);
+          values[kernel.getReducedValue()] = reduced;
+          runReduce(kernel.getReducedValue(), kernel.getKind(),
+                    kernel.getAxes(), epilogue.getArgument(0));
+          for (auto [arg, input] :
+               llvm::zip(epilogue.getArguments().drop_front(),
+                         kernel.getEpilogueInputs()))
+            values[arg] = values.lookup(input);
+          std::vector<TensorPtr> results = runBlock(epilogue);
+          for (auto [result, tensor] : llvm::zip(kernel.getResults(), results))
+            values[result] = tensor;
+        })
+        .Case<GaussianBlurOp>([&](GaussianBlurOp blur) { runBlur(blur); })
         .Default([&](Operation *other) {
           llvm::report_fatal_error("reference executor: unhandled op " +
                                    other->getName().getStringRef());
@@ -203,6 +233,160 @@ private:
       std::memcpy(dst + i * size, src + offset * size, size);
     }
     values[result] = out;
+  }
+
+  static Block &epilogueOf(ReduceKernelOp kernel) {
+    return kernel.getEpilogue().front();
+  }
+
+  /// Combines the elements of `input` along `axes` into `result`, one element
+  /// at a time in order, with the accumulators the kernels use.
+  void runReduce(Value input, StringRef kind, ArrayRef<int64_t> axes,
+                 Value result) {
+    TensorPtr out = allocate(result);
+    const HostTensor &in = *values.lookup(input);
+    const std::vector<int64_t> &shape = in.shape();
+    int64_t count = 1;
+    for (int64_t axis : axes)
+      count *= shape[axis];
+    // The output index of each input element: its coordinates along the
+    // kept dims, row-major.
+    std::vector<int64_t> keptStride(shape.size(), 0);
+    for (int64_t d = int64_t(shape.size()) - 1, stride = 1; d >= 0; --d)
+      if (!llvm::is_contained(axes, d)) {
+        keptStride[d] = stride;
+        stride *= shape[d];
+      }
+    int kindId = pipec::getReductionKindId(kind);
+    visitStorageType(in.dtype(), [&](auto inTag) {
+      using T = decltype(inTag);
+      visitStorageType(out->dtype(), [&](auto outTag) {
+        using R = decltype(outTag);
+        auto run = [&](auto kindTag) {
+          constexpr int K = decltype(kindTag)::value;
+          constexpr bool isBool = isBoolT<T>;
+          if constexpr (isBool && (K == PIPE_MIN || K == PIPE_MAX ||
+                                   K == PIPE_PROD)) {
+            llvm::report_fatal_error("reference executor: reduction of bool "
+                                     "the verifier forbids");
+          } else {
+            using RD = pipe_reducer<K, T>;
+            std::vector<typename RD::acc> acc(out->numElements(),
+                                              RD::identity());
+            const T *x = in.as<T>();
+            std::vector<int64_t> coords(shape.size(), 0);
+            for (int64_t i = 0, n = in.numElements(); i < n; ++i) {
+              int64_t o = 0;
+              for (size_t d = 0; d < shape.size(); ++d)
+                o += coords[d] * keptStride[d];
+              acc[o] = RD::combine(
+                  acc[o], RD::widen(RD::add_local(RD::local_identity(),
+                                                  RD::value(x[i]))));
+              for (int64_t d = int64_t(shape.size()) - 1; d >= 0; --d) {
+                if (++coords[d] < shape[d])
+                  break;
+                coords[d] = 0;
+              }
+            }
+            R *po = out->as<R>();
+            for (size_t o = 0; o < acc.size(); ++o)
+              po[o] = RD::template finish<R>(acc[o], count);
+          }
+        };
+        switch (kindId) {
+        case PIPE_SUM: run(std::integral_constant<int, PIPE_SUM>()); break;
+        case PIPE_MEAN: run(std::integral_constant<int, PIPE_MEAN>()); break;
+        case PIPE_PROD: run(std::integral_constant<int, PIPE_PROD>()); break;
+        case PIPE_MIN: run(std::integral_constant<int, PIPE_MIN>()); break;
+        case PIPE_MAX: run(std::integral_constant<int, PIPE_MAX>()); break;
+        case PIPE_ANY: run(std::integral_constant<int, PIPE_ANY>()); break;
+        default: run(std::integral_constant<int, PIPE_ALL>()); break;
+        }
+      });
+    });
+    values[result] = out;
+  }
+
+  /// gaussian_blur as PipeStencil.h defines it: one axis at a time, the
+  /// last first, in f32.
+  void runBlur(GaussianBlurOp blur) {
+    TensorPtr out = allocate(blur.getResult());
+    const HostTensor &in = *values.lookup(blur.getInput());
+    const std::vector<int64_t> &shape = in.shape();
+    const HostTensor *window =
+        blur.getWindow() ? values.lookup(blur.getWindow()).get() : nullptr;
+    const HostTensor *sigma =
+        blur.getSigma() ? values.lookup(blur.getSigma()).get() : nullptr;
+    size_t sampleRank = std::max(window ? window->shape().size() : 0,
+                                 sigma ? sigma->shape().size() : 0);
+    int64_t samples = 1;
+    for (size_t d = 0; d < sampleRank; ++d)
+      samples *= shape[d];
+    // Element of a per-sample parameter (rank `rank`) for sample s.
+    auto paramIndex = [&](const HostTensor &param, int64_t s) {
+      int64_t per = 1;
+      for (size_t d = param.shape().size(); d < sampleRank; ++d)
+        per *= shape[d];
+      return param.shape().empty() ? 0 : s / per;
+    };
+    std::vector<pipe_blur_params> params;
+    for (int64_t s = 0; s < samples; ++s) {
+      long long w = window ? window->as<pipe_i32>()[paramIndex(*window, s)] : 0;
+      double sg = sigma ? sigma->as<float>()[paramIndex(*sigma, s)] : 0.0;
+      params.push_back(pipe_blur_resolve(window, w, sigma, sg));
+      if (params.back().error == PIPE_BLUR_OK)
+        params.back().norm = 1.0 / pipe_blur_sum(params.back(), nullptr);
+      if (params.back().error != PIPE_BLUR_OK) {
+        error = pipert::describeBlurError(
+            pipec::describeLocation(blur.getLoc()), s, params.back().error, w,
+            sg);
+        return;
+      }
+    }
+    int64_t n = in.numElements();
+    std::vector<float> current(n);
+    visitStorageType(in.dtype(), [&](auto tag) {
+      using T = decltype(tag);
+      for (int64_t i = 0; i < n; ++i)
+        current[i] = pipe_cast<float>(in.as<T>()[i]);
+    });
+    int border = pipec::getBorderId(blur.getBorder());
+    float fill = float(blur.getFill().convertToDouble());
+    ArrayRef<int64_t> axes = blur.getAxes();
+    std::vector<float> next(n);
+    for (int64_t a = int64_t(axes.size()) - 1; a >= 0; --a) {
+      int64_t axis = axes[a];
+      int64_t outer = 1, inner = 1, length = shape[axis], perSample = 1;
+      for (int64_t d = 0; d < axis; ++d)
+        outer *= shape[d];
+      for (int64_t d = axis + 1; d < int64_t(shape.size()); ++d)
+        inner *= shape[d];
+      for (int64_t d = int64_t(sampleRank); d < axis; ++d)
+        perSample *= shape[d];
+      for (int64_t o = 0; o < outer; ++o) {
+        const pipe_blur_params &p = params[o / perSample];
+        std::vector<float> weights;
+        for (int j = 0; j <= 2 * p.radius; ++j)
+          weights.push_back(pipe_blur_weight(p, j));
+        for (int64_t c = 0; c < inner; ++c)
+          for (int64_t i = 0; i < length; ++i) {
+            float acc = 0;
+            for (int j = 0; j <= 2 * p.radius; ++j) {
+              long long k = pipe_border_index(i - p.radius + j, length, border);
+              float v = k < 0 ? fill : current[(o * length + k) * inner + c];
+              acc = std::fmaf(weights[j], v, acc);
+            }
+            next[(o * length + i) * inner + c] = acc;
+          }
+      }
+      std::swap(current, next);
+    }
+    visitStorageType(out->dtype(), [&](auto tag) {
+      using T = decltype(tag);
+      for (int64_t i = 0; i < n; ++i)
+        out->as<T>()[i] = pipe_cast<T>(current[i]);
+    });
+    values[blur.getResult()] = out;
   }
 
   void runConstant(ConstantOp constant) {
@@ -287,6 +471,8 @@ pipec::runReference(PipelineOp pipeline, const std::vector<HostTensor> &inputs) 
   for (auto [arg, input] : llvm::zip(body.getArguments(), inputs))
     interpreter.values[arg] = std::make_shared<HostTensor>(input);
   std::vector<TensorPtr> results = interpreter.runBlock(body);
+  if (!interpreter.error.empty())
+    return pipert::Status::error(interpreter.error);
   std::vector<HostTensor> out;
   for (const TensorPtr &result : results)
     out.push_back(*result);

@@ -13,12 +13,20 @@
 
 using namespace pipert;
 
+/// Sizes of pipe_blur_status and pipe_blur_params (codegen/PipeStencil.h).
+static constexpr size_t kBlurStatusBytes = 24;
+static constexpr size_t kBlurParamsBytes = 40;
+/// Floats of weights per sample: PIPE_BLUR_WMAX (codegen/PipeBlur.cuh).
+static constexpr size_t kBlurWeightsPerSample = 2 * 512 + 4 + 16;
+
 struct Executable::LoadedKernel {
   CUmodule module = nullptr;
   CUfunction function = nullptr; ///< The fast variant.
   CUfunction fallback = nullptr; ///< Any alignment, or 64-bit indices.
   CUfunction rows = nullptr;     ///< Whole rows per block.
   CUfunction tiles = nullptr;    ///< Shared-memory tiles of a transpose.
+  /// Reductions and blurs: PlanKernel::entries, in order.
+  std::vector<CUfunction> entries;
 };
 
 
@@ -61,6 +69,17 @@ Result<std::unique_ptr<Executable>> Executable::load(Plan plan) {
             "cuModuleGetFunction", context);
         !s.ok())
       return s;
+    for (const std::string &entry : kernel.entries) {
+      CUfunction function = nullptr;
+      if (Status s = checkCuda(
+              cu.cuModuleGetFunction(&function, k.module, entry.c_str()),
+              "cuModuleGetFunction", context);
+          !s.ok())
+        return s;
+      k.entries.push_back(function);
+    }
+    if (kernel.kind != PlanKernel::Kind::Elementwise)
+      continue;
     for (auto [function, entry] :
          {std::pair<CUfunction *, const std::string *>{&k.fallback,
                                                        &kernel.fallbackEntry},
@@ -72,6 +91,18 @@ Result<std::unique_ptr<Executable>> Executable::load(Plan plan) {
                 "cuModuleGetFunction", context);
             !s.ok())
           return s;
+  }
+  // Each blur reports its first bad sample into pinned host memory.
+  size_t numBlurs = 0;
+  for (const PlanKernel &kernel : executable->plan_.kernels)
+    numBlurs += kernel.kind == PlanKernel::Kind::Blur;
+  if (numBlurs > 0) {
+    if (Status s = checkCuda(cu.cuMemHostAlloc(&executable->blurStatus_,
+                                               numBlurs * kBlurStatusBytes, 0),
+                             "cuMemHostAlloc", "for blur status words");
+        !s.ok())
+      return s;
+    std::memset(executable->blurStatus_, 0xff, numBlurs * kBlurStatusBytes);
   }
   // Constants (list literals) live on the device for the executable's life.
   for (const PlanBuffer &buffer : executable->plan_.buffers) {
@@ -185,6 +216,8 @@ Executable::~Executable() {
       (*driver)->cuModuleUnload(kernel->module);
   for (CUdeviceptr ptr : constants_)
     (*driver)->cuMemFree(ptr);
+  if (blurStatus_)
+    (*driver)->cuMemFreeHost(blurStatus_);
 }
 
 Result<std::map<std::string, int64_t>>
@@ -316,6 +349,272 @@ private:
   std::vector<CUdeviceptr> owned;
 };
 } // namespace
+
+namespace {
+/// What a reduction or blur launch needs to know about the run.
+struct LaunchContext {
+  const CudaDriver &cu;
+  const CudaDevice &device;
+  CUstream stream;
+  RunAllocations &allocations;
+  const std::map<std::string, int64_t> &sizes;
+  const std::vector<CUdeviceptr> &ptrs;
+  const std::vector<std::vector<int64_t>> &shapes;
+};
+} // namespace
+
+static Status launch(const LaunchContext &ctx, CUfunction function,
+                     const std::string &entry, long long blocks,
+                     unsigned threadsX, unsigned threadsY,
+                     std::vector<void *> &params) {
+  CUresult result = ctx.cu.cuLaunchKernel(
+      function, unsigned(std::max(1LL, blocks)), 1, 1, threadsX, threadsY, 1, 0,
+      ctx.stream, params.data(), nullptr);
+  if (result != CUDA_SUCCESS)
+    return checkCuda(result, "cuLaunchKernel", "for kernel '" + entry + "'");
+  return Status();
+}
+
+/// A reduction over [O, R, C] (see codegen/ReductionEmitter.cpp). The
+/// chunking depends on the shape only, so results do not depend on the GPU.
+/// Arguments: prologue inputs, epilogue inputs, outputs, partials, O, R, C,
+/// chunks, chunkLen, vectorOk, then the dims in dimArgs.
+static Status launchReduction(const LaunchContext &ctx, const PlanKernel &kernel,
+                              const std::vector<CUfunction> &entries) {
+  std::vector<int64_t> domain;
+  for (const PlanDim &dim : kernel.domain)
+    domain.push_back(dim.symbol.empty() ? dim.size : ctx.sizes.at(dim.symbol));
+  const std::vector<int> &axes = kernel.axes;
+  bool contiguous = axes.back() - axes.front() + 1 == int(axes.size());
+  long long O = 1, R = 1, C = 1;
+  for (int d = 0; d < int(domain.size()); ++d) {
+    bool reduced = std::find(axes.begin(), axes.end(), d) != axes.end();
+    if (reduced)
+      R *= domain[d];
+    else if (contiguous && d > axes.back())
+      C *= domain[d];
+    else
+      O *= domain[d];
+  }
+  if (O * C == 0)
+    return Status();
+  // Enough blocks to fill the GPU, but chunks of at least this many elements
+  // (rows) so that each block's fixed cost is paid for.
+  constexpr long long kTargetBlocks = 2048, kMinInnerChunk = 16384,
+                      kMinOuterChunk = 64, kShortRow = 64;
+  enum { Inner, Rows, Outer, Final };
+  int entry;
+  long long chunks = 1, chunkLen = R, blocks;
+  unsigned threads = 256;
+  long long sms = ctx.device.multiprocessors;
+  if (C == 1 && R <= kShortRow) {
+    entry = Rows;
+    blocks = std::min((O + threads - 1) / threads, sms * 8);
+  } else if (C == 1) {
+    entry = Inner;
+    long long most = std::max(1LL, (R + kMinInnerChunk - 1) / kMinInnerChunk);
+    chunks = std::min(most, std::max(1LL, (kTargetBlocks + O - 1) / O));
+    chunkLen = (R + chunks - 1) / chunks;
+    chunkLen = (chunkLen + 15) / 16 * 16;
+    chunks = std::max(1LL, (R + chunkLen - 1) / chunkLen);
+    blocks = std::min(O * chunks, sms * 8);
+  } else {
+    entry = Outer;
+    long long cblocks = (C + 255) / 256;
+    long long most = std::max(1LL, (R + kMinOuterChunk - 1) / kMinOuterChunk);
+    chunks = std::min(most, std::max(1LL, kTargetBlocks / (O * cblocks)));
+    chunkLen = std::max(1LL, (R + chunks - 1) / chunks);
+    chunks = std::max(1LL, (R + chunkLen - 1) / chunkLen);
+    blocks = std::min(O * chunks * cblocks, sms * 8);
+  }
+  CUdeviceptr partials = 0;
+  if (chunks > 1)
+    if (Status s = ctx.allocations.allocate(
+            size_t(O * chunks * C) * size_t(kernel.accBytes), 0,
+            "partial sums of " + kernel.entries.front(), &partials);
+        !s.ok())
+      return s;
+  std::vector<CUdeviceptr> pointers;
+  int vectorOk = 1;
+  for (size_t i = 0; i < kernel.inputs.size(); ++i) {
+    CUdeviceptr ptr = ctx.ptrs[kernel.inputs[i]];
+    pointers.push_back(ptr);
+    if (int(i) < kernel.numPrologueInputs &&
+        !ctx.shapes[kernel.inputs[i]].empty() && ptr % 16 != 0)
+      vectorOk = 0;
+  }
+  for (int b : kernel.outputs)
+    pointers.push_back(ctx.ptrs[b]);
+  pointers.push_back(partials);
+  long long scalars[5] = {O, R, C, chunks, chunkLen};
+  std::vector<long long> dims;
+  for (const std::string &dim : kernel.dimArgs)
+    dims.push_back(ctx.sizes.at(dim));
+  std::vector<void *> params;
+  for (CUdeviceptr &ptr : pointers)
+    params.push_back(&ptr);
+  for (long long &value : scalars)
+    params.push_back(&value);
+  params.push_back(&vectorOk);
+  for (long long &value : dims)
+    params.push_back(&value);
+  if (Status s = launch(ctx, entries[entry], kernel.entries[entry], blocks,
+                        threads, 1, params);
+      !s.ok())
+    return s;
+  if (chunks == 1)
+    return Status();
+  return launch(ctx, entries[Final], kernel.entries[Final],
+                std::min((O * C + threads - 1) / threads, sms * 8), threads, 1,
+                params);
+}
+
+/// A blur (see codegen/PipeBlur.cuh): resets its status, resolves each
+/// sample's parameters, runs one pass per axis through f32 scratch buffers,
+/// and copies the status to `statusHost` (checked once the run is done).
+static Status launchBlur(const LaunchContext &ctx, const PlanKernel &kernel,
+                         const std::vector<CUfunction> &entries,
+                         void *statusHost) {
+  const std::vector<int64_t> &shape = ctx.shapes[kernel.inputs.front()];
+  long long n = 1, samples = 1;
+  for (int64_t d : shape)
+    n *= d;
+  if (n == 0)
+    return Status();
+  for (int d = 0; d < kernel.sampleRank; ++d)
+    samples *= shape[d];
+  // The passes index one line (rows) or one block of lines (columns) in 32
+  // bits.
+  for (int axis : kernel.axes) {
+    long long span = 1;
+    for (int d = axis; d < int(shape.size()); ++d)
+      span *= shape[d];
+    if (span >= (1ll << 31))
+      return Status::error(
+          "gaussian_blur" +
+          (kernel.location.empty() ? "" : " at " + kernel.location) +
+          ": blurring axis " + std::to_string(axis) + " spans " +
+          std::to_string(span) +
+          " elements per position of the dims before it; 2^31 or more is "
+          "not supported");
+  }
+  // Device memory of this run: status word, per-sample parameters, scratch.
+  CUdeviceptr status = 0, params = 0, scratch[2] = {0, 0};
+  if (Status s = ctx.allocations.allocate(kBlurStatusBytes, 0,
+                                          "blur status", &status);
+      !s.ok())
+    return s;
+  if (Status s = ctx.allocations.allocate(size_t(samples) * kBlurParamsBytes, 0,
+                                          "blur parameters", &params);
+      !s.ok())
+    return s;
+  CUdeviceptr weights = 0;
+  if (Status s = ctx.allocations.allocate(
+          size_t(samples) * kBlurWeightsPerSample * sizeof(float), 0,
+          "blur weights", &weights);
+      !s.ok())
+    return s;
+  size_t passes = kernel.axes.size();
+  for (size_t k = 0; k < std::min<size_t>(2, passes - 1); ++k)
+    if (Status s = ctx.allocations.allocate(size_t(n) * sizeof(float), 0,
+                                            "blur scratch", &scratch[k]);
+        !s.ok())
+      return s;
+  if (CUresult r = ctx.cu.cuMemsetD8Async(status, 0xff, kBlurStatusBytes,
+                                          ctx.stream);
+      r != CUDA_SUCCESS)
+    return checkCuda(r, "cuMemsetD8Async", "for a blur status");
+
+  // prepare(window, sigma, params, status, samples, windowPer, sigmaPer)
+  CUdeviceptr window = 0, sigma = 0;
+  long long windowPer = samples, sigmaPer = samples;
+  size_t next = 1;
+  auto perElement = [&](int buffer) {
+    long long elements = 1;
+    for (int64_t d : ctx.shapes[buffer])
+      elements *= d;
+    return std::max(1LL, samples / std::max(1LL, elements));
+  };
+  if (kernel.hasWindow) {
+    window = ctx.ptrs[kernel.inputs[next]];
+    windowPer = perElement(kernel.inputs[next++]);
+  }
+  if (kernel.hasSigma) {
+    sigma = ctx.ptrs[kernel.inputs[next]];
+    sigmaPer = perElement(kernel.inputs[next++]);
+  }
+  {
+    std::vector<void *> args = {&window,  &sigma,     &params,  &weights,
+                                &status,  &samples,   &windowPer, &sigmaPer};
+    if (Status s = launch(ctx, entries[0], kernel.entries[0],
+                          std::min(samples, ctx.device.multiprocessors * 8LL),
+                          128, 1, args);
+        !s.ok())
+      return s;
+  }
+  // Passes, the last axis first: input -> scratch -> ... -> output.
+  long long sms = ctx.device.multiprocessors;
+  CUdeviceptr from = ctx.ptrs[kernel.inputs.front()];
+  for (size_t p = 0; p < passes; ++p) {
+    int axis = kernel.axes[passes - 1 - p];
+    CUdeviceptr to = p + 1 == passes ? ctx.ptrs[kernel.outputs.front()]
+                                     : scratch[p % 2];
+    long long outer = 1, length = shape[axis], inner = 1, perSample = 1;
+    for (int d = 0; d < axis; ++d)
+      outer *= shape[d];
+    for (int d = axis + 1; d < int(shape.size()); ++d)
+      inner *= shape[d];
+    for (int d = kernel.sampleRank; d < axis; ++d)
+      perSample *= shape[d];
+    std::vector<void *> args = {&from,   &to,    &params, &weights, &status,
+                                &outer,  &length, &inner, &perSample};
+    // Work items and block shapes of pipe_blur_rows / pipe_blur_cols.
+    constexpr long long kRowSegment = 1024, kColumnRows = 64;
+    bool rows = axis == int(shape.size()) - 1;
+    long long items =
+        rows ? outer * ((length + kRowSegment - 1) / kRowSegment)
+             : outer * ((length + kColumnRows - 1) / kColumnRows) *
+                   ((inner + 31) / 32);
+    if (Status s = launch(ctx, entries[1 + p], kernel.entries[1 + p],
+                          std::min(items, sms * 32), rows ? 64 : 32,
+                          rows ? 1 : 4, args);
+        !s.ok())
+      return s;
+    from = to;
+  }
+  if (CUresult r = ctx.cu.cuMemcpyDtoHAsync(statusHost, status,
+                                            kBlurStatusBytes, ctx.stream);
+      r != CUDA_SUCCESS)
+    return checkCuda(r, "cuMemcpyDtoHAsync", "for a blur status");
+  return Status();
+}
+
+Status Executable::checkBlurStatus() const {
+  size_t slot = 0;
+  for (const PlanKernel &kernel : plan_.kernels) {
+    if (kernel.kind != PlanKernel::Kind::Blur)
+      continue;
+    const char *status =
+        static_cast<const char *>(blurStatus_) + slot++ * kBlurStatusBytes;
+    unsigned long long first;
+    long long window;
+    double sigma;
+    std::memcpy(&first, status, 8);
+    std::memcpy(&window, status + 8, 8);
+    std::memcpy(&sigma, status + 16, 8);
+    if (first != ~0ull)
+      return Status::error(describeBlurError(kernel.location,
+                                             (long long)(first / 8),
+                                             int(first % 8), window, sigma));
+  }
+  return Status();
+}
+
+Status Executable::wait(CUstream stream) const {
+  if (Status s = waitFor(stream); !s.ok())
+    return s;
+  return blurStatus_ ? checkBlurStatus() : Status();
+}
 
 Status Executable::run(const std::vector<TensorRef> &inputs,
                        const std::vector<TensorRef> &outputs, CUstream stream,
@@ -450,8 +749,33 @@ Status Executable::run(const std::vector<TensorRef> &inputs,
 
   std::vector<void *> params;
   std::vector<long long> dimValues;
+  LaunchContext context{cu,  **device, stream, allocations,
+                        *sizes, ptrs,     shapes};
+  if (blurStatus_)
+    std::memset(blurStatus_, 0xff,
+                kBlurStatusBytes * size_t(std::count_if(
+                    plan_.kernels.begin(), plan_.kernels.end(),
+                    [](const PlanKernel &k) {
+                      return k.kind == PlanKernel::Kind::Blur;
+                    })));
+  size_t blurSlot = 0;
   for (size_t k = 0; k < plan_.kernels.size(); ++k) {
     const PlanKernel &kernel = plan_.kernels[k];
+    if (kernel.kind == PlanKernel::Kind::Reduction) {
+      if (Status s = launchReduction(context, kernel, kernels_[k]->entries);
+          !s.ok())
+        return s;
+      continue;
+    }
+    if (kernel.kind == PlanKernel::Kind::Blur) {
+      void *statusHost =
+          static_cast<char *>(blurStatus_) + blurSlot++ * kBlurStatusBytes;
+      if (Status s = launchBlur(context, kernel, kernels_[k]->entries,
+                                statusHost);
+          !s.ok())
+        return s;
+      continue;
+    }
     long long n = numElementsOf(shapes[kernel.outputs.front()]);
     if (n == 0)
       continue;
@@ -542,6 +866,21 @@ Status Executable::run(const std::vector<TensorRef> &inputs,
                        "for kernel '" + kernel.entry + "'");
   }
 
+  // A blur that found a bad window wrote nothing; copying its (unwritten)
+  // device buffers to host outputs would. So with blurs, host outputs wait
+  // for the verdict first.
+  bool hostOutputs = std::any_of(outputs.begin(), outputs.end(),
+                                 [](const TensorRef &t) {
+                                   return t.memory == Memory::Host &&
+                                          t.numBytes() > 0;
+                                 });
+  if (blurStatus_ && hostOutputs) {
+    if (CUresult r = cu.cuStreamSynchronize(stream); r != CUDA_SUCCESS)
+      return checkCuda(r, "cuStreamSynchronize",
+                       "after running pipeline '" + plan_.name + "'");
+    if (Status s = checkBlurStatus(); !s.ok())
+      return s;
+  }
   for (size_t r = 0; r < outputs.size(); ++r) {
     const TensorRef &output = outputs[r];
     CUdeviceptr source = ptrs[plan_.results[r]];
@@ -570,7 +909,7 @@ Status Executable::run(const std::vector<TensorRef> &inputs,
   if (result != CUDA_SUCCESS)
     return checkCuda(result, "cuStreamSynchronize",
                      "after running pipeline '" + plan_.name + "'");
-  return Status();
+  return blurStatus_ ? checkBlurStatus() : Status();
 }
 
 Status pipert::waitFor(CUstream stream) {

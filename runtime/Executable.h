@@ -71,10 +71,19 @@ public:
   /// copied by the driver from the caller's memory; PIPE_PINNED_STAGING=1
   /// (with `wait`) moves them through pinned buffers instead, the CPU's copy
   /// of one chunk overlapping the DMA of the last (slower on the machines
-  /// measured so far; see Executable.cpp).
+  /// measured so far; see Executable.cpp). A pipeline with a gaussian_blur
+  /// checks its per-sample windows on the GPU: with `wait`, run reports a
+  /// bad one; without, wait() does. A blur that finds one writes nothing,
+  /// and host outputs are then not copied either (so with host outputs the
+  /// run waits for that verdict before copying them back).
   Status run(const std::vector<TensorRef> &inputs,
              const std::vector<TensorRef> &outputs, CUstream stream = nullptr,
              bool wait = true);
+
+  /// Waits for a run queued with `wait = false` on `stream`, then reports
+  /// what only the GPU could check (a gaussian_blur window or sigma that is
+  /// wrong for some sample: the blur then wrote nothing).
+  Status wait(CUstream stream) const;
 
   /// Runs on host tensors and returns the results as host tensors.
   Result<std::vector<HostTensor>> run(const std::vector<HostTensor> &inputs);
@@ -92,6 +101,10 @@ private:
   /// Executable.cpp), made on first use.
   struct Staging;
   std::unique_ptr<Staging> staging_;
+  /// Pinned memory where each blur's device status is copied at the end of
+  /// a run (one pipe_blur_status per blur, in plan order), or null.
+  void *blurStatus_ = nullptr;
+  Status checkBlurStatus() const;
 };
 
 } // namespace pipert

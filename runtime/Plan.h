@@ -27,6 +27,11 @@ struct PlanDim {
 /// "[N, 3]".
 std::string describeDims(const std::vector<PlanDim> &dims);
 
+/// The message for a gaussian_blur sample whose parameters are wrong
+/// (`error` is a pipe_blur_error of codegen/PipeStencil.h).
+std::string describeBlurError(const std::string &location, long long sample,
+                              int error, long long window, double sigma);
+
 struct PlanBuffer {
   std::string name; ///< Source name for parameters and results.
   DType dtype = DType::F32;
@@ -53,7 +58,30 @@ struct PlanBuffer {
 /// Images are optional: the runtime loads a cubin built for the device's
 /// architecture, else the PTX, else compiles `source` with NVRTC.
 struct PlanKernel {
+  /// Elementwise kernels are described above. The other kinds run several
+  /// entries of one source, all taking the arguments that runtime/
+  /// Executable.cpp documents for them:
+  ///  - Reduction (`entries`: inner, rows, outer, final): `domain` is the
+  ///    reduced tensor's dims and `axes` the reduced ones; `inputs` are the
+  ///    prologue's (`numPrologueInputs`) then the epilogue's; partial
+  ///    results are `accBytes` each.
+  ///  - Blur (`entries`: prepare, then one pass per axis, the last axis
+  ///    first): `domain` is the blurred tensor's dims; `inputs` are the
+  ///    tensor, then the window and the sigma where `hasWindow`/`hasSigma`;
+  ///    the parameters have the tensor's first `sampleRank` dims or fewer.
+  enum class Kind : uint8_t { Elementwise, Reduction, Blur };
   enum class Indexing : uint8_t { Flat, Coordinates };
+  Kind kind = Kind::Elementwise;
+  std::vector<std::string> entries;
+  std::vector<PlanDim> domain;
+  std::vector<int> axes;
+  int numPrologueInputs = 0;
+  int accBytes = 0;
+  bool hasWindow = false;
+  bool hasSigma = false;
+  int sampleRank = 0;
+  /// Where the op is in the source ("file:line:col"), for run-time errors.
+  std::string location;
   std::string entry;
   std::string fallbackEntry;
   std::string rowEntry;

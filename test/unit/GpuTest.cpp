@@ -108,6 +108,52 @@ const Case kCases[] = {
      "  z = reshape(x * 2, [N, W, 4]) + 1\n  y = x\n}\n",
      {DType::F32},
      [](int64_t n, int64_t w) -> Shapes { return {{n, 4, w}}; }},
+    // Every layout class: inner (chunked when W is long), outer, strided,
+    // non-contiguous axes, full; prologues, epilogues, keepdims.
+    {"reductions",
+     "pipeline reductions(x: f32[N, C, W], m: u8[N, C, W]) -> (s: f32[N], "
+     "mx: f32[N, W], mn: u8[C], p: u64[N, C], a: bool[N, 1, W], t: f32, "
+     "e: i32[N], q: f64[N, C], al: bool[C, W], hm: f16[W]) {\n"
+     "  s = sum(abs(x) * 2, axes = [1, 2])\n"
+     "  mx = max(x, axes = [1])\n"
+     "  mn = min(m, axes = [0, 2])\n"
+     "  p = sum(m, axes = [2])\n"
+     "  a = any(m > 200, axes = [1], keepdims = true)\n"
+     "  t = max(abs(x))\n"
+     "  e = i32(mean(f32(m > 0), axes = [1, 2]) * 1000) + i32(s)\n"
+     "  q = prod(f64(m) / 128 + 0.5, axes = [2])\n"
+     "  al = all(m != 7, axes = [0])\n"
+     "  hm = mean(f16(x) / 8, axes = [0, 1], dtype = f16)\n}\n",
+     {DType::F32, DType::U8},
+     [](int64_t n, int64_t w) -> Shapes { return {{n, 3, w}, {n, 3, w}}; },
+     /*relativeTolerance=*/1e-5},
+    // Per-sample windows (up to 15 over 5 rows: wider than the image),
+    // sigma only, every border, several dtypes.
+    {"blur",
+     "pipeline blur(x: u8[N, H, W], w: i32[N], f: f32[N, H, W]) -> "
+     "(a: u8[N, H, W], b: f32[N, H, W], c: u8[N, H, W], d: f32[N, H, W], "
+     "e: i16[N, H, W], g: u8[N, H, W], h: f32[N, H, W]) {\n"
+     "  a = gaussian_blur(x, window = (w & 15) | 1, axes = [1, 2])\n"
+     "  b = gaussian_blur(f, sigma = 2.5, axes = [2], border = wrap)\n"
+     "  c = gaussian_blur(x, window = 7, axes = [1, 2], border = constant, "
+     "fill = 9)\n"
+     "  d = gaussian_blur(f, window = 3, axes = [1], border = clamp)\n"
+     "  e = gaussian_blur(f, window = 5, sigma = f32(w & 7) + 0.5, axes = [1, 2], "
+     "dtype = i16)\n"
+     // Radii past the staged column tile (96) and past the staged weights
+     // (512): the kernels' other paths.
+     "  g = gaussian_blur(x, window = 301, axes = [1, 2])\n"
+     "  h = gaussian_blur(f, window = 1201, axes = [1])\n}\n",
+     {DType::U8, DType::I32, DType::F32},
+     [](int64_t n, int64_t w) -> Shapes { return {{n, 5, w}, {n}, {n, 5, w}}; },
+     /*relativeTolerance=*/1e-5},
+    {"dynamic_blur",
+     "pipeline dynamic_blur(masks: u8[N, H, W]) -> (blurred: u8[N, H, W]) {\n"
+     "  ratio = mean(f32(masks > 100), axes = [1, 2])\n"
+     "  window = i32(16 + ratio * 300) | 1\n"
+     "  blurred = gaussian_blur(masks, window = window, axes = [1, 2])\n}\n",
+     {DType::U8},
+     [](int64_t n, int64_t w) -> Shapes { return {{n, 37, w}}; }},
 };
 
 /// The reason to skip GPU tests, or empty when there is a GPU.
@@ -260,6 +306,66 @@ TEST(Gpu, BadInputsLeaveOutputsUntouched) {
                          {pipert::TensorRef{nullptr, DType::F32, {10},
                                             pipert::Memory::Host}});
   EXPECT_EQ(status.message(), "output 'y' is a null pointer");
+}
+
+TEST(Gpu, BadBlurWindowNamesTheSampleAndWritesNothing) {
+  REQUIRE_GPU();
+  auto pipeline = compileOrDie(
+      "pipeline p(x: u8[N, W], w: i32[N]) -> (y: u8[N, W]) {\n"
+      "  y = gaussian_blur(x, window = w, axes = [1])\n}\n");
+  ASSERT_TRUE(pipeline);
+  HostTensor x = randomTensor(DType::U8, {4, 1000}, 1);
+  HostTensor w(DType::I32, {4});
+  const int32_t windows[] = {3, 5, 4, -1};
+  std::memcpy(w.data(), windows, sizeof windows);
+  HostTensor y(DType::U8, {4, 1000});
+  std::memset(y.data(), 77, y.numBytes());
+  HostTensor poisoned = y;
+  pipert::Status status = pipeline->run({x.ref(), w.ref()}, {y.ref()});
+  ASSERT_FALSE(status.ok());
+  EXPECT_EQ(status.message(),
+            "gaussian_blur at test.pipe:2:7: sample 2: its window is 4; a "
+            "window must be odd; nothing was written");
+  EXPECT_TRUE(sameBits(y, poisoned));
+  auto reference = pipeline->runReference({x, w});
+  ASSERT_FALSE(reference.ok());
+  EXPECT_EQ(reference.status().message(), status.message());
+  // The same executable runs again once the windows are right.
+  w.as<int32_t>()[2] = 9;
+  w.as<int32_t>()[3] = 1;
+  status = pipeline->run({x.ref(), w.ref()}, {y.ref()});
+  ASSERT_TRUE(status.ok()) << status.message();
+  auto expected = pipeline->runReference({x, w});
+  ASSERT_TRUE(expected.ok());
+  EXPECT_TRUE(sameValues(y, (*expected)[0]));
+}
+
+TEST(Gpu, ReductionsOfLongRowsAndEmptyAxes) {
+  REQUIRE_GPU();
+  // Long rows take several chunks and the final pass; an empty reduced axis
+  // gives the identities.
+  auto pipeline = compileOrDie(
+      "pipeline p(x: u8[N, W], f: f32[N, W]) -> (s: u64[N], m: f32[N], "
+      "lo: f32[N], hi: u8[N], any_: bool[N], all_: bool[N], c: f32[W]) {\n"
+      "  s = sum(x, axes = [1])\n  m = mean(f32(x > 0), axes = [1])\n"
+      "  lo = min(f, axes = [1])\n  hi = max(x, axes = [1])\n"
+      "  any_ = any(x, axes = [1])\n  all_ = all(x, axes = [1])\n"
+      "  c = sum(f, axes = [0])\n}\n");
+  ASSERT_TRUE(pipeline);
+  const std::pair<int64_t, int64_t> shapes[] = {
+      {3, 5000001}, {1, 65537}, {4, 0}, {0, 9}, {70000, 3}, {5000, 333}};
+  unsigned seed = 7;
+  for (auto [n, w] : shapes) {
+    HostTensor x = randomTensor(DType::U8, {n, w}, seed++);
+    HostTensor f = randomTensor(DType::F32, {n, w}, seed++, 0, 1);
+    auto expected = pipeline->runReference({x, f});
+    ASSERT_TRUE(expected.ok()) << expected.status().message();
+    auto got = pipeline->run({x, f});
+    ASSERT_TRUE(got.ok()) << got.status().message();
+    for (size_t r = 0; r < got->size(); ++r)
+      EXPECT_TRUE(sameValues((*got)[r], (*expected)[r], 1e-5))
+          << "result " << r << " at N=" << n << " W=" << w;
+  }
 }
 
 TEST(Gpu, OutOfMemoryIsAnError) {

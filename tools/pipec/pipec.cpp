@@ -164,7 +164,24 @@ static std::string describePlan(const pipert::Plan &plan) {
        << "\n";
   }
   for (const pipert::PlanKernel &kernel : plan.kernels) {
-    os << "  kernel " << kernel.entry << " (";
+    switch (kernel.kind) {
+    case pipert::PlanKernel::Kind::Elementwise:
+      os << "  kernel " << kernel.entry << " (";
+      break;
+    case pipert::PlanKernel::Kind::Reduction:
+      os << "  reduction " << kernel.entries.back().substr(
+                                  0, kernel.entries.back().size() - 6)
+         << " " << pipert::describeDims(kernel.domain) << " axes [";
+      llvm::interleaveComma(kernel.axes, os);
+      os << "] (";
+      break;
+    case pipert::PlanKernel::Kind::Blur:
+      os << "  blur " << kernel.entry.substr(0, kernel.entry.size() - 8)
+         << " " << pipert::describeDims(kernel.domain) << " axes [";
+      llvm::interleaveComma(kernel.axes, os);
+      os << "] (";
+      break;
+    }
     for (size_t i = 0; i < kernel.inputs.size(); ++i)
       os << (i ? ", " : "") << "%" << kernel.inputs[i];
     os << ") -> (";
@@ -354,18 +371,34 @@ int main(int argc, char **argv) {
   std::string text;
   llvm::raw_string_ostream os(text);
   switch (emitAction) {
-  case Emit::Cuda:
-    os << pipec::getCudaPrelude() << "\n";
+  case Emit::Cuda: {
+    bool stencils = false;
     for (pipe::PipelineOp pipeline : pipelines)
-      for (pipe::KernelOp kernel : pipeline.getOps<pipe::KernelOp>()) {
+      pipeline.walk([&](Operation *op) {
+        stencils |= isa<pipe::ReduceKernelOp, pipe::GaussianBlurOp>(op);
+      });
+    os << pipec::getCudaPrelude(stencils) << "\n";
+    for (pipe::PipelineOp pipeline : pipelines) {
+      unsigned numBlurs = 0;
+      for (Operation &op : pipeline.getBody().front()) {
         pipec::KernelInfo info;
-        FailureOr<std::string> source =
-            pipec::emitCudaKernel(kernel, info, /*withPrelude=*/false);
+        FailureOr<std::string> source = std::string();
+        if (auto kernel = dyn_cast<pipe::KernelOp>(op))
+          source = pipec::emitCudaKernel(kernel, info, /*withPrelude=*/false);
+        else if (auto reduction = dyn_cast<pipe::ReduceKernelOp>(op))
+          source = pipec::emitCudaReduction(reduction, info,
+                                            /*withPrelude=*/false);
+        else if (auto blur = dyn_cast<pipe::GaussianBlurOp>(op))
+          source = pipec::emitCudaBlur(
+              blur, (pipeline.getSymName() + "_b" + Twine(numBlurs++)).str(),
+              info, /*withPrelude=*/false);
         if (failed(source))
           return 1;
         os << *source;
       }
+    }
     break;
+  }
   case Emit::Ptx:
     for (const pipert::Plan &plan : plans)
       for (const pipert::PlanKernel &kernel : plan.kernels) {

@@ -1,0 +1,73 @@
+//===- BlurEmitter.cpp - pipe.gaussian_blur ops to CUDA C++ ---------------===//
+//
+// A blur's source is the templates of codegen/PipeBlur.cuh instantiated for
+// its dtypes and border: a `prepare` entry, then one entry per axis, the
+// last axis first. The first pass reads the input's dtype, the last writes
+// the result's, and passes in between read and write f32.
+//
+//===----------------------------------------------------------------------===//
+
+#include "codegen/CudaEmitter.h"
+
+#include "codegen/PlanBuilder.h"
+
+#include "llvm/Support/Format.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace mlir;
+using namespace mlir::pipe;
+
+FailureOr<std::string> pipec::emitCudaBlur(GaussianBlurOp op,
+                                           const std::string &name,
+                                           KernelInfo &info,
+                                           bool withPrelude) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  auto inputType = cast<RankedTensorType>(op.getInput().getType());
+  auto resultType = cast<RankedTensorType>(op.getResult().getType());
+  std::string in = getCppScalarType(inputType.getElementType());
+  std::string out = getCppScalarType(resultType.getElementType());
+  if (withPrelude)
+    os << getCudaPrelude(/*withStencils=*/true) << "\n";
+  os << "// " << name << ": gaussian_blur of " << inputType << " along [";
+  llvm::interleaveComma(op.getAxes(), os);
+  os << "], border " << op.getBorder() << "\n";
+  os << "extern \"C\" __global__ void __launch_bounds__(256)\n"
+     << name << "_prepare(const pipe_i32 *window, const float *sigma, "
+        "pipe_blur_params *params, float *weights, pipe_blur_status *status, "
+        "long long samples, long long windowPer, long long sigmaPer) {\n"
+     << "  pipe_blur_prepare(window, sigma, params, weights, status, samples, "
+        "windowPer, sigmaPer);\n}\n\n";
+  info.entries = {name + "_prepare"};
+  int border = getBorderId(op.getBorder());
+  std::string fill;
+  {
+    llvm::raw_string_ostream f(fill);
+    f << "(float)" << llvm::format("%.17g", op.getFill().convertToDouble());
+  }
+  ArrayRef<int64_t> axes = op.getAxes();
+  int64_t last = inputType.getRank() - 1;
+  for (int64_t a = int64_t(axes.size()) - 1, pass = 0; a >= 0; --a, ++pass) {
+    bool first = a == int64_t(axes.size()) - 1, final = a == 0;
+    std::string from = first ? in : "float", to = final ? out : "float";
+    bool rows = axes[a] == last;
+    std::string entry = name + "_axis" + std::to_string(axes[a]);
+    os << "extern \"C\" __global__ void __launch_bounds__(" << (rows ? 64 : 128)
+       << ")\n"
+       << entry << "(const " << from << " *in, " << to
+       << " *out, const pipe_blur_params *params, const float *weights, "
+          "pipe_blur_status *status, long long outer, long long length, long "
+          "long inner, long long perSample) {\n";
+    std::string firstPass = first ? "true" : "false";
+    if (rows)
+      os << "  (void)inner;\n  pipe_blur_rows<" << from << ", " << to << ", "
+         << border << ">(in, out, params, weights, status, " << firstPass
+         << ", outer, length, perSample, " << fill << ");\n}\n\n";
+    else
+      os << "  pipe_blur_cols<" << from << ", " << to << ", " << border
+         << ">(in, out, params, weights, status, " << firstPass
+         << ", outer, length, inner, perSample, " << fill << ");\n}\n\n";
+    info.entries.push_back(entry);
+  }
+  return text;
+}

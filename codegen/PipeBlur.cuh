@@ -1,0 +1,335 @@
+//===- PipeBlur.cuh - The kernels of gaussian_blur --------------*- C++ -*-===//
+//
+// Pasted after PipeScalar.h and PipeStencil.h into a blur's generated
+// source, which instantiates these templates in extern "C" entries. A blur
+// runs `prepare` (each sample's radius, sigma and weight normalizer, and the
+// first sample whose window or sigma is wrong), then one pass per axis. A
+// pass of an axis that is contiguous in memory stages a row segment in
+// shared memory; a pass of a strided axis reads columns through L1. Both
+// give each thread K consecutive outputs and slide a register window over
+// the taps, so that each value loaded feeds K multiply-adds. A pass does
+// nothing once `status` holds an error: outputs stay untouched.
+//
+//===----------------------------------------------------------------------===//
+
+#define PIPE_BLUR_K 16
+#define PIPE_BLUR_ROW_THREADS 64
+#define PIPE_BLUR_SEG (PIPE_BLUR_K * PIPE_BLUR_ROW_THREADS)
+/// Radii above this take the slow path (weights computed per tap).
+#define PIPE_BLUR_RMAX 512
+#define PIPE_BLUR_WMAX (2 * PIPE_BLUR_RMAX + 4 + PIPE_BLUR_K)
+#define PIPE_BLUR_COL_THREADS_Y 4
+/// Radii up to this stage a column tile in shared memory.
+#define PIPE_BLUR_COL_RMAX 96
+#define PIPE_BLUR_COL_ROWS (PIPE_BLUR_COL_THREADS_Y * PIPE_BLUR_K)
+/// One padding word per 32 keeps the strided reads of a row segment free of
+/// bank conflicts (thread t reads word t * K + j).
+#define PIPE_BLUR_PAD(j) ((j) + ((j) >> 5))
+#define PIPE_BLUR_SPAN (PIPE_BLUR_SEG + 2 * PIPE_BLUR_RMAX + 2 * PIPE_BLUR_K)
+
+/// Resolves each sample's parameters (one block per sample) and, for radii
+/// up to PIPE_BLUR_RMAX, its weights into `weights` (PIPE_BLUR_WMAX per
+/// sample), so that the passes only copy them. `status->first` (all ones
+/// before) gets the smallest (sample * 8 + error).
+__device__ __forceinline__ void
+pipe_blur_prepare(const pipe_i32 *window, const float *sigma,
+                  pipe_blur_params *params, float *weights,
+                  pipe_blur_status *status, long long samples,
+                  long long windowPer, long long sigmaPer) {
+  __shared__ pipe_blur_params p;
+  __shared__ double raw[PIPE_BLUR_WMAX];
+  for (long long s = blockIdx.x; s < samples; s += gridDim.x) {
+    if (threadIdx.x == 0) {
+      long long w = window ? (long long)window[s / windowPer] : 0;
+      double sg = sigma ? (double)sigma[s / sigmaPer] : 0.0;
+      p = pipe_blur_resolve(window != 0, w, sigma != 0, sg);
+      if (p.error != PIPE_BLUR_OK)
+        atomicMin(&status->first,
+                  (unsigned long long)s * 8 + (unsigned long long)p.error);
+    }
+    __syncthreads();
+    const bool staged = p.error == PIPE_BLUR_OK && p.radius <= PIPE_BLUR_RMAX;
+    // The raw weights in parallel; their sum in order, as the reference.
+    if (staged)
+      for (int j = threadIdx.x; j <= 2 * p.radius; j += blockDim.x)
+        raw[j] = pipe_blur_raw_weight(p.sigma, j - p.radius);
+    __syncthreads();
+    if (threadIdx.x == 0) {
+      if (p.error == PIPE_BLUR_OK)
+        p.norm = staged ? 1.0 / pipe_blur_sum(p, raw) : 1.0 / pipe_blur_sum(p, 0);
+      params[s] = p;
+    }
+    __syncthreads();
+    if (staged)
+      for (int j = threadIdx.x; j <= 2 * p.radius; j += blockDim.x)
+        weights[s * PIPE_BLUR_WMAX + j] = (float)(raw[j] * p.norm);
+    __syncthreads();
+  }
+}
+
+/// Whether a pass must stop because some sample is bad; block 0 of the
+/// first pass then records what that sample was given.
+__device__ __forceinline__ bool
+pipe_blur_failed(const pipe_blur_params *params, pipe_blur_status *status,
+                 bool first) {
+  const unsigned long long bad = status->first;
+  if (bad == ~0ull)
+    return false;
+  if (first && blockIdx.x == 0 && threadIdx.x == 0 && threadIdx.y == 0) {
+    const pipe_blur_params &p = params[bad / 8];
+    status->window = p.window;
+    status->sigma = p.given_sigma;
+  }
+  return true;
+}
+
+/// store(j, load(j)) for j = first, first + step, ... < span, eight loads
+/// in flight at a time (the loads would otherwise wait on each other's
+/// latency, one at a time per warp).
+template <typename Load, typename Store>
+__device__ __forceinline__ void pipe_blur_stage(int span, int first, int step,
+                                                Load load, Store store) {
+  constexpr int B = 8;
+  for (int j0 = first; j0 < span; j0 += B * step) {
+    float v[B];
+#pragma unroll
+    for (int u = 0; u < B; ++u)
+      v[u] = j0 + u * step < span ? load(j0 + u * step) : 0.f;
+#pragma unroll
+    for (int u = 0; u < B; ++u)
+      if (j0 + u * step < span)
+        store(j0 + u * step, v[u]);
+  }
+}
+
+/// Copies sample `p`'s weights (`taps` of them) into shared `w`.
+__device__ __forceinline__ void pipe_blur_load_weights(float *w,
+                                                       const float *weights,
+                                                       int taps, int t,
+                                                       int threads) {
+  for (int j = t; j < taps; j += threads)
+    w[j] = weights[j];
+}
+
+/// acc[k] += w[jj] * x(k + jj) for jj < n (all K unless PARTIAL), where
+/// x(0 .. K-1) is `lo` and x(K .. 2K-1) is `hi`: K multiply-adds per value
+/// loaded, four weights per (broadcast) shared-memory load.
+template <bool PARTIAL>
+__device__ __forceinline__ void pipe_blur_fma(float (&acc)[PIPE_BLUR_K],
+                                              const float *w,
+                                              const float (&lo)[PIPE_BLUR_K],
+                                              const float (&hi)[PIPE_BLUR_K],
+                                              int n) {
+  constexpr int K = PIPE_BLUR_K;
+#pragma unroll
+  for (int q = 0; q < K / 4; ++q) {
+    if (PARTIAL && q * 4 >= n)
+      break;
+    const float4 w4 = reinterpret_cast<const float4 *>(w)[q];
+    const float ws[4] = {w4.x, w4.y, w4.z, w4.w};
+#pragma unroll
+    for (int e = 0; e < 4; ++e) {
+      const int jj = q * 4 + e;
+      if (PARTIAL && jj >= n)
+        break;
+#pragma unroll
+      for (int k = 0; k < K; ++k)
+        acc[k] = fmaf(ws[e], k + jj < K ? lo[k + jj] : hi[k + jj - K], acc[k]);
+    }
+  }
+}
+
+/// acc[k] = sum over j < taps of w[j] * x(k + j), in j order, where
+/// `group(first, dst)` loads x(first .. first + K - 1) (`first` a multiple
+/// of K). Groups alternate between two register arrays, so nothing is
+/// moved between them. `w` is 16-byte aligned shared memory with room for
+/// the taps rounded up to K.
+template <typename Group>
+__device__ __forceinline__ void pipe_blur_taps(float (&acc)[PIPE_BLUR_K],
+                                               int taps, const float *w,
+                                               Group group) {
+  constexpr int K = PIPE_BLUR_K;
+  float a[K], b[K];
+#pragma unroll
+  for (int m = 0; m < K; ++m)
+    acc[m] = 0.f;
+  group(0, a);
+  const int groups = taps / K, rem = taps - groups * K;
+  int g = 0;
+  for (; g + 1 < groups; g += 2) {
+    group((g + 1) * K, b);
+    pipe_blur_fma<false>(acc, w + g * K, a, b, K);
+    group((g + 2) * K, a);
+    pipe_blur_fma<false>(acc, w + (g + 1) * K, b, a, K);
+  }
+  if (g < groups) {
+    group((g + 1) * K, b);
+    pipe_blur_fma<false>(acc, w + g * K, a, b, K);
+    if (rem > 0) {
+      group((g + 2) * K, a);
+      pipe_blur_fma<true>(acc, w + (g + 1) * K, b, a, rem);
+    }
+  } else if (rem > 0) {
+    group((g + 1) * K, b);
+    pipe_blur_fma<true>(acc, w + g * K, a, b, rem);
+  }
+}
+
+/// Output i of a line of `length` values read through `at`, with weights
+/// computed per tap: for radii beyond PIPE_BLUR_RMAX.
+template <int BORDER, typename At>
+__device__ __forceinline__ float pipe_blur_slow(const pipe_blur_params &p,
+                                                long long i, long long length,
+                                                float fill, At at) {
+  float acc = 0.f;
+  for (int j = 0; j <= 2 * p.radius; ++j) {
+    long long k = pipe_border_index(i - p.radius + j, length, BORDER);
+    acc = fmaf(pipe_blur_weight(p, j), k < 0 ? fill : at(k), acc);
+  }
+  return acc;
+}
+
+/// A pass along the last (contiguous) dim: `outer` lines of `length`.
+/// 64 threads; each block item is a segment of 1024 outputs of one line.
+template <typename Tin, typename Tout, int BORDER>
+__device__ __forceinline__ void
+pipe_blur_rows(const Tin *__restrict__ in, Tout *__restrict__ out,
+               const pipe_blur_params *__restrict__ params,
+               const float *__restrict__ weights, pipe_blur_status *status,
+               bool first, long long outer, long long length,
+               long long perSample, float fill) {
+  constexpr int K = PIPE_BLUR_K, SEG = PIPE_BLUR_SEG;
+  __shared__ __align__(16) float w[PIPE_BLUR_WMAX];
+  __shared__ float s[PIPE_BLUR_PAD(PIPE_BLUR_SPAN) + 1];
+  if (pipe_blur_failed(params, status, first))
+    return;
+  const long long segs = (length + SEG - 1) / SEG;
+  const int t = threadIdx.x;
+  for (long long item = blockIdx.x; item < outer * segs; item += gridDim.x) {
+    const long long o = item / segs, seg0 = (item % segs) * SEG;
+    const long long sample = o / perSample;
+    const pipe_blur_params p = params[sample];
+    const int r = p.radius, taps = 2 * r + 1;
+    const Tin *line = in + o * length;
+    Tout *outLine = out + o * length;
+    if (r > PIPE_BLUR_RMAX) {
+      for (long long i = seg0 + t; i < length && i < seg0 + SEG; i += blockDim.x)
+        outLine[i] = pipe_cast<Tout>(pipe_blur_slow<BORDER>(
+            p, i, length, fill,
+            [&](long long k) { return pipe_cast<float>(line[k]); }));
+      continue;
+    }
+    __syncthreads(); // the last item's reads of w and s are done
+    pipe_blur_load_weights(w, weights + sample * PIPE_BLUR_WMAX, taps, t,
+                           blockDim.x);
+    // 32-bit positions: the runtime refuses lines of 2^31 elements or more.
+    const int span = SEG + 2 * r + 2 * K, x0 = int(seg0) - r;
+    pipe_blur_stage(span, t, blockDim.x,
+                    [&](int j) {
+                      const int x = x0 + j;
+                      if ((unsigned)x < (unsigned)length)
+                        return pipe_cast<float>(line[x]);
+                      long long k = pipe_border_index(x, length, BORDER);
+                      return k < 0 ? fill : pipe_cast<float>(line[k]);
+                    },
+                    [&](int j, float v) { s[PIPE_BLUR_PAD(j)] = v; });
+    __syncthreads();
+    const int base = t * K;
+    float acc[K];
+    // base + first is a multiple of 16, so a group never straddles a pad.
+    pipe_blur_taps(acc, taps, w, [&](int first, float(&dst)[K]) {
+      const float *p = s + PIPE_BLUR_PAD(base + first);
+#pragma unroll
+      for (int m = 0; m < K; ++m)
+        dst[m] = p[m];
+    });
+    // Through shared memory, so that the stores are coalesced (each thread
+    // holds K consecutive outputs).
+    __syncthreads();
+#pragma unroll
+    for (int k = 0; k < K; ++k)
+      s[PIPE_BLUR_PAD(base + k)] = acc[k];
+    __syncthreads();
+    for (int j = t; j < SEG && seg0 + j < length; j += blockDim.x)
+      outLine[seg0 + j] = pipe_cast<Tout>(s[PIPE_BLUR_PAD(j)]);
+  }
+}
+
+/// A pass along a strided dim: `outer` blocks of `length` x `inner` values.
+/// 32 x 4 threads; each block item is 32 inner positions by 64 outputs. For
+/// radii up to PIPE_BLUR_COL_RMAX the item's rows (with the halo) are staged
+/// in shared memory, read coalesced; larger radii read through L1, one tap
+/// at a time.
+template <typename Tin, typename Tout, int BORDER>
+__device__ __forceinline__ void
+pipe_blur_cols(const Tin *__restrict__ in, Tout *__restrict__ out,
+               const pipe_blur_params *__restrict__ params,
+               const float *__restrict__ weights, pipe_blur_status *status,
+               bool first, long long outer, long long length, long long inner,
+               long long perSample, float fill) {
+  constexpr int K = PIPE_BLUR_K, ROWS = PIPE_BLUR_COL_ROWS,
+                TY = PIPE_BLUR_COL_THREADS_Y;
+  __shared__ __align__(16) float w[PIPE_BLUR_WMAX];
+  __shared__ float tile[ROWS + 2 * PIPE_BLUR_COL_RMAX + 2 * K][32];
+  if (pipe_blur_failed(params, status, first))
+    return;
+  const long long rsegs = (length + ROWS - 1) / ROWS;
+  const long long cblocks = (inner + 31) / 32;
+  const int tx = threadIdx.x, ty = threadIdx.y, t = ty * 32 + tx;
+  for (long long item = blockIdx.x; item < outer * rsegs * cblocks;
+       item += gridDim.x) {
+    const long long cb = item % cblocks, rest = item / cblocks;
+    const long long row0 = (rest % rsegs) * ROWS, o = rest / rsegs;
+    const long long i0 = row0 + ty * K;
+    const long long c = cb * 32 + tx;
+    const long long sample = o / perSample;
+    const pipe_blur_params p = params[sample];
+    const int r = p.radius, taps = 2 * r + 1;
+    const Tin *column = in + o * length * inner + c;
+    Tout *outColumn = out + o * length * inner + c;
+    auto at = [&](long long k) { return pipe_cast<float>(column[k * inner]); };
+    if (r > PIPE_BLUR_RMAX) {
+      if (c < inner)
+        for (int k = 0; k < K && i0 + k < length; ++k)
+          outColumn[(i0 + k) * inner] = pipe_cast<Tout>(
+              pipe_blur_slow<BORDER>(p, i0 + k, length, fill, at));
+      continue;
+    }
+    __syncthreads(); // the last item's reads of w and tile are done
+    pipe_blur_load_weights(w, weights + sample * PIPE_BLUR_WMAX, taps, t,
+                           32 * TY);
+    if (r > PIPE_BLUR_COL_RMAX) {
+      __syncthreads();
+      for (int k = 0; k < K && c < inner && i0 + k < length; ++k) {
+        float acc = 0.f;
+        for (int j = 0; j < taps; ++j) {
+          long long x = pipe_border_index(i0 + k - r + j, length, BORDER);
+          acc = fmaf(w[j], x < 0 ? fill : at(x), acc);
+        }
+        outColumn[(i0 + k) * inner] = pipe_cast<Tout>(acc);
+      }
+      continue;
+    }
+    // Rows row0 - r .. row0 + ROWS + r + 2K of the item's 32 columns.
+    const int span = ROWS + 2 * r + 2 * K;
+    pipe_blur_stage(span, ty, TY,
+                    [&](int j) {
+                      long long x = pipe_border_index(row0 - r + j, length, BORDER);
+                      return c < inner && x >= 0 ? at(x) : fill;
+                    },
+                    [&](int j, float v) { tile[j][tx] = v; });
+    __syncthreads();
+    if (c >= inner || i0 >= length)
+      continue;
+    float acc[K];
+    pipe_blur_taps(acc, taps, w, [&](int g, float(&dst)[K]) {
+#pragma unroll
+      for (int m = 0; m < K; ++m)
+        dst[m] = tile[ty * K + g + m][tx];
+    });
+#pragma unroll
+    for (int k = 0; k < K; ++k)
+      if (i0 + k < length)
+        outColumn[(i0 + k) * inner] = pipe_cast<Tout>(acc[k]);
+  }
+}

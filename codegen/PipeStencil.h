@@ -1,0 +1,124 @@
+//===- PipeStencil.h - Gaussian weights and borders -------------*- C++ -*-===//
+//
+// One definition of how gaussian_blur resolves a sample's window and sigma
+// (DALI's rules), computes its weights, and reads past the edges, compiled
+// into the blur kernels (pasted after PipeScalar.h) and into the CPU
+// reference. Every output element is
+//   acc = 0; for j in 0 .. 2 * radius: acc = fmaf(w[j], x[i - radius + j], acc)
+// in f32 in that order, one axis at a time, on the GPU as in the reference.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef PIPE_CODEGEN_PIPESTENCIL_H
+#define PIPE_CODEGEN_PIPESTENCIL_H
+
+enum pipe_border { PIPE_REFLECT101, PIPE_CLAMP, PIPE_CONSTANT, PIPE_WRAP };
+
+/// What is wrong with a sample's parameters (0: nothing).
+enum pipe_blur_error {
+  PIPE_BLUR_OK,
+  PIPE_BLUR_WINDOW_NOT_POSITIVE,
+  PIPE_BLUR_WINDOW_EVEN,
+  PIPE_BLUR_SIGMA_NOT_POSITIVE,
+  PIPE_BLUR_TOO_LARGE
+};
+
+/// The largest radius accepted: a window of 2^24 + 1 taps.
+#define PIPE_BLUR_MAX_RADIUS (1 << 23)
+
+/// One sample's resolved blur: `norm` is 1 / (sum of the raw weights, see
+/// pipe_blur_sum), 1 until it is computed;
+/// `window` and `given_sigma` are what the sample was given, for errors.
+struct pipe_blur_params {
+  int radius;
+  int error;
+  double sigma;
+  double norm;
+  long long window;
+  double given_sigma;
+};
+
+PIPE_HD double pipe_blur_raw_weight(double sigma, int offset) {
+  double x = (double)offset;
+  return exp(-(x * x) / (2.0 * sigma * sigma));
+}
+
+/// What a blur reports about its first bad sample: (sample * 8 + error),
+/// the window and sigma it was given; all ones (first = ~0) when none is.
+struct pipe_blur_status {
+  unsigned long long first;
+  long long window;
+  double sigma;
+};
+
+/// DALI's rules: a window only gives radius (w - 1) / 2 and sigma
+/// (radius - 1) * 0.3 + 0.8; a sigma only gives radius ceil(3 sigma).
+PIPE_HD pipe_blur_params pipe_blur_resolve(bool has_window, long long window,
+                                           bool has_sigma, double sigma) {
+  pipe_blur_params p;
+  p.radius = 0;
+  p.error = PIPE_BLUR_OK;
+  p.sigma = sigma;
+  p.norm = 1.0;
+  p.window = window;
+  p.given_sigma = sigma;
+  if (has_window && window < 1)
+    p.error = PIPE_BLUR_WINDOW_NOT_POSITIVE;
+  else if (has_window && window % 2 == 0)
+    p.error = PIPE_BLUR_WINDOW_EVEN;
+  else if (has_sigma && !(sigma > 0))
+    p.error = PIPE_BLUR_SIGMA_NOT_POSITIVE;
+  else if ((has_window && (window - 1) / 2 > PIPE_BLUR_MAX_RADIUS) ||
+           (!has_window && !(3.0 * sigma <= (double)PIPE_BLUR_MAX_RADIUS)))
+    p.error = PIPE_BLUR_TOO_LARGE;
+  if (p.error != PIPE_BLUR_OK)
+    return p;
+  p.radius = has_window ? (int)((window - 1) / 2) : (int)ceil(3.0 * sigma);
+  if (!has_sigma)
+    p.sigma = (p.radius - 1) * 0.3 + 0.8;
+  return p;
+}
+
+/// The sum of a resolved sample's raw weights, in offset order; from `raw`
+/// (raw[j] for offset j - radius) when given, else computed.
+PIPE_HD double pipe_blur_sum(const pipe_blur_params &p, const double *raw) {
+  double sum = 0;
+  for (int j = 0; j <= 2 * p.radius; ++j)
+    sum += raw ? raw[j] : pipe_blur_raw_weight(p.sigma, j - p.radius);
+  return sum;
+}
+
+/// Weight j (0 .. 2 * radius) of a resolved sample, in f32.
+PIPE_HD float pipe_blur_weight(const pipe_blur_params &p, int j) {
+  return (float)(pipe_blur_raw_weight(p.sigma, j - p.radius) * p.norm);
+}
+
+/// The index read for position i of an axis of n elements (n > 0), or -1
+/// where a constant border reads the fill value. reflect101 mirrors without
+/// repeating the edge (dcb|abcd|cba), as OpenCV's BORDER_REFLECT_101, for
+/// any distance past the edge.
+PIPE_HD long long pipe_border_index(long long i, long long n, int border) {
+  if (i >= 0 && i < n)
+    return i;
+  switch (border) {
+  case PIPE_CLAMP:
+    return i < 0 ? 0 : n - 1;
+  case PIPE_CONSTANT:
+    return -1;
+  case PIPE_WRAP: {
+    long long r = i % n;
+    return r < 0 ? r + n : r;
+  }
+  default: {
+    if (n == 1)
+      return 0;
+    long long period = 2 * (n - 1);
+    long long r = i % period;
+    if (r < 0)
+      r += period;
+    return r < n ? r : period - r;
+  }
+  }
+}
+
+#endif // PIPE_CODEGEN_PIPESTENCIL_H

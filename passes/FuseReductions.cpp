@@ -1,0 +1,299 @@
+//===- FuseReductions.cpp - Reductions with their producers and consumers -===//
+//
+// Implements `pipe-fuse-reductions` (see Passes.td): each `pipe.reduce`
+// becomes a `pipe.reduce_kernel` whose prologue is the slice of the
+// producing `pipe.kernel` that computes the reduced value, and whose
+// epilogue is a `pipe.kernel` over the reduced shape that consumes it.
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/Passes.h"
+
+#include "mlir/Analysis/TopologicalSortUtils.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/IRMapping.h"
+#include "llvm/ADT/SetVector.h"
+
+namespace mlir {
+namespace pipe {
+#define GEN_PASS_DEF_FUSEREDUCTIONS
+#include "passes/Passes.h.inc"
+} // namespace pipe
+} // namespace mlir
+
+using namespace mlir;
+using namespace mlir::pipe;
+
+namespace {
+
+int64_t elementBytes(Type tensorType) {
+  Type element = cast<RankedTensorType>(tensorType).getElementType();
+  return element.isInteger(1)
+             ? 1
+             : std::max<int64_t>(1, element.getIntOrFloatBitWidth() / 8);
+}
+
+/// The ops of `kernel`'s body that `value` depends on, in body order.
+llvm::SetVector<Operation *> sliceOf(KernelOp kernel, Value value) {
+  llvm::SetVector<Operation *> slice;
+  SmallVector<Value> worklist{value};
+  while (!worklist.empty()) {
+    Operation *def = worklist.pop_back_val().getDefiningOp();
+    if (!def || !slice.insert(def))
+      continue;
+    for (Value operand : def->getOperands())
+      worklist.push_back(operand);
+  }
+  llvm::SetVector<Operation *> ordered;
+  for (Operation &op : kernel.getBody().front())
+    if (slice.contains(&op))
+      ordered.insert(&op);
+  return ordered;
+}
+
+/// Per element of the domain: bytes the slice's tensor inputs take to read
+/// (broadcast inputs count as read once per element: an upper bound).
+int64_t inputBytes(const llvm::SetVector<Operation *> &slice) {
+  llvm::SetVector<Value> inputs;
+  for (Operation *op : slice)
+    for (Value operand : op->getOperands())
+      if (isa<BlockArgument>(operand) &&
+          cast<RankedTensorType>(operand.getType()).getRank() > 0)
+        inputs.insert(operand);
+  int64_t bytes = 0;
+  for (Value input : inputs)
+    bytes += elementBytes(input.getType());
+  return bytes;
+}
+
+/// Replaces `kernel` by one without result `index` (erasing it when that
+/// was its only result); the body keeps what the other results need.
+void dropKernelResult(KernelOp kernel, unsigned index) {
+  if (kernel.getNumResults() == 1) {
+    kernel.erase();
+    return;
+  }
+  OpBuilder builder(kernel);
+  SmallVector<Type> types;
+  for (auto [i, result] : llvm::enumerate(kernel.getResults()))
+    if (i != index)
+      types.push_back(result.getType());
+  auto replacement =
+      KernelOp::create(builder, kernel.getLoc(), types,
+                       kernel.getKernelNameAttr(), kernel.getInputs());
+  replacement.getBody().takeBody(kernel.getBody());
+  auto yield = cast<YieldOp>(replacement.getBody().front().getTerminator());
+  yield->eraseOperand(index);
+  unsigned next = 0;
+  for (auto [i, result] : llvm::enumerate(kernel.getResults()))
+    if (i != index)
+      result.replaceAllUsesWith(replacement.getResult(next++));
+  kernel.erase();
+  // Ops that only fed the dropped result are dead now.
+  Block &body = replacement.getBody().front();
+  for (Operation &op : llvm::make_early_inc_range(llvm::reverse(body)))
+    if (&op != body.getTerminator() && op.use_empty())
+      op.erase();
+}
+
+struct FuseReductionsPass
+    : public pipe::impl::FuseReductionsBase<FuseReductionsPass> {
+  void runOnOperation() override;
+};
+
+} // namespace
+
+/// Whether `value` is computed from `target` (through any ops).
+static bool dependsOn(Value value, Value target) {
+  SmallVector<Value> worklist{value};
+  DenseSet<Operation *> visited;
+  while (!worklist.empty()) {
+    Value v = worklist.pop_back_val();
+    if (v == target)
+      return true;
+    Operation *def = v.getDefiningOp();
+    if (!def || !visited.insert(def).second)
+      continue;
+    llvm::append_range(worklist, def->getOperands());
+  }
+  return false;
+}
+
+/// The pipe.kernel that can be `reduce`'s epilogue: over the reduced shape,
+/// reading the reduced value directly, with no other input computed from it
+/// (fusing would make a cycle).
+static KernelOp findEpilogue(ReduceOp reduce) {
+  Value value = reduce.getResult();
+  for (Operation *user : value.getUsers()) {
+    auto kernel = dyn_cast<KernelOp>(user);
+    if (!kernel || !haveSameShape(kernel.getDomainType(),
+                                  cast<RankedTensorType>(value.getType())))
+      continue;
+    if (llvm::any_of(kernel.getInputs(), [&](Value input) {
+          return input != value && dependsOn(input, value);
+        }))
+      continue;
+    Block &body = kernel.getBody().front();
+    bool direct = true;
+    for (auto [input, arg] : llvm::zip(kernel.getInputs(), body.getArguments()))
+      if (input == value)
+        direct &= llvm::none_of(arg.getUsers(), [](Operation *u) {
+          return isa<BroadcastOp>(u);
+        });
+    if (direct)
+      return kernel;
+  }
+  return {};
+}
+
+void FuseReductionsPass::runOnOperation() {
+  PipelineOp pipeline = getOperation();
+  Block &block = pipeline.getBody().front();
+  SmallVector<ReduceOp> reduces;
+  for (Operation &op : block)
+    if (auto reduce = dyn_cast<ReduceOp>(op))
+      reduces.push_back(reduce);
+
+  for (auto [index, reduce] : llvm::enumerate(reduces)) {
+    Value reducedInput = reduce.getInput();
+    // The prologue: the producer kernel's slice computing the reduced value,
+    // when it runs there anyway (one use) or reads fewer bytes than the
+    // value it would store.
+    auto producer = reducedInput.getDefiningOp<KernelOp>();
+    llvm::SetVector<Operation *> slice;
+    unsigned producerResult = 0;
+    if (producer) {
+      producerResult = cast<OpResult>(reducedInput).getResultNumber();
+      Value yielded = producer.getBody().front().getTerminator()->getOperand(
+          producerResult);
+      slice = sliceOf(producer, yielded);
+      bool single = reducedInput.hasOneUse();
+      if (!single &&
+          inputBytes(slice) > elementBytes(reducedInput.getType()))
+        producer = {};
+    }
+    KernelOp epilogueKernel = findEpilogue(reduce);
+    Operation *anchor = epilogueKernel ? epilogueKernel.getOperation()
+                                       : reduce.getOperation();
+    OpBuilder builder(anchor);
+
+    // Inputs of the prologue: the producer's inputs that the slice reads.
+    llvm::SetVector<Value> prologueInputs;
+    if (producer) {
+      Block &body = producer.getBody().front();
+      for (Operation *op : slice)
+        for (Value operand : op->getOperands())
+          if (auto arg = dyn_cast<BlockArgument>(operand);
+              arg && arg.getOwner() == &body)
+            prologueInputs.insert(producer.getInputs()[arg.getArgNumber()]);
+    } else {
+      prologueInputs.insert(reducedInput);
+    }
+    SmallVector<Value> epilogueInputs;
+    if (epilogueKernel)
+      for (Value input : epilogueKernel.getInputs())
+        if (input != reduce.getResult())
+          epilogueInputs.push_back(input);
+
+    // Results: the epilogue kernel's, then the reduced value itself when
+    // something else uses it.
+    SmallVector<Type> resultTypes;
+    if (epilogueKernel)
+      llvm::append_range(resultTypes, epilogueKernel.getResultTypes());
+    bool keepReduced = llvm::any_of(reduce.getResult().getUsers(),
+                                    [&](Operation *user) {
+                                      return user != epilogueKernel.getOperation();
+                                    }) ||
+                       !epilogueKernel;
+    if (keepReduced)
+      resultTypes.push_back(reduce.getType());
+
+    SmallVector<Location> locs{reduce.getLoc()};
+    if (producer)
+      locs.push_back(producer.getLoc());
+    if (epilogueKernel)
+      locs.push_back(epilogueKernel.getLoc());
+    std::string name =
+        (pipeline.getSymName() + "_r" + std::to_string(index)).str();
+    auto fused = ReduceKernelOp::create(
+        builder, builder.getFusedLoc(locs), resultTypes, reduce.getKindAttr(),
+        reduce.getAxesAttr(), reduce.getKeepdimsAttr(),
+        builder.getStringAttr(name), prologueInputs.getArrayRef(),
+        epilogueInputs);
+
+    // Prologue body.
+    Block *prologue = new Block();
+    fused.getPrologue().push_back(prologue);
+    IRMapping mapping;
+    if (producer) {
+      Block &body = producer.getBody().front();
+      // Map each used block argument to a fresh prologue argument, in the
+      // order of prologueInputs.
+      mapping.clear();
+      for (Value input : prologueInputs) {
+        BlockArgument arg = prologue->addArgument(input.getType(), input.getLoc());
+        for (auto [i, candidate] : llvm::enumerate(producer.getInputs()))
+          if (candidate == input)
+            mapping.map(body.getArgument(i), arg);
+      }
+      OpBuilder inner = OpBuilder::atBlockEnd(prologue);
+      for (Operation *op : slice)
+        inner.clone(*op, mapping);
+      YieldOp::create(inner, reduce.getLoc(),
+                      ValueRange{mapping.lookup(body.getTerminator()->getOperand(
+                          producerResult))});
+    } else {
+      BlockArgument arg =
+          prologue->addArgument(reducedInput.getType(), reducedInput.getLoc());
+      OpBuilder inner = OpBuilder::atBlockEnd(prologue);
+      YieldOp::create(inner, reduce.getLoc(), ValueRange{arg});
+    }
+
+    // Epilogue body.
+    Block *epilogue = new Block();
+    fused.getEpilogue().push_back(epilogue);
+    BlockArgument reducedArg =
+        epilogue->addArgument(reduce.getType(), reduce.getLoc());
+    SmallVector<Value> yielded;
+    {
+      OpBuilder inner = OpBuilder::atBlockEnd(epilogue);
+      if (epilogueKernel) {
+        Block &body = epilogueKernel.getBody().front();
+        IRMapping epilogueMapping;
+        for (auto [input, arg] :
+             llvm::zip(epilogueKernel.getInputs(), body.getArguments())) {
+          if (input == reduce.getResult())
+            epilogueMapping.map(arg, reducedArg);
+          else
+            epilogueMapping.map(arg, epilogue->addArgument(input.getType(),
+                                                           input.getLoc()));
+        }
+        for (Operation &op : body.without_terminator())
+          inner.clone(op, epilogueMapping);
+        for (Value value : body.getTerminator()->getOperands())
+          yielded.push_back(epilogueMapping.lookup(value));
+      }
+      if (keepReduced)
+        yielded.push_back(reducedArg);
+      YieldOp::create(inner, reduce.getLoc(), yielded);
+    }
+
+    // Rewire: the epilogue kernel's results, then the reduced value.
+    unsigned next = 0;
+    if (epilogueKernel) {
+      for (Value result : epilogueKernel.getResults())
+        result.replaceAllUsesWith(fused.getResult(next++));
+      epilogueKernel.erase();
+    }
+    if (keepReduced)
+      reduce.getResult().replaceAllUsesWith(fused.getResult(next));
+    reduce.erase();
+    if (producer && reducedInput.use_empty())
+      dropKernelResult(producer, producerResult);
+  }
+  // The fused op sits where its epilogue kernel was; users of the reduced
+  // value between the two move after it.
+  bool sorted = sortTopologically(&block, block.without_terminator());
+  assert(sorted && "reduction fusion created a cycle");
+  (void)sorted;
+}
