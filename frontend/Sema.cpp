@@ -955,6 +955,15 @@ bool PipelineChecker::checkReduction(CallExprAST &expr) {
   return true;
 }
 
+/// A number literal as a person would write it: 4, -1, 2.5.
+static std::string describeNumber(const NumberExprAST &number) {
+  if (!number.isFloat)
+    return std::to_string(number.intValue);
+  char text[32];
+  snprintf(text, sizeof text, "%g", number.floatValue);
+  return text;
+}
+
 bool PipelineChecker::checkGaussianBlur(CallExprAST &expr) {
   if (expr.args.size() != 1)
     return error(expr.getLoc(), "'gaussian_blur' blurs one tensor, e.g. "
@@ -1031,9 +1040,7 @@ bool PipelineChecker::checkGaussianBlur(CallExprAST &expr) {
       if (isWindow && (number->isFloat || v < 1 || int64_t(v) % 2 == 0))
         return error(param->getLoc(), "the window of 'gaussian_blur' is an "
                                       "odd positive integer, not " +
-                                          (number->isFloat
-                                               ? std::to_string(v)
-                                               : std::to_string(number->intValue)));
+                                          describeNumber(*number));
       if (!isWindow && !(v > 0))
         return error(param->getLoc(), "the sigma of 'gaussian_blur' must be "
                                       "positive");
@@ -1097,6 +1104,8 @@ static void foldLiteralTrees(std::unique_ptr<ExprAST> &expr) {
   } else if (auto *call = llvm::dyn_cast<CallExprAST>(expr.get())) {
     for (auto &arg : call->args)
       foldLiteralTrees(arg);
+    for (KeywordArgAST &kwarg : call->kwargs)
+      foldLiteralTrees(kwarg.value);
   } else if (auto *list = llvm::dyn_cast<ListExprAST>(expr.get())) {
     for (auto &element : list->elements)
       foldLiteralTrees(element);

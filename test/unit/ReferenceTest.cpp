@@ -101,3 +101,114 @@ TEST(Reference, BadInputsAreClearErrors) {
   expectError({a, HostTensor(DType::F32, {2, 5, 4})},
               "input 'b' dim 2 is 4 but must be 3");
 }
+
+namespace {
+HostTensor tensorOf(DType dtype, std::vector<int64_t> shape,
+                    std::vector<double> values) {
+  HostTensor t(dtype, std::move(shape));
+  pipert::visitDType(dtype, [&](auto tag) {
+    using T = decltype(tag);
+    for (size_t i = 0; i < values.size(); ++i)
+      t.as<T>()[i] = T(values[i]);
+  });
+  return t;
+}
+} // namespace
+
+TEST(Reference, ReductionsByHand) {
+  auto pipeline = compileOrDie(
+      "pipeline r(x: u8[N, W], f: f32[N, W]) -> (s: u64[N], m: f32[N], "
+      "hi: u8[W], p: u64[N], some: bool[N], every: bool[N], lo: f32[N], "
+      "k: f32[N, 1], t: u64) {\n"
+      "  s = sum(x, axes = [1])\n  m = mean(x, axes = [-1])\n"
+      "  hi = max(x, axes = [0])\n  p = prod(x, axes = [1])\n"
+      "  some = any(x > 5, axes = [1])\n  every = all(x, axes = [1])\n"
+      "  lo = min(f, axes = [1])\n  k = sum(f, axes = [1], keepdims = true)\n"
+      "  t = sum(x)\n}\n");
+  ASSERT_TRUE(pipeline);
+  HostTensor x = tensorOf(DType::U8, {2, 3}, {1, 2, 3, 4, 5, 6});
+  HostTensor f = tensorOf(DType::F32, {2, 3}, {1.5, NAN, -2, 0.25, -0.5, 8});
+  auto got = pipeline->runReference({x, f});
+  ASSERT_TRUE(got.ok()) << got.status().message();
+  const std::vector<HostTensor> &r = *got;
+  EXPECT_TRUE(sameValues(r[0], tensorOf(DType::U64, {2}, {6, 15})));
+  EXPECT_TRUE(sameValues(r[1], tensorOf(DType::F32, {2}, {2, 5})));
+  EXPECT_TRUE(sameValues(r[2], tensorOf(DType::U8, {3}, {4, 5, 6})));
+  EXPECT_TRUE(sameValues(r[3], tensorOf(DType::U64, {2}, {6, 120})));
+  EXPECT_TRUE(sameValues(r[4], tensorOf(DType::Bool, {2}, {0, 1})));
+  EXPECT_TRUE(sameValues(r[5], tensorOf(DType::Bool, {2}, {1, 1})));
+  // NaN wins a min, as in torch.amin.
+  EXPECT_TRUE(sameValues(r[6], tensorOf(DType::F32, {2}, {NAN, -0.5})));
+  EXPECT_TRUE(sameValues(r[7], tensorOf(DType::F32, {2, 1}, {NAN, 7.75})));
+  EXPECT_TRUE(sameValues(r[8], tensorOf(DType::U64, {}, {21})));
+}
+
+TEST(Reference, ReductionsOverNothingGiveTheIdentities) {
+  auto pipeline = compileOrDie(
+      "pipeline r(x: u8[N, W], f: f32[N, W]) -> (s: u64[N], p: u64[N], "
+      "m: f32[N], lo: u8[N], hi: f32[N], some: bool[N], every: bool[N]) {\n"
+      "  s = sum(x, axes = [1])\n  p = prod(x, axes = [1])\n"
+      "  m = mean(x, axes = [1])\n  lo = min(x, axes = [1])\n"
+      "  hi = max(f, axes = [1])\n  some = any(x, axes = [1])\n"
+      "  every = all(x, axes = [1])\n}\n");
+  ASSERT_TRUE(pipeline);
+  auto got = pipeline->runReference(
+      {HostTensor(DType::U8, {2, 0}), HostTensor(DType::F32, {2, 0})});
+  ASSERT_TRUE(got.ok()) << got.status().message();
+  const std::vector<HostTensor> &r = *got;
+  EXPECT_TRUE(sameValues(r[0], tensorOf(DType::U64, {2}, {0, 0})));
+  EXPECT_TRUE(sameValues(r[1], tensorOf(DType::U64, {2}, {1, 1})));
+  EXPECT_TRUE(sameValues(r[2], tensorOf(DType::F32, {2}, {NAN, NAN})));
+  EXPECT_TRUE(sameValues(r[3], tensorOf(DType::U8, {2}, {255, 255})));
+  EXPECT_TRUE(sameValues(r[4], tensorOf(DType::F32, {2}, {-INFINITY, -INFINITY})));
+  EXPECT_TRUE(sameValues(r[5], tensorOf(DType::Bool, {2}, {0, 0})));
+  EXPECT_TRUE(sameValues(r[6], tensorOf(DType::Bool, {2}, {1, 1})));
+}
+
+TEST(Reference, IntegerSumsAreWide) {
+  // 70000 values of 255 overflow 16 bits and u8 many times over.
+  auto pipeline = compileOrDie(
+      "pipeline r(x: u8[N]) -> (s: u64, m: f32) {\n"
+      "  s = sum(x)\n  m = mean(x)\n}\n");
+  ASSERT_TRUE(pipeline);
+  HostTensor x(DType::U8, {70000});
+  std::fill_n(x.as<uint8_t>(), 70000, uint8_t(255));
+  auto got = pipeline->runReference({x});
+  ASSERT_TRUE(got.ok());
+  EXPECT_EQ((*got)[0].as<uint64_t>()[0], 70000u * 255u);
+  EXPECT_EQ((*got)[1].as<float>()[0], 255.f);
+}
+
+TEST(Reference, GaussianBlurByHand) {
+  // window 3: radius 1, sigma (1 - 1) * 0.3 + 0.8 = 0.8; weights e^(-x^2 /
+  // 1.28) normalized: 0.238994, 0.522011, 0.238994.
+  auto pipeline = compileOrDie(
+      "pipeline b(x: u8[N, W]) -> (y: u8[N, W], c: f32[N, W]) {\n"
+      "  y = gaussian_blur(x, window = 3, axes = [1])\n"
+      "  c = gaussian_blur(f32(x), window = 3, axes = [1], border = constant, "
+      "fill = 100)\n}\n");
+  ASSERT_TRUE(pipeline);
+  HostTensor x = tensorOf(DType::U8, {1, 5}, {0, 0, 255, 0, 0});
+  auto got = pipeline->runReference({x});
+  ASSERT_TRUE(got.ok()) << got.status().message();
+  EXPECT_TRUE(sameValues((*got)[0], tensorOf(DType::U8, {1, 5}, {0, 61, 133, 61, 0})));
+  double e = std::exp(-1 / 1.28), w0 = e / (1 + 2 * e), w1 = 1 / (1 + 2 * e);
+  EXPECT_TRUE(sameValues(
+      (*got)[1],
+      tensorOf(DType::F32, {1, 5},
+               {100 * w0, 255 * w0, 255 * w1, 255 * w0, 100 * w0}),
+      1e-6));
+}
+
+TEST(Reference, BadBlurWindowNamesTheSample) {
+  auto pipeline = compileOrDie(
+      "pipeline b(x: u8[N, W], w: i32[N]) -> (y: u8[N, W]) {\n"
+      "  y = gaussian_blur(x, window = w, axes = [1])\n}\n");
+  ASSERT_TRUE(pipeline);
+  auto got = pipeline->runReference(
+      {HostTensor(DType::U8, {3, 4}), tensorOf(DType::I32, {3}, {5, 0, 2})});
+  ASSERT_FALSE(got.ok());
+  EXPECT_EQ(got.status().message(),
+            "gaussian_blur at test.pipe:2:7: sample 1: its window is 0; a "
+            "window must be positive; nothing was written");
+}

@@ -85,3 +85,60 @@ TEST(ScalarSemantics, FloatArithmeticIsIEEE) {
   volatile float a = 1.0f + 0x1p-13f, b = 1.0f - 0x1p-13f, c = -1.0f;
   EXPECT_EQ(pipe_add<float>(pipe_mul<float>(a, b), c), 0.0f);
 }
+
+#include "codegen/PipeReduce.h"
+#include "codegen/PipeStencil.h"
+
+TEST(StencilSemantics, BordersReadPastTheEdges) {
+  // reflect101 of n = 3 (abc), from -4: a b c b | a b c | b a b
+  const long long reflected[] = {0, 1, 2, 1, 0, 1, 2, 1, 0, 1};
+  for (long long i = -4; i <= 5; ++i)
+    EXPECT_EQ(pipe_border_index(i, 3, PIPE_REFLECT101), reflected[i + 4])
+        << "at " << i;
+  EXPECT_EQ(pipe_border_index(-7, 1, PIPE_REFLECT101), 0);
+  EXPECT_EQ(pipe_border_index(-2, 3, PIPE_CLAMP), 0);
+  EXPECT_EQ(pipe_border_index(9, 3, PIPE_CLAMP), 2);
+  EXPECT_EQ(pipe_border_index(-1, 3, PIPE_WRAP), 2);
+  EXPECT_EQ(pipe_border_index(7, 3, PIPE_WRAP), 1);
+  EXPECT_EQ(pipe_border_index(-1, 3, PIPE_CONSTANT), -1);
+  EXPECT_EQ(pipe_border_index(2, 3, PIPE_CONSTANT), 2);
+}
+
+TEST(StencilSemantics, DaliWindowAndSigmaRules) {
+  pipe_blur_params p = pipe_blur_resolve(true, 5, false, 0);
+  EXPECT_EQ(p.error, PIPE_BLUR_OK);
+  EXPECT_EQ(p.radius, 2);
+  EXPECT_DOUBLE_EQ(p.sigma, 1.1);
+  p = pipe_blur_resolve(false, 0, true, 1.5); // window 2 * ceil(4.5) + 1
+  EXPECT_EQ(p.radius, 5);
+  EXPECT_EQ(pipe_blur_resolve(true, 4, false, 0).error, PIPE_BLUR_WINDOW_EVEN);
+  EXPECT_EQ(pipe_blur_resolve(true, -3, false, 0).error,
+            PIPE_BLUR_WINDOW_NOT_POSITIVE);
+  EXPECT_EQ(pipe_blur_resolve(false, 0, true, 0).error,
+            PIPE_BLUR_SIGMA_NOT_POSITIVE);
+  EXPECT_EQ(pipe_blur_resolve(false, 0, true, NAN).error,
+            PIPE_BLUR_SIGMA_NOT_POSITIVE);
+  // The weights sum to 1 and are symmetric.
+  p = pipe_blur_resolve(true, 31, false, 0);
+  p.norm = 1.0 / pipe_blur_sum(p, nullptr);
+  double sum = 0;
+  for (int j = 0; j <= 2 * p.radius; ++j) {
+    sum += pipe_blur_weight(p, j);
+    EXPECT_EQ(pipe_blur_weight(p, j), pipe_blur_weight(p, 2 * p.radius - j));
+  }
+  EXPECT_NEAR(sum, 1.0, 1e-6);
+}
+
+TEST(ReduceSemantics, AccumulatorsAndIdentities) {
+  // Sums of small integers accumulate in 64 bits, unsigned for unsigned.
+  static_assert(sizeof(pipe_reducer<PIPE_SUM, pipe_u8>::acc) == 8);
+  EXPECT_EQ((pipe_reducer<PIPE_SUM, pipe_u8>::finish<pipe_u64>(
+                pipe_reducer<PIPE_SUM, pipe_u8>::combine(200, 100), 2)),
+            300u);
+  // Integer products wrap modulo 2^64 instead of overflowing.
+  using P = pipe_reducer<PIPE_PROD, pipe_i64>;
+  EXPECT_EQ(P::combine(P::acc(1) << 62, 4), 0);
+  EXPECT_EQ((pipe_reducer<PIPE_MIN, pipe_i16>::identity()), 32767);
+  EXPECT_EQ((pipe_reducer<PIPE_MAX, float>::identity()), -INFINITY);
+  EXPECT_EQ((pipe_reducer<PIPE_ALL, float>::value(NAN)), 1u);
+}
