@@ -1,5 +1,6 @@
 # lit configuration for Pipe's FileCheck tests.
 import os
+import shutil
 import subprocess
 import sys
 
@@ -47,3 +48,7 @@ if ok:
     lit_config.note("GPU tests run on " + what)
 else:
     lit_config.note("GPU tests are reported UNSUPPORTED (skipped): " + what)
+if shutil.which("dot"):
+    config.available_features.add("graphviz")
+else:
+    lit_config.note("Graphviz's dot is not installed: rendering tests are UNSUPPORTED")

@@ -14,6 +14,7 @@
 #include "codegen/AotEmitter.h"
 #include "codegen/CudaEmitter.h"
 #include "codegen/PlanBuilder.h"
+#include "codegen/Reports.h"
 #include "compiler/Compiler.h"
 #include "dialect/PipeDialect.h"
 #include "reference/ReferenceExecutor.h"
@@ -31,6 +32,7 @@
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/Program.h"
 #include "llvm/Support/ToolOutputFile.h"
 
 #include <chrono>
@@ -68,7 +70,7 @@ using namespace mlir;
 namespace cl = llvm::cl;
 
 namespace {
-enum class Emit { AST, MLIR, Fused, Cuda, Ptx, Plan, Aot };
+enum class Emit { AST, MLIR, Fused, Cuda, Ptx, Plan, Aot, Dot };
 enum class Backend { Auto, Gpu, Reference };
 } // namespace
 
@@ -84,6 +86,9 @@ static cl::opt<Emit> emitAction(
         clEnumValN(Emit::Cuda, "cuda", "the kernels as CUDA C++"),
         clEnumValN(Emit::Ptx, "ptx", "the kernels as PTX, compiled by NVRTC"),
         clEnumValN(Emit::Plan, "plan", "the runtime plan: buffers, kernels"),
+        clEnumValN(Emit::Dot, "dot",
+                   "the pipeline as a Graphviz graph (-o F.svg or F.png "
+                   "renders it with Graphviz's dot)"),
         clEnumValN(Emit::Aot, "aot",
                    "a header and a C++ source (in the -o directory) that "
                    "link against the runtime alone")));
@@ -128,6 +133,13 @@ static cl::opt<bool> timePhases(
     "time-phases",
     cl::desc("run: print how long each phase took (compile, kernel load, "
              "run, .npy I/O) on stderr"));
+static cl::opt<std::string> report(
+    "report", cl::desc("Print a report instead: 'transfers' (every host/device "
+                       "copy of one run)"),
+    cl::value_desc("transfers"));
+static cl::opt<std::string> dimSizes(
+    "dims", cl::desc("Sizes for the report's byte counts, e.g. N=16,H=1024"),
+    cl::value_desc("NAME=SIZE,..."));
 static cl::opt<bool> nvrtcInfo("nvrtc-info",
                                cl::desc("Print the NVRTC version, or why it "
                                         "cannot be loaded (exit code 1)"));
@@ -329,7 +341,7 @@ int main(int argc, char **argv) {
         (void)applyPassManagerCLOptions(pm);
       })))
     return 1;
-  if (emitAction == Emit::Fused && !runMode) {
+  if (emitAction == Emit::Fused && !runMode && report.empty()) {
     std::string text;
     llvm::raw_string_ostream os(text);
     module->print(os);
@@ -370,6 +382,25 @@ int main(int argc, char **argv) {
 
   std::string text;
   llvm::raw_string_ostream os(text);
+  if (!report.empty()) {
+    if (report != "transfers")
+      return fail("unknown --report '" + report + "' (transfers)");
+    std::map<std::string, int64_t> sizes;
+    llvm::SmallVector<llvm::StringRef> entries;
+    llvm::StringRef(dimSizes).split(entries, ',');
+    for (llvm::StringRef entry : entries) {
+      if (entry.trim().empty())
+        continue;
+      auto [name, value] = entry.split('=');
+      int64_t size;
+      if (name.trim().empty() || value.trim().getAsInteger(10, size) || size < 0)
+        return fail("--dims '" + entry.str() + "' is not NAME=SIZE");
+      sizes[name.trim().str()] = size;
+    }
+    for (auto [pipeline, plan] : llvm::zip(pipelines, plans))
+      os << pipec::describeTransfers(pipeline, plan, sizes);
+    return failed(writeOutput(text)) ? 1 : 0;
+  }
   switch (emitAction) {
   case Emit::Cuda: {
     bool stencils = false;
@@ -414,6 +445,40 @@ int main(int argc, char **argv) {
     for (const pipert::Plan &plan : plans)
       os << describePlan(plan);
     break;
+  case Emit::Dot: {
+    for (auto [pipeline, plan] : llvm::zip(pipelines, plans))
+      os << pipec::emitDot(pipeline, plan);
+    llvm::StringRef ext = llvm::sys::path::extension(outputPath.getValue());
+    if (ext != ".svg" && ext != ".png")
+      break;
+    // Render through Graphviz.
+    auto dotProgram = llvm::sys::findProgramByName("dot");
+    if (!dotProgram)
+      return fail("rendering " + outputPath + " needs Graphviz's 'dot', which "
+                  "is not installed; write the graph with -o FILE.dot instead");
+    llvm::SmallString<128> graph;
+    if (std::error_code ec =
+            llvm::sys::fs::createTemporaryFile("pipec", "dot", graph))
+      return fail("cannot create a temporary file: " + ec.message());
+    {
+      std::error_code ec;
+      llvm::raw_fd_ostream file(graph, ec);
+      if (ec)
+        return fail("cannot write " + graph.str().str() + ": " + ec.message());
+      file << text;
+    }
+    std::string format = "-T" + ext.drop_front().str();
+    std::string outFlag = "-o" + outputPath.getValue();
+    llvm::StringRef args[] = {*dotProgram, format, outFlag, graph};
+    std::string error;
+    int status = llvm::sys::ExecuteAndWait(*dotProgram, args, std::nullopt, {},
+                                           0, 0, &error);
+    llvm::sys::fs::remove(graph);
+    if (status != 0)
+      return fail("Graphviz's dot failed on the graph" +
+                  (error.empty() ? "" : ": " + error));
+    return 0;
+  }
   case Emit::Aot: {
     if (outputPath == "-")
       return fail("--emit=aot needs -o DIR for the header and the source");

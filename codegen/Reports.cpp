@@ -1,0 +1,361 @@
+//===- Reports.cpp - What a compiled pipeline moves, and its graph --------===//
+//
+// Where copies happen is decided by the plan and the runtime: a parameter or
+// result lives where the caller's memory is (device pointers are used in
+// place, host memory is copied once per run), constants are uploaded once
+// when the executable loads, a blur reports its per-sample verdict in one
+// small copy, and every other value stays on the device. These reports
+// enumerate exactly those copies, so they change when the runtime does.
+//
+//===----------------------------------------------------------------------===//
+
+#include "codegen/Reports.h"
+
+#include "codegen/PlanBuilder.h"
+
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace mlir;
+using namespace mlir::pipe;
+
+namespace {
+
+/// "4*N*H*W", or a number when every dim is literal.
+std::string bytesFormula(const pipert::PlanBuffer &buffer) {
+  int64_t literal = int64_t(pipert::dtypeSize(buffer.dtype));
+  std::string symbols;
+  for (const pipert::PlanDim &dim : buffer.dims) {
+    if (dim.symbol.empty())
+      literal *= dim.size;
+    else
+      symbols += (symbols.empty() ? "" : "*") + dim.symbol;
+  }
+  if (symbols.empty())
+    return std::to_string(literal);
+  if (literal == 1)
+    return symbols;
+  return std::to_string(literal) + "*" + symbols;
+}
+
+/// The bytes of `buffer` under `sizes`, or -1 if a dim is unbound.
+int64_t bytesFor(const pipert::PlanBuffer &buffer,
+                 const std::map<std::string, int64_t> &sizes) {
+  int64_t bytes = int64_t(pipert::dtypeSize(buffer.dtype));
+  for (const pipert::PlanDim &dim : buffer.dims) {
+    if (dim.symbol.empty()) {
+      bytes *= dim.size;
+      continue;
+    }
+    auto it = sizes.find(dim.symbol);
+    if (it == sizes.end())
+      return -1;
+    bytes *= it->second;
+  }
+  return bytes;
+}
+
+std::string typeOf(const pipert::PlanBuffer &buffer) {
+  return std::string(pipert::dtypeName(buffer.dtype)) +
+         pipert::describeDims(buffer.dims);
+}
+
+/// Where each returned value is computed.
+std::string resultLocation(PipelineOp pipeline, unsigned r) {
+  auto ret = cast<ReturnOp>(pipeline.getBody().front().getTerminator());
+  Value value = ret.getOperand(r);
+  if (Operation *def = value.getDefiningOp())
+    return pipec::describeLocation(def->getLoc());
+  return pipec::describeLocation(value.getLoc());
+}
+
+struct Copy {
+  const char *direction;
+  std::string formula;
+  int64_t bytes;
+  std::string value;
+  std::string location;
+  std::string why;
+};
+
+} // namespace
+
+std::string pipec::describeTransfers(PipelineOp pipeline,
+                                     const pipert::Plan &plan,
+                                     const std::map<std::string, int64_t> &sizes) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  Block &body = pipeline.getBody().front();
+  std::vector<Copy> perRun, atLoad;
+  for (int i = 0; i < plan.numParams; ++i) {
+    const pipert::PlanBuffer &buffer = plan.buffers[i];
+    perRun.push_back({"H2D", bytesFormula(buffer), bytesFor(buffer, sizes),
+                      "parameter " + buffer.name + ": " + typeOf(buffer),
+                      describeLocation(body.getArgument(i).getLoc()),
+                      "only if the caller passes host memory (device memory "
+                      "is read in place)"});
+  }
+  for (const pipert::PlanKernel &kernel : plan.kernels)
+    if (kernel.kind == pipert::PlanKernel::Kind::Blur)
+      perRun.push_back({"D2H", "24", 24, "status of gaussian_blur",
+                        kernel.location,
+                        "always: which sample's window or sigma is wrong, "
+                        "checked on the GPU so that they need not come to "
+                        "the host first"});
+  for (size_t r = 0; r < plan.results.size(); ++r) {
+    const pipert::PlanBuffer &buffer = plan.buffers[plan.results[r]];
+    perRun.push_back({"D2H", bytesFormula(buffer), bytesFor(buffer, sizes),
+                      "result " + plan.resultNames[r] + ": " + typeOf(buffer),
+                      resultLocation(pipeline, r),
+                      "only if the caller's output is host memory (device "
+                      "memory is written in place)"});
+  }
+  for (const pipert::PlanBuffer &buffer : plan.buffers)
+    if (!buffer.constantData.empty())
+      atLoad.push_back({"H2D", std::to_string(buffer.constantData.size()),
+                        int64_t(buffer.constantData.size()),
+                        "constant " + typeOf(buffer), "",
+                        "once, when the executable loads"});
+
+  os << "transfers of pipeline '" << plan.name << "'";
+  if (!sizes.empty()) {
+    os << " (sizes:";
+    for (auto &[name, size] : sizes)
+      os << " " << name << "=" << size;
+    os << ")";
+  }
+  os << "\n";
+  auto print = [&](const std::vector<Copy> &copies) {
+    for (size_t i = 0; i < copies.size(); ++i) {
+      const Copy &c = copies[i];
+      os << "  #" << i + 1 << " " << c.direction << " " << c.formula
+         << " bytes";
+      if (c.bytes >= 0 && c.formula != std::to_string(c.bytes))
+        os << " = " << c.bytes;
+      os << "  " << c.value;
+      if (!c.location.empty())
+        os << "  at " << c.location;
+      os << "\n      why: " << c.why << "\n";
+    }
+  };
+  os << "per run:\n";
+  print(perRun);
+  os << "at load:\n";
+  if (atLoad.empty())
+    os << "  none\n";
+  print(atLoad);
+
+  // Values computed on the GPU that never leave it.
+  os << "stays on the device:\n";
+  bool any = false;
+  llvm::DenseMap<Value, int> bufferOf;
+  for (Operation &op : body) {
+    for (Value result : op.getResults()) {
+      bool returned = llvm::any_of(result.getUsers(), [](Operation *user) {
+        return isa<ReturnOp>(user);
+      });
+      if (returned || isa<ConstantOp>(op))
+        continue;
+      any = true;
+      auto type = cast<RankedTensorType>(result.getType());
+      pipert::PlanBuffer buffer = getPlanBuffer(type, "");
+      std::string use = "read by the GPU";
+      for (Operation *user : result.getUsers())
+        if (auto blur = dyn_cast<GaussianBlurOp>(user))
+          use = result == blur.getWindow() || result == blur.getSigma()
+                    ? "a per-sample blur parameter: it only parameterizes "
+                      "kernel arithmetic, so it is not a control value and "
+                      "is not copied to the host"
+                    : use;
+      os << "  " << typeOf(buffer) << " from " << op.getName().getStringRef()
+         << " at " << describeLocation(op.getLoc()) << ": " << use << "\n";
+    }
+  }
+  if (!any)
+    os << "  nothing else\n";
+  os << "control values sent to the host: none (no allocation size, launch "
+        "shape, branch or trip count depends on data)\n";
+  int64_t deviceBytes = 0, hostBytes = 0;
+  int deviceCopies = 0;
+  bool known = true;
+  for (const Copy &c : perRun) {
+    known &= c.bytes >= 0;
+    hostBytes += c.bytes;
+    if (c.value.rfind("status", 0) == 0) {
+      ++deviceCopies;
+      deviceBytes += c.bytes;
+    }
+  }
+  os << "summary: with device inputs and outputs " << deviceCopies
+     << " cop" << (deviceCopies == 1 ? "y" : "ies") << " of " << deviceBytes
+     << " bytes per run; with host inputs and outputs " << perRun.size()
+     << " cop" << (perRun.size() == 1 ? "y" : "ies");
+  if (known)
+    os << " of " << hostBytes << " bytes";
+  os << "\n";
+  return text;
+}
+
+namespace {
+
+/// Writes Graphviz: one node per op, clusters per fused kernel.
+class DotWriter {
+public:
+  explicit DotWriter(llvm::raw_ostream &os) : os(os) {}
+
+  std::string node(Value value) {
+    auto it = producer.find(value);
+    return it == producer.end() ? std::string("unknown") : it->second;
+  }
+
+  static std::string escape(llvm::StringRef text) {
+    std::string out;
+    for (char c : text) {
+      if (c == '"' || c == '\\')
+        out += '\\';
+      out += c;
+    }
+    return out;
+  }
+
+  /// A node for each op of `block` (inside a cluster), edges between them;
+  /// block arguments map to `argNodes`.
+  void emitBlock(Block &block, llvm::ArrayRef<std::string> argNodes,
+                 const std::string &prefix) {
+    for (auto [arg, name] : llvm::zip(block.getArguments(), argNodes))
+      producer[arg] = name;
+    for (Operation &op : block.without_terminator()) {
+      std::string id = prefix + std::to_string(next++);
+      std::string label =
+          op.getName().stripDialect().str() + " " +
+          getDTypeName(
+              cast<RankedTensorType>(op.getResult(0).getType()).getElementType());
+      if (auto constant = dyn_cast<ConstantOp>(op)) {
+        std::string value;
+        llvm::raw_string_ostream vs(value);
+        constant.getValue().print(vs);
+        label = value;
+      }
+      os << "    " << id << " [label=\"" << escape(label)
+         << "\", shape=box, style=\"rounded,filled\", fillcolor=\"#c8e6c9\"];\n";
+      for (Value operand : op.getOperands())
+        os << "    " << node(operand) << " -> " << id << ";\n";
+      producer[op.getResult(0)] = id;
+    }
+  }
+
+  llvm::raw_ostream &os;
+  llvm::DenseMap<Value, std::string> producer;
+  unsigned next = 0;
+};
+
+} // namespace
+
+std::string pipec::emitDot(PipelineOp pipeline, const pipert::Plan &plan) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  DotWriter dot(os);
+  Block &body = pipeline.getBody().front();
+  os << "digraph \"" << plan.name << "\" {\n"
+     << "  // Green: runs on the GPU. White: the caller's tensors (host or\n"
+     << "  // device memory). Blue: host data uploaded at load. Dashed red:\n"
+     << "  // host/device copies (see pipec --report=transfers).\n"
+     << "  rankdir=TB; compound=true; node [fontname=\"Helvetica\"];\n"
+     << "  label=\"pipeline " << plan.name << "\"; labelloc=t;\n";
+  for (BlockArgument arg : body.getArguments()) {
+    std::string id = "param" + std::to_string(arg.getArgNumber());
+    const pipert::PlanBuffer &buffer = plan.buffers[arg.getArgNumber()];
+    os << "  " << id << " [label=\"" << buffer.name << "\\n" << typeOf(buffer)
+       << "\", shape=ellipse];\n  host_" << id
+       << " [label=\"host\", shape=plaintext];\n  host_" << id << " -> " << id
+       << " [style=dashed, color=red, label=\"H2D if host memory\"];\n";
+    dot.producer[arg] = id;
+  }
+  unsigned cluster = 0;
+  for (Operation &op : body.without_terminator()) {
+    std::string id = "op" + std::to_string(cluster++);
+    if (auto kernel = dyn_cast<KernelOp>(op)) {
+      os << "  subgraph cluster_" << id << " {\n    label=\"kernel "
+         << kernel.getKernelName() << " (GPU)\"; style=filled; "
+         << "fillcolor=\"#e8f5e9\";\n";
+      std::vector<std::string> args;
+      for (Value input : kernel.getInputs())
+        args.push_back(dot.node(input));
+      dot.emitBlock(kernel.getBody().front(), args, id + "_");
+      os << "  }\n";
+      for (auto [result, value] :
+           llvm::zip(kernel.getResults(),
+                     kernel.getBody().front().getTerminator()->getOperands()))
+        dot.producer[result] = dot.node(value);
+      continue;
+    }
+    if (auto reduction = dyn_cast<ReduceKernelOp>(op)) {
+      os << "  subgraph cluster_" << id << " {\n    label=\"reduction "
+         << reduction.getKernelName() << " (GPU)\"; style=filled; "
+         << "fillcolor=\"#e8f5e9\";\n";
+      std::vector<std::string> args;
+      for (Value input : reduction.getPrologueInputs())
+        args.push_back(dot.node(input));
+      dot.emitBlock(reduction.getPrologue().front(), args, id + "_p");
+      std::string reduceId = id + "_reduce";
+      std::string axes;
+      llvm::raw_string_ostream as(axes);
+      llvm::interleaveComma(reduction.getAxes(), as);
+      os << "    " << reduceId << " [label=\"" << reduction.getKind()
+         << " axes [" << axes
+         << "]\", shape=box, style=\"rounded,filled\", fillcolor=\"#81c784\"];\n"
+         << "    " << dot.node(reduction.getReducedValue()) << " -> "
+         << reduceId << ";\n";
+      std::vector<std::string> epilogueArgs{reduceId};
+      for (Value input : reduction.getEpilogueInputs())
+        epilogueArgs.push_back(dot.node(input));
+      dot.emitBlock(reduction.getEpilogue().front(), epilogueArgs, id + "_e");
+      os << "  }\n";
+      for (auto [result, value] :
+           llvm::zip(reduction.getResults(),
+                     reduction.getEpilogue().front().getTerminator()->getOperands()))
+        dot.producer[result] = dot.node(value);
+      continue;
+    }
+    std::string label = op.getName().stripDialect().str();
+    std::string color = "#c8e6c9";
+    if (auto blur = dyn_cast<GaussianBlurOp>(op)) {
+      std::string axes;
+      llvm::raw_string_ostream as(axes);
+      llvm::interleaveComma(blur.getAxes(), as);
+      label = "gaussian_blur axes [" + axes + "] " + blur.getBorder().str() +
+              " (GPU)";
+    } else if (isa<ReshapeOp>(op)) {
+      label = "reshape (a view)";
+    } else if (isa<ConstantOp>(op)) {
+      label = "constant (uploaded at load)";
+      color = "#bbdefb";
+    }
+    os << "  " << id << " [label=\"" << DotWriter::escape(label)
+       << "\", shape=box, style=filled, fillcolor=\"" << color << "\"];\n";
+    for (Value operand : op.getOperands())
+      os << "  " << dot.node(operand) << " -> " << id << ";\n";
+    if (isa<ConstantOp>(op))
+      os << "  host_" << id << " [label=\"host\", shape=plaintext];\n  host_"
+         << id << " -> " << id
+         << " [style=dashed, color=red, label=\"H2D at load\"];\n";
+    if (isa<GaussianBlurOp>(op))
+      os << "  status_" << id << " [label=\"host\", shape=plaintext];\n  "
+         << id << " -> status_" << id
+         << " [style=dashed, color=red, label=\"D2H 24 B status\"];\n";
+    for (Value result : op.getResults())
+      dot.producer[result] = id;
+  }
+  auto ret = cast<ReturnOp>(body.getTerminator());
+  for (auto [r, value] : llvm::enumerate(ret.getOperands())) {
+    const pipert::PlanBuffer &buffer = plan.buffers[plan.results[r]];
+    std::string id = "result" + std::to_string(r);
+    os << "  " << id << " [label=\"" << plan.resultNames[r] << "\\n"
+       << typeOf(buffer) << "\", shape=ellipse];\n"
+       << "  " << dot.node(value) << " -> " << id << ";\n  host_" << id
+       << " [label=\"host\", shape=plaintext];\n  " << id << " -> host_" << id
+       << " [style=dashed, color=red, label=\"D2H if host memory\"];\n";
+  }
+  os << "}\n";
+  return text;
+}
