@@ -104,7 +104,16 @@ AotSources pipec::emitAot(const std::vector<pipert::Plan> &plans,
     s << "};\n    p.resultNames = {";
     for (size_t r = 0; r < plan.resultNames.size(); ++r)
       s << (r ? ", " : "") << "\"" << plan.resultNames[r] << "\"";
+    s << "};\n    p.resultMemory = {";
+    static const char *const memories[] = {"Any", "Host", "Device"};
+    for (size_t r = 0; r < plan.resultMemory.size(); ++r)
+      s << (r ? ", " : "") << "pipert::PlanMemory::"
+        << memories[int(plan.resultMemory[r])];
     s << "};\n";
+    for (size_t b = 0; b < plan.buffers.size(); ++b)
+      if (plan.buffers[b].memory != pipert::PlanMemory::Any)
+        s << "    p.buffers[" << b << "].memory = pipert::PlanMemory::"
+          << memories[int(plan.buffers[b].memory)] << ";\n";
     for (const pipert::PlanKernel &kernel : plan.kernels) {
       s << "    {\n      pipert::PlanKernel k;\n"
         << "      k.entry = \"" << kernel.entry << "\";\n"

@@ -38,18 +38,6 @@ int pipec::getBorderId(llvm::StringRef border) {
       .Default(0);
 }
 
-std::string pipec::describeLocation(Location loc) {
-  if (auto fused = dyn_cast<FusedLoc>(loc))
-    if (!fused.getLocations().empty())
-      loc = fused.getLocations().front();
-  auto fileLoc = dyn_cast<FileLineColLoc>(loc);
-  if (!fileLoc)
-    return "";
-  return (fileLoc.getFilename().str() + ":" +
-          std::to_string(fileLoc.getLine()) + ":" +
-          std::to_string(fileLoc.getColumn()));
-}
-
 pipert::DType pipec::getRuntimeDType(Type type) {
   if (type.isInteger(1))
     return pipert::DType::Bool;
@@ -132,11 +120,18 @@ FailureOr<pipert::Plan> pipec::buildPlan(PipelineOp pipeline) {
   llvm::DenseMap<Value, int> bufferOf;
   unsigned numBlurs = 0;
   Block &body = pipeline.getBody().front();
+  auto memoryOf = [](StringRef memory) {
+    return memory == "host"     ? pipert::PlanMemory::Host
+           : memory == "device" ? pipert::PlanMemory::Device
+                                : pipert::PlanMemory::Any;
+  };
   for (BlockArgument arg : body.getArguments()) {
     bufferOf[arg] = plan.buffers.size();
     plan.buffers.push_back(
         getPlanBuffer(cast<RankedTensorType>(arg.getType()),
                       pipeline.getArgName(arg.getArgNumber())));
+    plan.buffers.back().memory =
+        memoryOf(pipeline.getArgMemory(arg.getArgNumber()));
   }
   plan.numParams = body.getNumArguments();
 
@@ -210,7 +205,7 @@ FailureOr<pipert::Plan> pipec::buildPlan(PipelineOp pipeline) {
       planKernel.numPrologueInputs = reduction.getPrologueInputs().size();
       planKernel.accBytes = getAccumulatorBytes(
           reduction.getKind(), reduction.getInputDomainType().getElementType());
-      planKernel.location = describeLocation(reduction.getLoc());
+      planKernel.location = mlir::pipe::describeLocation(reduction.getLoc());
       planKernel.source = std::move(*source);
       for (Value input : reduction.getPrologueInputs())
         planKernel.inputs.push_back(bufferOf.at(input));
@@ -239,7 +234,7 @@ FailureOr<pipert::Plan> pipec::buildPlan(PipelineOp pipeline) {
       auto inputType = cast<RankedTensorType>(blur.getInput().getType());
       planKernel.domain = getPlanBuffer(inputType, "").dims;
       planKernel.axes.assign(blur.getAxes().begin(), blur.getAxes().end());
-      planKernel.location = describeLocation(blur.getLoc());
+      planKernel.location = mlir::pipe::describeLocation(blur.getLoc());
       planKernel.source = std::move(*source);
       planKernel.inputs.push_back(bufferOf.at(blur.getInput()));
       for (Value param : {blur.getWindow(), blur.getSigma()}) {
@@ -264,6 +259,7 @@ FailureOr<pipert::Plan> pipec::buildPlan(PipelineOp pipeline) {
         std::string name = pipeline.getResultName(i).str();
         plan.results.push_back(buffer);
         plan.resultNames.push_back(name);
+        plan.resultMemory.push_back(memoryOf(pipeline.getResultMemory(i)));
         if (plan.buffers[buffer].name.empty())
           plan.buffers[buffer].name = name;
       }

@@ -33,9 +33,6 @@ const char *getReductionKindName(llvm::StringRef kind);
 /// The pipe_border (codegen/PipeStencil.h) of a border name.
 int getBorderId(llvm::StringRef border);
 
-/// "file:line:col" of `loc`, or "" when it has no file position.
-std::string describeLocation(mlir::Location loc);
-
 /// The plan of `pipeline`, or failure (with diagnostics at the ops) when an
 /// op outside a pipe.kernel cannot run on the GPU.
 mlir::FailureOr<pipert::Plan> buildPlan(mlir::pipe::PipelineOp pipeline);

@@ -65,8 +65,8 @@ std::string resultLocation(PipelineOp pipeline, unsigned r) {
   auto ret = cast<ReturnOp>(pipeline.getBody().front().getTerminator());
   Value value = ret.getOperand(r);
   if (Operation *def = value.getDefiningOp())
-    return pipec::describeLocation(def->getLoc());
-  return pipec::describeLocation(value.getLoc());
+    return mlir::pipe::describeLocation(def->getLoc());
+  return mlir::pipe::describeLocation(value.getLoc());
 }
 
 struct Copy {
@@ -87,13 +87,21 @@ std::string pipec::describeTransfers(PipelineOp pipeline,
   llvm::raw_string_ostream os(text);
   Block &body = pipeline.getBody().front();
   std::vector<Copy> perRun, atLoad;
+  std::vector<std::string> pinnedToDevice;
   for (int i = 0; i < plan.numParams; ++i) {
     const pipert::PlanBuffer &buffer = plan.buffers[i];
+    std::string value = "parameter " + buffer.name + ": " + typeOf(buffer);
+    std::string where = mlir::pipe::describeLocation(body.getArgument(i).getLoc());
+    if (buffer.memory == pipert::PlanMemory::Device) {
+      pinnedToDevice.push_back(value + " (@device, read in place)");
+      continue;
+    }
     perRun.push_back({"H2D", bytesFormula(buffer), bytesFor(buffer, sizes),
-                      "parameter " + buffer.name + ": " + typeOf(buffer),
-                      describeLocation(body.getArgument(i).getLoc()),
-                      "only if the caller passes host memory (device memory "
-                      "is read in place)"});
+                      value, where,
+                      buffer.memory == pipert::PlanMemory::Host
+                          ? "declared @host: copied to the device every run"
+                          : "only if the caller passes host memory (device "
+                            "memory is read in place)"});
   }
   for (const pipert::PlanKernel &kernel : plan.kernels)
     if (kernel.kind == pipert::PlanKernel::Kind::Blur)
@@ -104,11 +112,22 @@ std::string pipec::describeTransfers(PipelineOp pipeline,
                         "the host first"});
   for (size_t r = 0; r < plan.results.size(); ++r) {
     const pipert::PlanBuffer &buffer = plan.buffers[plan.results[r]];
+    std::string value =
+        "result " + plan.resultNames[r] + ": " + typeOf(buffer);
+    pipert::PlanMemory memory = r < plan.resultMemory.size()
+                                    ? plan.resultMemory[r]
+                                    : pipert::PlanMemory::Any;
+    if (memory == pipert::PlanMemory::Device) {
+      pinnedToDevice.push_back(value + " (@device, written in place)");
+      continue;
+    }
     perRun.push_back({"D2H", bytesFormula(buffer), bytesFor(buffer, sizes),
-                      "result " + plan.resultNames[r] + ": " + typeOf(buffer),
-                      resultLocation(pipeline, r),
-                      "only if the caller's output is host memory (device "
-                      "memory is written in place)"});
+                      value, resultLocation(pipeline, r),
+                      memory == pipert::PlanMemory::Host
+                          ? "pinned to host memory (@host or .cpu()): copied "
+                            "back every run, after the kernels"
+                          : "only if the caller's output is host memory "
+                            "(device memory is written in place)"});
   }
   for (const pipert::PlanBuffer &buffer : plan.buffers)
     if (!buffer.constantData.empty())
@@ -140,6 +159,16 @@ std::string pipec::describeTransfers(PipelineOp pipeline,
   };
   os << "per run:\n";
   print(perRun);
+  if (!pinnedToDevice.empty()) {
+    os << "never copied:\n";
+    for (const std::string &value : pinnedToDevice)
+      os << "  " << value << "\n";
+  }
+  if (auto notes = pipeline->getAttrOfType<ArrayAttr>("pipe.placement")) {
+    os << "explicit copies in the source:\n";
+    for (Attribute note : notes)
+      os << "  " << cast<StringAttr>(note).getValue() << "\n";
+  }
   os << "at load:\n";
   if (atLoad.empty())
     os << "  none\n";
@@ -168,31 +197,45 @@ std::string pipec::describeTransfers(PipelineOp pipeline,
                       "is not copied to the host"
                     : use;
       os << "  " << typeOf(buffer) << " from " << op.getName().getStringRef()
-         << " at " << describeLocation(op.getLoc()) << ": " << use << "\n";
+         << " at " << mlir::pipe::describeLocation(op.getLoc()) << ": " << use << "\n";
     }
   }
   if (!any)
     os << "  nothing else\n";
   os << "control values sent to the host: none (no allocation size, launch "
         "shape, branch or trip count depends on data)\n";
-  int64_t deviceBytes = 0, hostBytes = 0;
-  int deviceCopies = 0;
-  bool known = true;
-  for (const Copy &c : perRun) {
-    known &= c.bytes >= 0;
-    hostBytes += c.bytes;
-    if (c.value.rfind("status", 0) == 0) {
-      ++deviceCopies;
-      deviceBytes += c.bytes;
+  // Totals as formulas (and numbers when --dims binds every symbol).
+  auto total = [](const std::vector<const Copy *> &copies) {
+    std::string formula;
+    int64_t bytes = 0;
+    bool known = true;
+    for (const Copy *c : copies) {
+      formula += (formula.empty() ? "" : " + ") + c->formula;
+      known &= c->bytes >= 0;
+      bytes += c->bytes;
     }
+    if (formula.empty())
+      return std::string("0 bytes");
+    std::string text = formula + " bytes";
+    if (known && formula != std::to_string(bytes))
+      text += " = " + std::to_string(bytes);
+    return text;
+  };
+  std::vector<const Copy *> deviceCaller, hostCaller;
+  for (const Copy &c : perRun) {
+    hostCaller.push_back(&c);
+    if (c.value.rfind("status", 0) == 0 ||
+        c.why.rfind("declared @host", 0) == 0 ||
+        c.why.rfind("pinned to host", 0) == 0)
+      deviceCaller.push_back(&c);
   }
-  os << "summary: with device inputs and outputs " << deviceCopies
-     << " cop" << (deviceCopies == 1 ? "y" : "ies") << " of " << deviceBytes
-     << " bytes per run; with host inputs and outputs " << perRun.size()
-     << " cop" << (perRun.size() == 1 ? "y" : "ies");
-  if (known)
-    os << " of " << hostBytes << " bytes";
-  os << "\n";
+  auto count = [](size_t n) {
+    return std::to_string(n) + (n == 1 ? " copy" : " copies");
+  };
+  os << "summary: with device inputs and outputs (where not pinned) "
+     << count(deviceCaller.size()) << " of " << total(deviceCaller)
+     << " per run; with host ones " << count(hostCaller.size()) << " of "
+     << total(hostCaller) << "\n";
   return text;
 }
 

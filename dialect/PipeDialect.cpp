@@ -174,3 +174,15 @@ bool mlir::pipe::isBlurBorder(StringRef border) {
   return llvm::is_contained({"reflect101", "clamp", "constant", "wrap"},
                             border);
 }
+
+std::string mlir::pipe::describeLocation(Location loc) {
+  if (auto fused = dyn_cast<FusedLoc>(loc))
+    if (!fused.getLocations().empty())
+      loc = fused.getLocations().front();
+  auto fileLoc = dyn_cast<FileLineColLoc>(loc);
+  if (!fileLoc)
+    return "";
+  return (fileLoc.getFilename().str() + ":" +
+          std::to_string(fileLoc.getLine()) + ":" +
+          std::to_string(fileLoc.getColumn()));
+}

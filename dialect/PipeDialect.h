@@ -75,6 +75,10 @@ RankedTensorType getReducedType(RankedTensorType input, ArrayRef<int64_t> axes,
 /// The blur borders: reflect101 clamp constant wrap.
 bool isBlurBorder(StringRef border);
 
+/// "file:line:col" of `loc` (the first of a fused location), or "" when it
+/// has no file position.
+std::string describeLocation(Location loc);
+
 /// "function(a, b)".
 std::string getCallExpression(StringRef function, ArrayRef<std::string> args);
 

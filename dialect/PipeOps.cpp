@@ -81,6 +81,16 @@ static StringRef getNameIn(ArrayAttr dicts, unsigned i) {
   return name ? name.getValue() : StringRef();
 }
 
+StringRef PipelineOp::getArgMemory(unsigned i) {
+  auto memory = getArgAttrOfType<StringAttr>(i, getMemoryAttrName());
+  return memory ? memory.getValue() : StringRef();
+}
+
+StringRef PipelineOp::getResultMemory(unsigned i) {
+  auto memory = getResultAttrOfType<StringAttr>(i, getMemoryAttrName());
+  return memory ? memory.getValue() : StringRef();
+}
+
 StringRef PipelineOp::getArgName(unsigned i) {
   return getNameIn(getArgAttrsAttr(), i);
 }
@@ -511,6 +521,13 @@ OpFoldResult ReshapeOp::fold(FoldAdaptor) {
 //===----------------------------------------------------------------------===//
 // ReduceOp, ReduceKernelOp, GaussianBlurOp
 //===----------------------------------------------------------------------===//
+
+LogicalResult CopyOp::verify() {
+  if (getTo() != "host" && getTo() != "device")
+    return emitOpError() << "copies to \"host\" or \"device\", not \""
+                         << getTo() << "\"";
+  return success();
+}
 
 /// Checks a reduction's kind, axes (in range, increasing) and that `result`
 /// is the reduced shape of `input` with the kind's dtype.

@@ -53,6 +53,12 @@ def Pipe_PipelineOp : Pipe_Op<"pipeline", [
     /// The source name of result `i` (its `pipe.name`).
     StringRef getResultName(unsigned i);
     static StringRef getNameAttrName() { return "pipe.name"; }
+    /// "host" or "device" where the source pins a parameter or result
+    /// (`@host`, `@device`); absent where the caller chooses.
+    static StringRef getMemoryAttrName() { return "pipe.memory"; }
+    /// The pinned memory of argument / result `i`, or "".
+    StringRef getArgMemory(unsigned i);
+    StringRef getResultMemory(unsigned i);
     // OpAsmOpInterface: print arguments under their source names.
     void getAsmBlockArgumentNames(Region &region, OpAsmSetValueNameFn setNameFn);
     static StringRef getDefaultDialect() { return "pipe"; }
@@ -274,6 +280,28 @@ def Pipe_ReshapeOp : Pipe_Op<"reshape", [Pure]> {
   let assemblyFormat = "$input attr-dict `:` type($input) `to` type($result)";
   let hasVerifier = 1;
   let hasFolder = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Copies between host and device
+//===----------------------------------------------------------------------===//
+
+def Pipe_CopyOp : Pipe_Op<"copy", [Pure, SameOperandsAndResultType]> {
+  let summary = "An explicit move to the host or the device: x.cpu(), x.gpu()";
+  let description = [{
+    What the source asks for. `pipe-placement` keeps the copies the
+    pipeline needs and removes the rest (a round trip whose value comes back
+    to the GPU), noting each decision on the pipeline for the transfer
+    report.
+
+    ```mlir
+    %h = pipe.copy %r to "host" : tensor<?xf32, ["N"]>
+    ```
+  }];
+  let arguments = (ins Pipe_Tensor:$input, StrAttr:$to);
+  let results = (outs Pipe_Tensor:$result);
+  let assemblyFormat = "$input `to` $to attr-dict `:` type($result)";
+  let hasVerifier = 1;
 }
 
 //===----------------------------------------------------------------------===//

@@ -184,11 +184,14 @@ struct BindingAST {
   ExprPtr value;
 };
 
-/// A parameter or a result: `name: type`.
+/// A parameter or a result: `name: type`, optionally `@host` or `@device`
+/// (where the caller's memory must be).
 struct ValueDeclAST {
   llvm::SMLoc loc;
   std::string name;
   TypeAST type;
+  std::string memory; ///< "", "host" or "device".
+  llvm::SMLoc memoryLoc;
 };
 
 struct PipelineAST {

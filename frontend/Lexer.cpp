@@ -16,6 +16,8 @@ const char *pipec::getTokenKindName(TokenKind kind) {
   case TokenKind::KwPipeline: return "'pipeline'";
   case TokenKind::KwTrue: return "'true'";
   case TokenKind::KwFalse: return "'false'";
+  case TokenKind::Dot: return "'.'";
+  case TokenKind::At: return "'@'";
   case TokenKind::LParen: return "'('";
   case TokenKind::RParen: return "')'";
   case TokenKind::LBracket: return "'['";
@@ -132,6 +134,8 @@ Token Lexer::next() {
   case '{': return make(TokenKind::LBrace, start);
   case '}': return make(TokenKind::RBrace, start);
   case ',': return make(TokenKind::Comma, start);
+  case '.': return make(TokenKind::Dot, start);
+  case '@': return make(TokenKind::At, start);
   case ':': return make(TokenKind::Colon, start);
   case ';': return make(TokenKind::Semicolon, start);
   case '=':

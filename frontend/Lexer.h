@@ -22,7 +22,7 @@ enum class TokenKind {
   Float,
   KwPipeline, KwTrue, KwFalse,
   LParen, RParen, LBracket, RBracket, LBrace, RBrace,
-  Comma, Colon, Semicolon, Equal, Arrow,
+  Comma, Colon, Semicolon, Equal, Arrow, Dot, At,
   // Operators, loosest-binding first.
   PipePipe, AmpAmp, Pipe, Caret, Amp, EqualEqual, NotEqual,
   Less, LessEqual, Greater, GreaterEqual, LessLess, GreaterGreater,

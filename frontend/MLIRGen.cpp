@@ -208,6 +208,10 @@ private:
     }
     if (callee == "gaussian_blur")
       return emitGaussianBlur(call, type, where);
+    if (callee == "cpu" || callee == "gpu")
+      return pipe::CopyOp::create(
+          builder, where, type, emitExpr(*call.args[0], literalDType),
+          builder.getStringAttr(callee == "cpu" ? "host" : "device"));
     const std::vector<DimAST> &dims = call.type.dims;
     const std::string &dtype = call.operandDType;
     auto arg = [&](unsigned i) {
@@ -315,6 +319,14 @@ private:
     Block &entry = op.getBody().front();
     for (auto [arg, param] : llvm::zip(entry.getArguments(), pipeline.params))
       arg.setLoc(loc(param.loc));
+    for (auto [i, param] : llvm::enumerate(pipeline.params))
+      if (!param.memory.empty())
+        op.setArgAttr(i, pipe::PipelineOp::getMemoryAttrName(),
+                      builder.getStringAttr(param.memory));
+    for (auto [i, result] : llvm::enumerate(pipeline.results))
+      if (!result.memory.empty())
+        op.setResultAttr(i, pipe::PipelineOp::getMemoryAttrName(),
+                         builder.getStringAttr(result.memory));
 
     OpBuilder::InsertionGuard guard(builder);
     builder.setInsertionPointToEnd(&entry);

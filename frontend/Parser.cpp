@@ -126,15 +126,25 @@ PipelineAST *Parser::parsePipeline(ModuleAST &module) {
   return &module.pipelines.back();
 }
 
-/// decl ::= ident ':' type
+/// decl ::= ident ':' type ('@' ident)?
 bool Parser::parseValueDecl(ValueDeclAST &decl) {
   if (!tok.is(TokenKind::Identifier))
     return expect(TokenKind::Identifier, "naming a parameter or result");
   decl.loc = tok.getLoc();
   decl.name = tok.text.str();
   consume();
-  return expect(TokenKind::Colon, "after '" + decl.name + "'") &&
-         parseType(decl.type);
+  if (!expect(TokenKind::Colon, "after '" + decl.name + "'") ||
+      !parseType(decl.type))
+    return false;
+  if (!tok.is(TokenKind::At))
+    return true;
+  consume();
+  decl.memoryLoc = tok.getLoc();
+  if (!tok.is(TokenKind::Identifier))
+    return expect(TokenKind::Identifier, "after '@' (host or device)");
+  decl.memory = tok.text.str();
+  consume();
+  return true;
 }
 
 /// type ::= ident ('[' dim (',' dim)* ']')?
@@ -252,7 +262,7 @@ ExprPtr Parser::parseUnary() {
       return nullptr;
     return std::make_unique<UnaryExprAST>(loc, *op, std::move(operand));
   }
-  ExprPtr base = parsePrimary();
+  ExprPtr base = parsePostfix();
   if (!base || !tok.is(TokenKind::StarStar))
     return base;
   SMLoc loc = tok.getLoc();
@@ -262,6 +272,32 @@ ExprPtr Parser::parseUnary() {
     return nullptr;
   return std::make_unique<BinaryExprAST>(loc, BinaryOp::Pow, std::move(base),
                                          std::move(exponent));
+}
+
+/// postfix ::= primary ('.' ident '(' ')')*
+/// `x.cpu()` is `cpu(x)`: a method call takes its receiver as the first
+/// argument.
+ExprPtr Parser::parsePostfix() {
+  ExprPtr expr = parsePrimary();
+  while (expr && tok.is(TokenKind::Dot)) {
+    consume();
+    if (!tok.is(TokenKind::Identifier)) {
+      expect(TokenKind::Identifier, "naming a method after '.', e.g. x.cpu()");
+      return nullptr;
+    }
+    SMLoc loc = tok.getLoc();
+    std::string name = tok.text.str();
+    consume();
+    if (!expect(TokenKind::LParen, "after '." + name + "'") ||
+        !expect(TokenKind::RParen, "after '." + name + "(': methods take no "
+                                   "arguments"))
+      return nullptr;
+    std::vector<ExprPtr> args;
+    args.push_back(std::move(expr));
+    expr = std::make_unique<CallExprAST>(loc, name, std::move(args),
+                                         std::vector<KeywordArgAST>{});
+  }
+  return expr;
 }
 
 /// primary ::= integer | float | 'true' | 'false' | ident

@@ -32,6 +32,7 @@ private:
   ExprPtr parseExpression();
   ExprPtr parseBinaryRHS(int minPrecedence, ExprPtr lhs);
   ExprPtr parseUnary();
+  ExprPtr parsePostfix();
   ExprPtr parsePrimary();
 
   void consume() { tok = lexer.next(); }

@@ -73,7 +73,7 @@ static const char *const kBuiltins[] = {
     "select", "min",  "max", "clamp", "abs",   "sqrt", "rsqrt", "exp",
     "log",    "sin",  "cos", "tanh",  "pow",   "floor", "ceil", "round",
     "transpose", "reshape", "sum", "mean", "prod", "any", "all",
-    "gaussian_blur"};
+    "gaussian_blur", "cpu", "gpu"};
 
 bool pipec::isBuiltinFunction(llvm::StringRef name) {
   return llvm::is_contained(kBuiltins, name);
@@ -243,8 +243,14 @@ bool PipelineChecker::check() {
       note(it->second, "first declared here");
     }
   };
+  auto checkMemory = [&](const ValueDeclAST &decl) {
+    if (!decl.memory.empty() && decl.memory != "host" && decl.memory != "device")
+      error(decl.memoryLoc, "'@" + decl.memory + "' is not a placement; write "
+                            "@host or @device");
+  };
   for (ValueDeclAST &param : pipeline.params) {
     declare(param);
+    checkMemory(param);
     // A parameter with a bad dtype still binds its name and dims (poisoned),
     // so that its uses report nothing more.
     bool ok = checkType(param.type, "parameter", param.name);
@@ -256,6 +262,7 @@ bool PipelineChecker::check() {
   llvm::StringMap<ValueDeclAST *> results;
   for (ValueDeclAST &result : pipeline.results) {
     declare(result);
+    checkMemory(result);
     results[result.name] = &result;
     if (!checkType(result.type, "result", result.name))
       continue;
@@ -668,6 +675,20 @@ bool PipelineChecker::checkCall(CallExprAST &expr) {
     return checkReduction(expr);
   if (callee == "gaussian_blur")
     return checkGaussianBlur(expr);
+  if (callee == "cpu" || callee == "gpu") {
+    // x.cpu() / x.gpu(): an explicit copy; the placement pass keeps it or
+    // says why it is not needed.
+    if (expr.args.size() != 1 || !expr.kwargs.empty())
+      return error(expr.getLoc(), "'" + callee + "' moves one tensor, e.g. x." +
+                                      callee + "()");
+    if (!checkExpr(*expr.args[0]))
+      return false;
+    if (expr.args[0]->type.isWeakLiteral())
+      return error(expr.args[0]->getLoc(), "'" + callee +
+                                               "' moves a tensor, not a literal");
+    expr.type = expr.args[0]->type;
+    return true;
+  }
   if (!expr.kwargs.empty())
     return error(expr.kwargs.front().loc, "'" + callee +
                                               "' takes no keyword argument '" +

@@ -5,6 +5,21 @@
 
 include "mlir/Pass/PassBase.td"
 
+def Placement : Pass<"pipe-placement", "::mlir::pipe::PipelineOp"> {
+  let summary = "Decides where values live and which explicit copies stay";
+  let description = [{
+    Every op runs on the GPU, so a value must reach the host only when the
+    pipeline returns it there. A `pipe.copy` to the host whose value is
+    returned pins those results to host memory (`pipe.memory = "host"`;
+    the runtime copies them once, after the kernels); an error if such a
+    result is declared `@device`. Every other copy is a round trip back to
+    the GPU and is removed. Each decision is noted, with the copy's source
+    location, in the pipeline's `pipe.placement` attribute, which
+    `pipec --report=transfers` prints.
+  }];
+  let dependentDialects = ["::mlir::pipe::PipeDialect"];
+}
+
 def FuseElementwise : Pass<"pipe-fuse-elementwise", "::mlir::pipe::PipelineOp"> {
   let summary = "Groups elementwise ops over one domain into pipe.kernel ops";
   let description = [{

@@ -14,6 +14,7 @@ using namespace mlir;
 
 void mlir::pipe::buildDefaultPipeline(OpPassManager &pm) {
   OpPassManager &pipelinePm = pm.nest<PipelineOp>();
+  pipelinePm.addPass(createPlacement());
   pipelinePm.addPass(createCanonicalizerPass());
   pipelinePm.addPass(createCSEPass());
   pipelinePm.addPass(createFuseElementwise());
@@ -23,7 +24,7 @@ void mlir::pipe::buildDefaultPipeline(OpPassManager &pm) {
 void mlir::pipe::registerPipePassesAndPipelines() {
   registerPipePasses();
   PassPipelineRegistration<>(
-      "pipe-default", "The default pipeline: canonicalize, CSE, fusion of elementwise ops, "
-      "then of reductions",
+      "pipe-default", "The default pipeline: placement, canonicalize, CSE, fusion of "
+      "elementwise ops, then of reductions",
       [](OpPassManager &pm) { buildDefaultPipeline(pm); });
 }

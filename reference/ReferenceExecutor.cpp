@@ -338,7 +338,7 @@ private:
         params.back().norm = 1.0 / pipe_blur_sum(params.back(), nullptr);
       if (params.back().error != PIPE_BLUR_OK) {
         error = pipert::describeBlurError(
-            pipec::describeLocation(blur.getLoc()), s, params.back().error, w,
+            mlir::pipe::describeLocation(blur.getLoc()), s, params.back().error, w,
             sg);
         return;
       }

@@ -220,6 +220,19 @@ Executable::~Executable() {
     (*driver)->cuMemFreeHost(blurStatus_);
 }
 
+Status pipert::checkPinnedMemory(const std::string &what, PlanMemory pinned,
+                                 Memory actual) {
+  if (pinned == PlanMemory::Any ||
+      (pinned == PlanMemory::Host) == (actual == Memory::Host))
+    return Status();
+  const char *declared = pinned == PlanMemory::Host ? "host" : "device";
+  const char *given = actual == Memory::Host ? "host" : "device";
+  return Status::error(what + " is declared @" + declared + " but is in " +
+                       given + " memory; pass " + declared +
+                       " memory, or drop the annotation to let the caller "
+                       "choose");
+}
+
 Result<std::map<std::string, int64_t>>
 pipert::bindDims(const std::string &pipeline, const PlanBuffer *params,
                  size_t numParams, const std::vector<TensorRef> &inputs) {
@@ -275,6 +288,8 @@ pipert::bindDims(const std::string &pipeline, const PlanBuffer *params,
     }
     if (input.numElements() > 0 && !input.data)
       return Status::error(what + " is a null pointer");
+    if (Status s = checkPinnedMemory(what, param.memory, input.memory); !s.ok())
+      return s;
   }
   return sizes;
 }
@@ -644,6 +659,11 @@ Status Executable::run(const std::vector<TensorRef> &inputs,
                            describeTensor(buffer.dtype, shape));
     if (output.numElements() > 0 && !output.data)
       return Status::error(what + " is a null pointer");
+    if (r < plan_.resultMemory.size())
+      if (Status s = checkPinnedMemory(what, plan_.resultMemory[r],
+                                       output.memory);
+          !s.ok())
+        return s;
   }
   // Kernels read inputs while they write outputs, in any order: an output
   // that shares memory with an input (or another output) would be garbage.

@@ -38,6 +38,11 @@ bindDims(const std::string &pipeline, const std::vector<PlanBuffer> &params,
   return bindDims(pipeline, params.data(), params.size(), inputs);
 }
 
+/// An error naming `what` when a tensor in `actual` memory is passed where
+/// the source pinned `pinned` memory (`@host` / `@device`).
+Status checkPinnedMemory(const std::string &what, PlanMemory pinned,
+                         Memory actual);
+
 /// Waits for the work queued on `stream` (after run(..., wait = false)).
 Status waitFor(CUstream stream);
 

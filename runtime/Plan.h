@@ -32,6 +32,10 @@ std::string describeDims(const std::vector<PlanDim> &dims);
 std::string describeBlurError(const std::string &location, long long sample,
                               int error, long long window, double sigma);
 
+/// Where a parameter or result must be: the caller's choice, or pinned by
+/// `@host` / `@device` in the source.
+enum class PlanMemory : uint8_t { Any, Host, Device };
+
 struct PlanBuffer {
   std::string name; ///< Source name for parameters and results.
   DType dtype = DType::F32;
@@ -40,6 +44,8 @@ struct PlanBuffer {
   int aliasOf = -1;
   /// For a constant (a list literal): its bytes, uploaded once at load.
   std::string constantData;
+  /// For a parameter: where the caller's tensor must be.
+  PlanMemory memory = PlanMemory::Any;
 };
 
 /// One CUDA kernel, in two variants with one signature:
@@ -110,6 +116,8 @@ struct Plan {
   /// be a result, and one buffer may be several results.
   std::vector<int> results;
   std::vector<std::string> resultNames;
+  /// Where each result's output tensor must be, in result order.
+  std::vector<PlanMemory> resultMemory;
   std::vector<PlanKernel> kernels;
   /// Kernels compiled with FMA contraction and approximate division (see
   /// compileCuda); results then differ from the CPU reference's in the last

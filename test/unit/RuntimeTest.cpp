@@ -3,6 +3,7 @@
 #include "TestUtil.h"
 
 #include "runtime/CudaDriver.h"
+#include "runtime/Executable.h"
 #include "runtime/Nvrtc.h"
 
 using namespace pipetest;
@@ -37,6 +38,29 @@ TEST(Runtime, NullDataIsAnErrorUnlessEmpty) {
                                 {ref(nullptr, DType::U8, {0, 9}),
                                  ref(nullptr, DType::U8, {0, 4})});
   EXPECT_TRUE(empty.ok()) << empty.status().message();
+}
+
+TEST(Runtime, PinnedParametersRefuseTheOtherMemory) {
+  char byte = 0;
+  std::vector<pipert::PlanBuffer> pinned = params();
+  pinned[0].memory = pipert::PlanMemory::Device;
+  auto sizes = pipert::bindDims("p", pinned,
+                                {ref(&byte, DType::U8, {3, 9}),
+                                 ref(&byte, DType::U8, {3, 4})});
+  ASSERT_FALSE(sizes.ok());
+  EXPECT_EQ(sizes.status().message(),
+            "input 'a' is declared @device but is in host memory; pass device "
+            "memory, or drop the annotation to let the caller choose");
+  pinned[0].memory = pipert::PlanMemory::Host;
+  EXPECT_TRUE(pipert::bindDims("p", pinned,
+                               {ref(&byte, DType::U8, {3, 9}),
+                                ref(&byte, DType::U8, {3, 4})})
+                  .ok());
+  EXPECT_EQ(pipert::checkPinnedMemory("output 'y'", pipert::PlanMemory::Host,
+                                      pipert::Memory::Device)
+                .message(),
+            "output 'y' is declared @host but is in device memory; pass host "
+            "memory, or drop the annotation to let the caller choose");
 }
 
 TEST(Runtime, NegativeSizeIsAnError) {

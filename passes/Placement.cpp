@@ -1,0 +1,90 @@
+//===- Placement.cpp - Where each value lives; which copies are needed ----===//
+//
+// Implements `pipe-placement` (see Passes.td). Every op of a pipeline runs
+// on the GPU (the runtime has no host kernels), so a value is needed on the
+// host only when the pipeline returns it there. Each explicit copy is
+// therefore either the copy of a result to host memory (kept: the result is
+// pinned to the host, and the runtime makes that copy once, at the end) or
+// part of a round trip that comes back to the GPU (removed). Each decision
+// is written to the pipeline's `pipe.placement` attribute, which the
+// transfer report prints.
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/Passes.h"
+
+#include "mlir/IR/Builders.h"
+
+namespace mlir {
+namespace pipe {
+#define GEN_PASS_DEF_PLACEMENT
+#include "passes/Passes.h.inc"
+} // namespace pipe
+} // namespace mlir
+
+using namespace mlir;
+using namespace mlir::pipe;
+
+namespace {
+struct PlacementPass : public pipe::impl::PlacementBase<PlacementPass> {
+  void runOnOperation() override;
+};
+} // namespace
+
+void PlacementPass::runOnOperation() {
+  PipelineOp pipeline = getOperation();
+  Block &body = pipeline.getBody().front();
+  auto ret = cast<ReturnOp>(body.getTerminator());
+  Builder builder(&getContext());
+  SmallVector<Attribute> notes;
+  if (auto existing = pipeline->getAttrOfType<ArrayAttr>("pipe.placement"))
+    llvm::append_range(notes, existing);
+  SmallVector<CopyOp> copies;
+  body.walk([&](CopyOp copy) { copies.push_back(copy); });
+  for (CopyOp copy : copies) {
+    std::string where = mlir::pipe::describeLocation(copy.getLoc());
+    std::string what = copy.getTo() == "host" ? ".cpu()" : ".gpu()";
+    std::string note = (where.empty() ? "" : where + ": ") + what;
+    if (copy.getTo() == "host") {
+      // Results it reaches become host results; every other use is on the
+      // GPU, where the value already is.
+      SmallVector<std::string> results;
+      for (OpOperand &use : copy.getResult().getUses()) {
+        if (use.getOwner() != ret)
+          continue;
+        unsigned r = use.getOperandNumber();
+        if (pipeline.getResultMemory(r) == "device") {
+          copy.emitError() << "'.cpu()' sends result '"
+                           << pipeline.getResultName(r)
+                           << "' to the host, but it is declared @device";
+          return signalPassFailure();
+        }
+        pipeline.setResultAttr(r, PipelineOp::getMemoryAttrName(),
+                               builder.getStringAttr("host"));
+        results.push_back(pipeline.getResultName(r).str());
+      }
+      if (!results.empty()) {
+        note += " kept as the copy of result";
+        note += results.size() > 1 ? "s" : "";
+        for (auto [i, name] : llvm::enumerate(results))
+          note += (i ? ", '" : " '") + name + "'";
+        note += " to host memory, made once at the end of the run";
+        bool others = llvm::any_of(copy.getResult().getUsers(),
+                                   [&](Operation *user) { return user != ret; });
+        if (others)
+          note += "; its other uses read the GPU's value (no round trip)";
+      } else {
+        note += " removed: a round trip, since every use of the value runs "
+                "on the GPU, where it already is";
+      }
+    } else {
+      note += " removed: every op runs on the GPU; a parameter in host "
+              "memory is copied there once by the runtime";
+    }
+    notes.push_back(builder.getStringAttr(note));
+    copy.getResult().replaceAllUsesWith(copy.getInput());
+    copy.erase();
+  }
+  if (!notes.empty())
+    pipeline->setAttr("pipe.placement", builder.getArrayAttr(notes));
+}
