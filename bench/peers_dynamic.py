@@ -118,13 +118,19 @@ for n, case in ((1, "dyn_blur_1"), ((4 if QUICK else 16), "dyn_blur"), ((16 if Q
     try:
         import cv2
 
-        def cv_blur(windows=None):
+        def cv_blur(windows=None, exact=False):
             res = np.empty_like(host)
             r = (host > 0).mean(axis=(1, 2))
             for i in range(n):
                 w = windows[i] if windows else int(16 + r[i] * 300) | 1
                 sigma = ((w - 1) // 2 - 1) * 0.3 + 0.8
-                res[i] = cv2.GaussianBlur(host[i], (w, w), sigma, borderType=cv2.BORDER_REFLECT_101)
+                if exact:  # OpenCV's float path, rounded half to even once
+                    f = cv2.GaussianBlur(host[i].astype(np.float64), (w, w), sigma,
+                                         borderType=cv2.BORDER_REFLECT_101)
+                    res[i] = np.clip(np.rint(f), 0, 255).astype(np.uint8)
+                else:  # u8 in, u8 out: OpenCV's fixed-point path
+                    res[i] = cv2.GaussianBlur(host[i], (w, w), sigma,
+                                              borderType=cv2.BORDER_REFLECT_101)
             return res
 
         cv2.setNumThreads(16)
@@ -133,8 +139,9 @@ for n, case in ((1, "dyn_blur_1"), ((4 if QUICK else 16), "dyn_blur"), ((16 if Q
         t = (time.perf_counter() - t) * 1e3
         record(case, "opencv cpu 16 threads", t, nbytes=2 * masks.numel())
         cvo = cv_blur(pipe_windows)
+        cvf = cv_blur(pipe_windows, exact=True)
     except Exception as e:  # noqa: BLE001
-        cvo = None
+        cvo = cvf = None
         print("opencv failed:", e, flush=True)
     # Pipe's result for the same masks, through pipec run.
     with tempfile.TemporaryDirectory() as tmp:
@@ -149,5 +156,8 @@ for n, case in ((1, "dyn_blur_1"), ((4 if QUICK else 16), "dyn_blur"), ((16 if Q
         diff = np.abs(pipe_out - cvo.astype(int))
         check["maxdiff_vs_opencv"] = int(diff.max())
         check["fraction_differing_from_opencv"] = float((diff > 0).mean())
+        diff = np.abs(pipe_out - cvf.astype(int))
+        check["maxdiff_vs_opencv_f64"] = int(diff.max())
+        check["fraction_differing_from_opencv_f64"] = float((diff > 0).mean())
     record(case, "pipe vs peers (u8 results)", 0, **check)
     del masks, out

@@ -42,7 +42,8 @@ for case in cases:
         if "windows" in r:
             line += f"  windows {r['windows']}"
         for key in ("windows_differing_from_peers_py", "maxdiff_vs_opencv",
-                    "fraction_differing_from_opencv"):
+                    "fraction_differing_from_opencv", "maxdiff_vs_opencv_f64",
+                    "fraction_differing_from_opencv_f64"):
             if key in r:
                 line += f"  {key} {r[key]}"
         if "phases" in r:
