@@ -6,7 +6,6 @@ through `pipec run`) against OpenCV's GaussianBlur with BORDER_REFLECT_101.
 
 Run there as: python3 bench/peers_dynamic.py PIPEC [--quick]   (JSON lines)
 """
-import json
 import os
 import subprocess
 import sys
@@ -15,32 +14,13 @@ import time
 
 import numpy as np
 import torch
-import triton.testing as tt
+
+from peers_common import cold, ms, record
 
 PIPEC = sys.argv[1]
 QUICK = "--quick" in sys.argv
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 dev = torch.device("cuda")
-
-
-def ms(fn, warmup=10, rep=50):
-    return tt.do_bench(fn, warmup=warmup, rep=rep, return_mode="median")
-
-
-def record(case, impl, t_ms, nbytes=None, **extra):
-    row = {"case": case, "impl": impl, "ms": round(t_ms, 4)}
-    if nbytes:
-        row["GBps"] = round(nbytes / t_ms / 1e6, 1)
-    row.update(extra)
-    print(json.dumps(row), flush=True)
-
-
-def cold(fn):
-    torch.cuda.synchronize()
-    t = time.perf_counter()
-    fn()
-    torch.cuda.synchronize()
-    return (time.perf_counter() - t) * 1e3
 
 
 def masks_with(n, h, w, lo, hi):

@@ -5,19 +5,15 @@ median), plus the small sizes, where host overhead per call dominates.
 
 Run there as: python3 bench/peers_elementwise.py [--quick]   (JSON lines)
 """
-import json
 import sys
 import time
 
 import torch
-import triton.testing as tt
+
+from peers_common import cold, ms, record
 
 QUICK = "--quick" in sys.argv
 dev = torch.device("cuda")
-
-
-def ms(fn, warmup=10, rep=50):
-    return tt.do_bench(fn, warmup=warmup, rep=rep, return_mode="median")
 
 
 def wall_us(fn, reps=200):
@@ -33,22 +29,6 @@ def wall_us(fn, reps=200):
         times.append((time.perf_counter() - t) * 1e6)
     times.sort()
     return times[len(times) // 2]
-
-
-def record(case, impl, t_ms, nbytes=None, **extra):
-    row = {"case": case, "impl": impl, "ms": round(t_ms, 4)}
-    if nbytes:
-        row["GBps"] = round(nbytes / t_ms / 1e6, 1)
-    row.update(extra)
-    print(json.dumps(row), flush=True)
-
-
-def cold(fn):
-    torch.cuda.synchronize()
-    t = time.perf_counter()
-    fn()
-    torch.cuda.synchronize()
-    return (time.perf_counter() - t) * 1e3
 
 
 n = 1 << 28

@@ -119,6 +119,17 @@ FailureOr<pipert::Plan> pipec::buildPlan(PipelineOp pipeline) {
   plan.name = pipeline.getSymName().str();
   llvm::DenseMap<Value, int> bufferOf;
   unsigned numBlurs = 0;
+  // A buffer for each of `results`, the outputs of `kernel`, which then
+  // joins the plan.
+  auto addOutputs = [&](pipert::PlanKernel &kernel, ResultRange results) {
+    for (Value result : results) {
+      bufferOf[result] = plan.buffers.size();
+      kernel.outputs.push_back(plan.buffers.size());
+      plan.buffers.push_back(
+          getPlanBuffer(cast<RankedTensorType>(result.getType()), ""));
+    }
+    plan.kernels.push_back(std::move(kernel));
+  };
   Block &body = pipeline.getBody().front();
   auto memoryOf = [](StringRef memory) {
     return memory == "host"     ? pipert::PlanMemory::Host
@@ -180,13 +191,7 @@ FailureOr<pipert::Plan> pipec::buildPlan(PipelineOp pipeline) {
       planKernel.source = std::move(*source);
       for (Value input : kernel.getInputs())
         planKernel.inputs.push_back(bufferOf.at(input));
-      for (Value result : kernel.getResults()) {
-        bufferOf[result] = plan.buffers.size();
-        planKernel.outputs.push_back(plan.buffers.size());
-        plan.buffers.push_back(
-            getPlanBuffer(cast<RankedTensorType>(result.getType()), ""));
-      }
-      plan.kernels.push_back(std::move(planKernel));
+      addOutputs(planKernel, kernel.getResults());
       continue;
     }
     if (auto reduction = dyn_cast<ReduceKernelOp>(op)) {
@@ -211,13 +216,7 @@ FailureOr<pipert::Plan> pipec::buildPlan(PipelineOp pipeline) {
         planKernel.inputs.push_back(bufferOf.at(input));
       for (Value input : reduction.getEpilogueInputs())
         planKernel.inputs.push_back(bufferOf.at(input));
-      for (Value result : reduction.getResults()) {
-        bufferOf[result] = plan.buffers.size();
-        planKernel.outputs.push_back(plan.buffers.size());
-        plan.buffers.push_back(
-            getPlanBuffer(cast<RankedTensorType>(result.getType()), ""));
-      }
-      plan.kernels.push_back(std::move(planKernel));
+      addOutputs(planKernel, reduction.getResults());
       continue;
     }
     if (auto blur = dyn_cast<GaussianBlurOp>(op)) {
@@ -247,10 +246,7 @@ FailureOr<pipert::Plan> pipec::buildPlan(PipelineOp pipeline) {
       }
       planKernel.hasWindow = bool(blur.getWindow());
       planKernel.hasSigma = bool(blur.getSigma());
-      bufferOf[blur.getResult()] = plan.buffers.size();
-      planKernel.outputs.push_back(plan.buffers.size());
-      plan.buffers.push_back(getPlanBuffer(blur.getType(), ""));
-      plan.kernels.push_back(std::move(planKernel));
+      addOutputs(planKernel, blur->getResults());
       continue;
     }
     if (auto ret = dyn_cast<ReturnOp>(op)) {

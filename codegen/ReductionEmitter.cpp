@@ -191,10 +191,12 @@ private:
     return yielded;
   }
 
-  /// in<k> read through `broadcast` at the coordinates c<d> of `domain`.
-  std::string gatherAt(BroadcastOp broadcast, const std::string &prefix) {
+  /// `<prefix><k>[offset]`: input k (the block argument's number less
+  /// `skip`) read through `broadcast` at the coordinates c<d>.
+  std::string gatherAt(BroadcastOp broadcast, const std::string &prefix,
+                       unsigned skip = 0) {
     RankedTensorType source = tensorTypeOf(broadcast.getInput());
-    unsigned k = cast<BlockArgument>(broadcast.getInput()).getArgNumber();
+    unsigned k = cast<BlockArgument>(broadcast.getInput()).getArgNumber() - skip;
     std::string offset, stride = "1LL";
     for (int64_t s = source.getRank() - 1; s >= 0; --s) {
       if (!isLiteralOne(source, s))
@@ -278,21 +280,8 @@ private:
                       ? "[0]"
                       : "[m]");
         },
-        [&](BroadcastOp b) {
-          // Epilogue block arguments are numbered after the reduced value.
-          RankedTensorType source = tensorTypeOf(b.getInput());
-          unsigned k = cast<BlockArgument>(b.getInput()).getArgNumber() - 1;
-          std::string offset, stride = "1LL";
-          for (int64_t s = source.getRank() - 1; s >= 0; --s) {
-            if (!isLiteralOne(source, s))
-              offset += (offset.empty() ? "" : " + ") + std::string("c") +
-                        std::to_string(b.getDimensions()[s]) + " * (" + stride +
-                        ")";
-            stride += " * " + dimExpr(source, s);
-          }
-          return "ep" + std::to_string(k) + "[" +
-                 (offset.empty() ? "0" : offset) + "]";
-        });
+        // Epilogue block arguments are numbered after the reduced value.
+        [&](BroadcastOp b) { return gatherAt(b, "ep", /*skip=*/1); });
     for (auto [k, value] : llvm::enumerate(yielded))
       os << "  out" << k << "[m] = " << value << ";\n";
     os << "}\n\n";

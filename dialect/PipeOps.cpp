@@ -559,6 +559,26 @@ LogicalResult ReduceOp::verify() {
                          cast<RankedTensorType>(getResult().getType()));
 }
 
+/// Checks that `block` (the body of a kernel or a fused region, named
+/// `where` in messages) holds only elementwise ops, scalar constants, and
+/// broadcasts of its arguments (index arithmetic on a load).
+static LogicalResult verifyFusedOps(Block &block, StringRef where) {
+  for (Operation &inner : block.without_terminator()) {
+    if (auto broadcast = dyn_cast<BroadcastOp>(inner)) {
+      if (!isa<BlockArgument>(broadcast.getInput()))
+        return inner.emitOpError() << "in " << where << " must read an input";
+      continue;
+    }
+    if (!isa<ElementwiseOpInterface>(inner))
+      return inner.emitOpError() << "is not elementwise and cannot be in "
+                                 << where;
+    if (auto constant = dyn_cast<ConstantOp>(inner);
+        constant && isa<DenseElementsAttr>(constant.getValue()))
+      return inner.emitOpError() << "in " << where << " must be a scalar";
+  }
+  return success();
+}
+
 /// Checks a fused region's block: arguments typed as `inputs` (after
 /// `leading` extra arguments), only elementwise ops and broadcasts of
 /// arguments inside.
@@ -575,20 +595,7 @@ static LogicalResult verifyFusedBlock(Operation *op, Block &block,
       return op->emitOpError() << what << " argument type " << arg.getType()
                                << " differs from its input's "
                                << input.getType();
-  for (Operation &inner : block.without_terminator()) {
-    if (auto broadcast = dyn_cast<BroadcastOp>(inner)) {
-      if (!isa<BlockArgument>(broadcast.getInput()))
-        return inner.emitOpError() << "in a fused region must read an input";
-      continue;
-    }
-    if (!isa<ElementwiseOpInterface>(inner))
-      return inner.emitOpError() << "is not elementwise and cannot be in a "
-                                    "fused region";
-    if (auto constant = dyn_cast<ConstantOp>(inner);
-        constant && isa<DenseElementsAttr>(constant.getValue()))
-      return inner.emitOpError() << "in a fused region must be a scalar";
-  }
-  return success();
+  return verifyFusedOps(block, "a fused region");
 }
 
 LogicalResult ReduceKernelOp::verify() {
@@ -691,22 +698,7 @@ LogicalResult KernelOp::verify() {
   auto yield = cast<YieldOp>(body.getTerminator());
   if (yield.getValues().getTypes() != getResultTypes())
     return emitOpError() << "yields types that differ from its results";
-  for (Operation &op : body.without_terminator()) {
-    if (auto broadcast = dyn_cast<BroadcastOp>(op)) {
-      // Index arithmetic on a load: only of an input.
-      if (!isa<BlockArgument>(broadcast.getInput()))
-        return op.emitOpError() << "in a 'pipe.kernel' must read a kernel "
-                                   "input";
-      continue;
-    }
-    if (!isa<ElementwiseOpInterface>(op))
-      return op.emitOpError() << "is not elementwise and cannot be in a "
-                                 "'pipe.kernel'";
-    if (auto constant = dyn_cast<ConstantOp>(op);
-        constant && isa<DenseElementsAttr>(constant.getValue()))
-      return op.emitOpError() << "in a 'pipe.kernel' must be a scalar";
-  }
-  return success();
+  return verifyFusedOps(body, "a 'pipe.kernel'");
 }
 
 #define GET_OP_CLASSES
