@@ -17,6 +17,10 @@ const char *pipec::getTokenKindName(TokenKind kind) {
   case TokenKind::KwTrue: return "'true'";
   case TokenKind::KwFalse: return "'false'";
   case TokenKind::Dot: return "'.'";
+  case TokenKind::DotDot: return "'..'";
+  case TokenKind::KwIf: return "'if'";
+  case TokenKind::KwElse: return "'else'";
+  case TokenKind::KwFor: return "'for'";
   case TokenKind::At: return "'@'";
   case TokenKind::LParen: return "'('";
   case TokenKind::RParen: return "')'";
@@ -120,6 +124,12 @@ Token Lexer::next() {
       token.kind = TokenKind::KwTrue;
     else if (token.text == "false")
       token.kind = TokenKind::KwFalse;
+    else if (token.text == "if")
+      token.kind = TokenKind::KwIf;
+    else if (token.text == "else")
+      token.kind = TokenKind::KwElse;
+    else if (token.text == "for")
+      token.kind = TokenKind::KwFor;
     return token;
   }
   if (isdigit(c) || (c == '.' && isdigit(*cur))) {
@@ -134,7 +144,8 @@ Token Lexer::next() {
   case '{': return make(TokenKind::LBrace, start);
   case '}': return make(TokenKind::RBrace, start);
   case ',': return make(TokenKind::Comma, start);
-  case '.': return make(TokenKind::Dot, start);
+  case '.':
+    return make(match('.') ? TokenKind::DotDot : TokenKind::Dot, start);
   case '@': return make(TokenKind::At, start);
   case ':': return make(TokenKind::Colon, start);
   case ';': return make(TokenKind::Semicolon, start);

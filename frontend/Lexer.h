@@ -20,9 +20,9 @@ enum class TokenKind {
   Identifier,
   Integer,
   Float,
-  KwPipeline, KwTrue, KwFalse,
+  KwPipeline, KwTrue, KwFalse, KwIf, KwElse, KwFor,
   LParen, RParen, LBracket, RBracket, LBrace, RBrace,
-  Comma, Colon, Semicolon, Equal, Arrow, Dot, At,
+  Comma, Colon, Semicolon, Equal, Arrow, Dot, DotDot, At,
   // Operators, loosest-binding first.
   PipePipe, AmpAmp, Pipe, Caret, Amp, EqualEqual, NotEqual,
   Less, LessEqual, Greater, GreaterEqual, LessLess, GreaterGreater,

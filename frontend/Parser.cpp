@@ -102,26 +102,13 @@ PipelineAST *Parser::parsePipeline(ModuleAST &module) {
   if (!expect(TokenKind::RParen, "after the results"))
     return nullptr;
   skipNewlines();
-  if (!expect(TokenKind::LBrace, "to open the pipeline's body"))
+  current.clear();
+  visible.clear();
+  for (const ValueDeclAST &param : pipeline.params)
+    visible.insert(param.name);
+  if (!parseBlock(pipeline.body, "the body of pipeline '" + pipeline.name + "'"))
     return nullptr;
-  skipNewlines();
-  while (!tok.is(TokenKind::RBrace)) {
-    if (tok.is(TokenKind::Eof)) {
-      error(tok.getLoc(), "expected '}' to close the body of pipeline '" +
-                              pipeline.name + "'");
-      return nullptr;
-    }
-    pipeline.body.emplace_back();
-    if (!parseBinding(pipeline.body.back()))
-      return nullptr;
-    if (!tok.is(TokenKind::RBrace) && !tok.is(TokenKind::Newline) &&
-        !tok.is(TokenKind::Semicolon)) {
-      expect(TokenKind::Newline, "after the statement");
-      return nullptr;
-    }
-    skipNewlines();
-  }
-  consume();
+  finishVersions(pipeline);
   module.pipelines.push_back(std::move(pipeline));
   return &module.pipelines.back();
 }
@@ -172,6 +159,265 @@ bool Parser::parseType(TypeAST &type) {
     type.dims.push_back(dim);
   } while (consumeIf(TokenKind::Comma));
   return expect(TokenKind::RBracket, "after the dims");
+}
+
+/// block ::= '{' statement* '}'
+bool Parser::parseBlock(std::vector<BindingAST> &out, const std::string &what) {
+  if (!expect(TokenKind::LBrace, "to open " + what))
+    return false;
+  skipNewlines();
+  while (!tok.is(TokenKind::RBrace)) {
+    if (tok.is(TokenKind::Eof))
+      return error(tok.getLoc(), "expected '}' to close " + what);
+    if (!parseStatement(out))
+      return false;
+    if (!tok.is(TokenKind::RBrace) && !tok.is(TokenKind::Newline) &&
+        !tok.is(TokenKind::Semicolon))
+      return expect(TokenKind::Newline, "after the statement");
+    skipNewlines();
+  }
+  consume();
+  return true;
+}
+
+std::string Parser::newVersion(llvm::StringRef name) {
+  return (name + "@" + llvm::Twine(nextVersion++)).str();
+}
+
+/// statement ::= binding | if | for
+/// Inside `if` and `for`, a binding makes a new version of its name.
+bool Parser::parseStatement(std::vector<BindingAST> &out) {
+  if (tok.is(TokenKind::KwIf))
+    return parseIf(out);
+  if (tok.is(TokenKind::KwFor))
+    return parseFor(out);
+  BindingAST binding;
+  if (!parseBinding(binding))
+    return false;
+  std::string name = binding.name;
+  if (depth > 0) {
+    binding.name = newVersion(name);
+    current[name] = binding.name;
+  }
+  visible.insert(name);
+  out.push_back(std::move(binding));
+  return true;
+}
+
+namespace {
+ExprPtr nameRef(SMLoc loc, const std::string &name) {
+  return std::make_unique<NameExprAST>(loc, name);
+}
+ExprPtr selectOf(SMLoc loc, ExprPtr condition, ExprPtr a, ExprPtr b) {
+  std::vector<ExprPtr> args;
+  args.push_back(std::move(condition));
+  args.push_back(std::move(a));
+  args.push_back(std::move(b));
+  return std::make_unique<CallExprAST>(loc, "select", std::move(args),
+                                       std::vector<KeywordArgAST>{});
+}
+} // namespace
+
+/// if ::= 'if' expr block ('else' block)?
+/// Both branches run (predication); each name a branch binds that is bound
+/// in both, or was visible before, becomes select(condition, then, else).
+bool Parser::parseIf(std::vector<BindingAST> &out) {
+  SMLoc loc = tok.getLoc();
+  consume();
+  ExprPtr condition = parseExpression();
+  if (!condition)
+    return false;
+  std::string conditionName = newVersion("if");
+  out.push_back({loc, conditionName, std::move(condition)});
+  auto before = current;
+  auto visibleBefore = visible;
+  auto branch = [&](std::map<std::string, std::string> &bound,
+                    const std::string &what) {
+    ++depth;
+    size_t first = out.size();
+    bool ok = parseBlock(out, what);
+    --depth;
+    for (size_t i = first; i < out.size(); ++i) {
+      llvm::StringRef name = llvm::StringRef(out[i].name).split('@').first;
+      if (!name.empty() && name != "if" && name != "for")
+        bound[name.str()] = current[name.str()];
+    }
+    current = before;
+    visible = visibleBefore;
+    return ok;
+  };
+  std::map<std::string, std::string> thenBound, elseBound;
+  if (!branch(thenBound, "the 'if' branch"))
+    return false;
+  Lexer saved = lexer;
+  Token savedTok = tok;
+  skipNewlines();
+  if (tok.is(TokenKind::KwElse)) {
+    consume();
+    if (!branch(elseBound, "the 'else' branch"))
+      return false;
+  } else {
+    lexer = saved;
+    tok = savedTok;
+  }
+  std::set<std::string> names;
+  for (auto &entry : thenBound)
+    names.insert(entry.first);
+  for (auto &entry : elseBound)
+    names.insert(entry.first);
+  for (const std::string &name : names) {
+    bool wasVisible = visibleBefore.count(name) != 0;
+    if (!wasVisible && (!thenBound.count(name) || !elseBound.count(name)))
+      continue; // local to its branch
+    auto versionOf = [&](std::map<std::string, std::string> &bound) {
+      if (auto it = bound.find(name); it != bound.end())
+        return it->second;
+      auto it = before.find(name);
+      return it == before.end() ? name : it->second;
+    };
+    std::string merged = newVersion(name);
+    out.push_back({loc, merged,
+                   selectOf(loc, nameRef(loc, conditionName),
+                            nameRef(loc, versionOf(thenBound)),
+                            nameRef(loc, versionOf(elseBound)))});
+    current[name] = merged;
+    visible.insert(name);
+  }
+  return true;
+}
+
+/// for ::= 'for' ident 'in' integer '..' expr 'max' integer block
+/// Unrolled `max` times; iteration k binds the loop variable to lo + k and,
+/// for each name bound before the loop that the body binds again, keeps
+/// the body's version only where lo + k < the bound (predication).
+bool Parser::parseFor(std::vector<BindingAST> &out) {
+  SMLoc loc = tok.getLoc();
+  consume();
+  if (!tok.is(TokenKind::Identifier))
+    return expect(TokenKind::Identifier, "naming the loop variable");
+  std::string var = tok.text.str();
+  consume();
+  if (!tok.is(TokenKind::Identifier) || tok.text != "in")
+    return error(tok.getLoc(), "expected 'in' after 'for " + var +
+                                   "', found " + describeToken(tok));
+  consume();
+  auto integer = [&](int64_t &value, const char *what) {
+    if (!tok.is(TokenKind::Integer) || tok.text.getAsInteger(10, value))
+      return error(tok.getLoc(), std::string("expected an integer literal as ") +
+                                     what + ", found " + describeToken(tok));
+    consume();
+    return true;
+  };
+  int64_t lo = 0, most = 0;
+  if (!integer(lo, "the loop's first value") ||
+      !expect(TokenKind::DotDot, "between the loop's bounds"))
+    return false;
+  ExprPtr bound = parseExpression();
+  if (!bound)
+    return false;
+  if (!tok.is(TokenKind::Identifier) || tok.text != "max")
+    return error(tok.getLoc(),
+                 "expected 'max K' after the bound, K the most iterations as "
+                 "an integer literal (the loop is unrolled K times), found " +
+                     describeToken(tok));
+  consume();
+  SMLoc mostLoc = tok.getLoc();
+  if (!integer(most, "the most iterations"))
+    return false;
+  if (most > 64)
+    return error(mostLoc, "at most 64 iterations: the loop is unrolled, and "
+                          "each iteration is a copy of its body");
+  std::string boundName = newVersion("for");
+  out.push_back({loc, boundName, std::move(bound)});
+  auto visibleBefore = visible;
+  Lexer bodyLexer = lexer;
+  Token bodyTok = tok;
+  // Parse the body once per iteration (once, discarded, for max 0).
+  for (int64_t k = 0; k < std::max<int64_t>(most, 1); ++k) {
+    lexer = bodyLexer;
+    tok = bodyTok;
+    auto before = current;
+    std::vector<BindingAST> body;
+    std::string varVersion = newVersion(var);
+    body.push_back({loc, varVersion,
+                    std::make_unique<NumberExprAST>(loc, false, lo + k,
+                                                    double(lo + k))});
+    current[var] = varVersion;
+    visible.insert(var);
+    ++depth;
+    bool ok = parseBlock(body, "the body of 'for " + var + "'");
+    --depth;
+    if (!ok)
+      return false;
+    if (most == 0)
+      break;
+    // Carried names: visible before the loop and bound again by the body.
+    std::map<std::string, std::string> carried;
+    for (size_t i = 1; i < body.size(); ++i) {
+      std::string name = llvm::StringRef(body[i].name).split('@').first.str();
+      if (visibleBefore.count(name) && name != var)
+        carried[name] = current[name];
+    }
+    for (BindingAST &binding : body)
+      out.push_back(std::move(binding));
+    current = before;
+    for (auto &[name, version] : carried) {
+      auto it = before.find(name);
+      std::string previous = it == before.end() ? name : it->second;
+      std::string merged = newVersion(name);
+      ExprPtr taken = std::make_unique<BinaryExprAST>(
+          loc, BinaryOp::Lt,
+          std::make_unique<NumberExprAST>(loc, false, lo + k, double(lo + k)),
+          nameRef(loc, boundName));
+      out.push_back({loc, merged,
+                     selectOf(loc, std::move(taken), nameRef(loc, version),
+                              nameRef(loc, previous))});
+      current[name] = merged;
+    }
+  }
+  visible = visibleBefore;
+  return true;
+}
+
+namespace {
+void renameIn(ExprAST &expr, const std::map<std::string, std::string> &names) {
+  if (auto *name = llvm::dyn_cast<NameExprAST>(&expr)) {
+    if (auto it = names.find(name->name); it != names.end())
+      name->name = it->second;
+  } else if (auto *unary = llvm::dyn_cast<UnaryExprAST>(&expr)) {
+    renameIn(*unary->operand, names);
+  } else if (auto *binary = llvm::dyn_cast<BinaryExprAST>(&expr)) {
+    renameIn(*binary->lhs, names);
+    renameIn(*binary->rhs, names);
+  } else if (auto *call = llvm::dyn_cast<CallExprAST>(&expr)) {
+    for (ExprPtr &arg : call->args)
+      renameIn(*arg, names);
+    for (KeywordArgAST &kwarg : call->kwargs)
+      renameIn(*kwarg.value, names);
+  } else if (auto *list = llvm::dyn_cast<ListExprAST>(&expr)) {
+    for (ExprPtr &element : list->elements)
+      renameIn(*element, names);
+  }
+}
+} // namespace
+
+void Parser::finishVersions(PipelineAST &pipeline) {
+  // The first binding of a rebound name becomes one more version, and the
+  // final version takes the name.
+  std::map<std::string, std::string> renames;
+  for (auto &[name, version] : current) {
+    if (version == name)
+      continue;
+    renames[name] = newVersion(name);
+    renames[version] = name;
+  }
+  if (renames.empty())
+    return;
+  for (BindingAST &binding : pipeline.body) {
+    if (auto it = renames.find(binding.name); it != renames.end())
+      binding.name = it->second;
+    renameIn(*binding.value, renames);
+  }
 }
 
 /// binding ::= ident '=' expr
@@ -333,8 +579,11 @@ ExprPtr Parser::parsePrimary() {
   case TokenKind::Identifier: {
     std::string name = tok.text.str();
     consume();
-    if (!consumeIf(TokenKind::LParen))
-      return std::make_unique<NameExprAST>(loc, name);
+    if (!consumeIf(TokenKind::LParen)) {
+      auto it = current.find(name);
+      return std::make_unique<NameExprAST>(
+          loc, it == current.end() ? name : it->second);
+    }
     std::vector<ExprPtr> args;
     std::vector<KeywordArgAST> kwargs;
     if (!tok.is(TokenKind::RParen)) {

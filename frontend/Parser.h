@@ -14,6 +14,9 @@
 
 #include "llvm/Support/SourceMgr.h"
 
+#include <map>
+#include <set>
+
 namespace pipec {
 
 class Parser {
@@ -29,6 +32,16 @@ private:
   bool parseValueDecl(ValueDeclAST &decl);
   bool parseType(TypeAST &type);
   bool parseBinding(BindingAST &binding);
+  bool parseBlock(std::vector<BindingAST> &out, const std::string &what);
+  bool parseStatement(std::vector<BindingAST> &out);
+  bool parseIf(std::vector<BindingAST> &out);
+  bool parseFor(std::vector<BindingAST> &out);
+  /// A fresh internal name for a version of `name` (`name@k`; '@' cannot
+  /// appear in a source name).
+  std::string newVersion(llvm::StringRef name);
+  /// Gives each name rebound by `if`/`for` its final version under its own
+  /// name, so that later stages see one binding per name.
+  void finishVersions(PipelineAST &pipeline);
   ExprPtr parseExpression();
   ExprPtr parseBinaryRHS(int minPrecedence, ExprPtr lhs);
   ExprPtr parseUnary();
@@ -44,6 +57,16 @@ private:
   llvm::SourceMgr &sourceMgr;
   Lexer lexer;
   Token tok;
+  /// `if` and `for` are desugared while parsing into plain bindings: each
+  /// binding inside them gets a fresh version, and `current` maps a source
+  /// name to the version in effect (names read are resolved through it).
+  std::map<std::string, std::string> current;
+  /// The source names bound so far in the enclosing scopes, parameters
+  /// included.
+  std::set<std::string> visible;
+  unsigned nextVersion = 0;
+  /// Nesting of `if`/`for` blocks: 0 at a pipeline's top level.
+  unsigned depth = 0;
 };
 
 } // namespace pipec

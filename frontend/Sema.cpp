@@ -276,6 +276,21 @@ bool PipelineChecker::check() {
   llvm::StringSet<> assigned;
   for (BindingAST &binding : pipeline.body) {
     bool ok = checkExpr(*binding.value);
+    // The parser binds an `if`'s condition as if@k and a `for`'s bound as
+    // for@k (see Parser::parseIf and parseFor).
+    llvm::StringRef internal = llvm::StringRef(binding.name).split('@').first;
+    const ExprType &valueType = binding.value->type;
+    if (ok && internal == "if" && valueType.dtype != "bool")
+      ok = error(binding.value->getLoc(),
+                 "the condition of 'if' must be bool, not " + valueType.str() +
+                     "; compare first, e.g. x > 0");
+    if (ok && internal == "for" &&
+        (!valueType.dims.empty() ||
+         !(valueType.isWeakLiteral() ? !valueType.weakFloat
+                                     : isIntegerDType(valueType.dtype))))
+      ok = error(binding.value->getLoc(),
+                 "the bound of 'for' is an integer scalar, not " +
+                     valueType.str());
     if (auto it = bindings.find(binding.name); it != bindings.end()) {
       bool isParam = llvm::any_of(pipeline.params, [&](auto &p) {
         return p.name == binding.name;

@@ -147,6 +147,22 @@ const Case kCases[] = {
      {DType::U8, DType::I32, DType::F32},
      [](int64_t n, int64_t w) -> Shapes { return {{n, 5, w}, {n}, {n, 5, w}}; },
      /*relativeTolerance=*/1e-5},
+    // if and for: predicated branches and an unrolled loop with a bound
+    // computed on the GPU, a blur inside the loop.
+    {"control",
+     "pipeline control(m: u8[N, H, W]) -> (b: u8[N, H, W], y: f32[N, H, W]) {\n"
+     "  n = i32(mean(f32(m > 128)) * 4)\n"
+     "  b = m\n"
+     "  for i in 0 .. n max 3 {\n"
+     "    b = gaussian_blur(b, window = 2 * i + 3, axes = [1, 2])\n"
+     "  }\n"
+     "  if any(m > 250, axes = [1, 2], keepdims = true) {\n"
+     "    y = f32(b) * 2\n"
+     "  } else {\n"
+     "    y = -f32(m)\n"
+     "  }\n}\n",
+     {DType::U8},
+     [](int64_t n, int64_t w) -> Shapes { return {{n, 9, w}}; }},
     {"dynamic_blur",
      "pipeline dynamic_blur(masks: u8[N, H, W]) -> (blurred: u8[N, H, W]) {\n"
      "  ratio = mean(f32(masks > 100), axes = [1, 2])\n"

@@ -212,3 +212,36 @@ TEST(Reference, BadBlurWindowNamesTheSample) {
             "gaussian_blur at test.pipe:2:7: sample 1: its window is 0; a "
             "window must be positive; nothing was written");
 }
+
+TEST(Reference, ForLoopsRunUpToTheBoundAndIfPicksPerElement) {
+  // acc halves n times (at most 5), plus the iteration index; y picks per
+  // sample between two branches, with a per-sample condition.
+  auto pipeline = compileOrDie(
+      "pipeline c(x: f32[N, W], n: i32) -> (acc: f32[N, W], y: f32[N, W]) {\n"
+      "  acc = x\n"
+      "  for i in 0 .. n max 5 {\n"
+      "    acc = acc * 0.5 + i\n"
+      "  }\n"
+      "  if any(x > 10, axes = [1], keepdims = true) {\n"
+      "    y = x * 2\n"
+      "  } else {\n"
+      "    t = x + 1\n"
+      "    y = t * t\n"
+      "  }\n}\n");
+  ASSERT_TRUE(pipeline);
+  HostTensor x = tensorOf(DType::F32, {2, 2}, {20, 4, 1, 3});
+  for (int32_t n : {0, 2, 5, 9}) {
+    auto got = pipeline->runReference({x, tensorOf(DType::I32, {}, {double(n)})});
+    ASSERT_TRUE(got.ok()) << got.status().message();
+    std::vector<double> want;
+    for (double v : {20.0, 4.0, 1.0, 3.0}) {
+      for (int i = 0; i < std::min(n, 5); ++i)
+        v = float(float(v) * 0.5f) + float(i);
+      want.push_back(v);
+    }
+    EXPECT_TRUE(sameValues((*got)[0], tensorOf(DType::F32, {2, 2}, want)))
+        << "n = " << n;
+    EXPECT_TRUE(sameValues((*got)[1], tensorOf(DType::F32, {2, 2},
+                                              {40, 8, 4, 16})));
+  }
+}
