@@ -52,7 +52,7 @@ FailureOr<std::string> pipec::emitCudaBlur(GaussianBlurOp op,
     std::string from = first ? in : "float", to = final ? out : "float";
     bool rows = axes[a] == last;
     std::string entry = name + "_axis" + std::to_string(axes[a]);
-    os << "extern \"C\" __global__ void __launch_bounds__(" << (rows ? 64 : 128)
+    os << "extern \"C\" __global__ void __launch_bounds__(" << (rows ? 64 : 256)
        << ")\n"
        << entry << "(const " << from << " *in, " << to
        << " *out, const pipe_blur_params *params, const float *weights, "

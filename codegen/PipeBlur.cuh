@@ -18,9 +18,9 @@
 /// Radii above this take the slow path (weights computed per tap).
 #define PIPE_BLUR_RMAX 512
 #define PIPE_BLUR_WMAX (2 * PIPE_BLUR_RMAX + 4 + PIPE_BLUR_K)
-#define PIPE_BLUR_COL_THREADS_Y 4
+#define PIPE_BLUR_COL_THREADS_Y 8
 /// Radii up to this stage a column tile in shared memory.
-#define PIPE_BLUR_COL_RMAX 96
+#define PIPE_BLUR_COL_RMAX 80
 #define PIPE_BLUR_COL_ROWS (PIPE_BLUR_COL_THREADS_Y * PIPE_BLUR_K)
 /// One padding word per 32 keeps the strided reads of a row segment free of
 /// bank conflicts (thread t reads word t * K + j).
@@ -256,7 +256,7 @@ pipe_blur_rows(const Tin *__restrict__ in, Tout *__restrict__ out,
 }
 
 /// A pass along a strided dim: `outer` blocks of `length` x `inner` values.
-/// 32 x 4 threads; each block item is 32 inner positions by 64 outputs. For
+/// 32 x 8 threads; each block item is 32 inner positions by 128 outputs. For
 /// radii up to PIPE_BLUR_COL_RMAX the item's rows (with the halo) are staged
 /// in shared memory, read coalesced; larger radii read through L1, one tap
 /// at a time.

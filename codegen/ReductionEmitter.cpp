@@ -10,7 +10,8 @@
 //  - `_rows` (C = 1, short rows): a thread per row;
 //  - `_outer` (C > 1): a thread per inner position c, looping over its
 //    chunk of R, so that a warp's loads are contiguous;
-//  - `_final`: combines the chunks' partial results in order.
+//  - `_final`: combines the chunks' partial results, a warp per result, in
+//    a fixed order.
 // With one chunk per row, the first three apply the epilogue themselves.
 // The prologue (the elementwise ops that make the reduced value) runs on
 // each loaded element, the epilogue on each result: the reduced tensor is
@@ -430,16 +431,28 @@ private:
        << "::widen(local);\n  }\n}\n\n";
   }
 
+  /// A warp per result: lane l combines chunks l, l + 32, ... in order,
+  /// then lane 0 combines the 32 lanes in order (through shared memory, as
+  /// not every accumulator type can be shuffled).
   void emitFinal(llvm::raw_ostream &os, const std::string &name) {
     emitEntryHead(os, name + "_final", name);
-    os << "  for (long long m = blockIdx.x * (long long)blockDim.x + threadIdx.x; "
-          "m < O * C; m += (long long)gridDim.x * blockDim.x) {\n"
+    os << "  __shared__ " << rd << "::acc lanes[256];\n"
+       << "  const int lane = threadIdx.x % 32;\n"
+       << "  const long long warps = (long long)gridDim.x * (blockDim.x / 32);\n"
+       << "  for (long long m = blockIdx.x * (long long)(blockDim.x / 32) + "
+          "threadIdx.x / 32; m < O * C; m += warps) {\n"
        << "    const long long o = m / C, c = m % C;\n"
        << "    " << rd << "::acc acc = " << rd << "::identity();\n"
-       << "#pragma unroll 8\n"
-       << "    for (long long k = 0; k < chunks; ++k)\n"
+       << "    for (long long k = lane; k < chunks; k += 32)\n"
        << "      acc = " << rd << "::combine(acc, partials[(o * chunks + k) * C + c]);\n"
-       << "    " << name << "_finish(ARGS_" << name << ", m, acc);\n  }\n}\n\n";
+       << "    lanes[threadIdx.x] = acc;\n"
+       << "    __syncwarp();\n"
+       << "    if (lane == 0) {\n"
+       << "      for (int l = 1; l < 32; ++l)\n"
+       << "        acc = " << rd << "::combine(acc, lanes[threadIdx.x + l]);\n"
+       << "      " << name << "_finish(ARGS_" << name << ", m, acc);\n"
+       << "    }\n"
+       << "    __syncwarp();\n  }\n}\n\n";
   }
 
   ReduceKernelOp op;

@@ -479,9 +479,9 @@ static Status launchReduction(const LaunchContext &ctx, const PlanKernel &kernel
     return s;
   if (chunks == 1)
     return Status();
+  // A warp per result (8 per block).
   return launch(ctx, entries[Final], kernel.entries[Final],
-                std::min((O * C + threads - 1) / threads, sms * 8), threads, 1,
-                params);
+                std::min((O * C + 7) / 8, sms * 16), threads, 1, params);
 }
 
 /// A blur (see codegen/PipeBlur.cuh): resets its status, resolves each
@@ -584,7 +584,7 @@ static Status launchBlur(const LaunchContext &ctx, const PlanKernel &kernel,
     std::vector<void *> args = {&from,   &to,    &params, &weights, &status,
                                 &outer,  &length, &inner, &perSample};
     // Work items and block shapes of pipe_blur_rows / pipe_blur_cols.
-    constexpr long long kRowSegment = 1024, kColumnRows = 64;
+    constexpr long long kRowSegment = 1024, kColumnRows = 128;
     bool rows = axis == int(shape.size()) - 1;
     long long items =
         rows ? outer * ((length + kRowSegment - 1) / kRowSegment)
@@ -592,7 +592,7 @@ static Status launchBlur(const LaunchContext &ctx, const PlanKernel &kernel,
                    ((inner + 31) / 32);
     if (Status s = launch(ctx, entries[1 + p], kernel.entries[1 + p],
                           std::min(items, sms * 32), rows ? 64 : 32,
-                          rows ? 1 : 4, args);
+                          rows ? 1 : 8, args);
         !s.ok())
       return s;
     from = to;

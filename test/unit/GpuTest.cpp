@@ -140,7 +140,7 @@ const Case kCases[] = {
      "  d = gaussian_blur(f, window = 3, axes = [1], border = clamp)\n"
      "  e = gaussian_blur(f, window = 5, sigma = f32(w & 7) + 0.5, axes = [1, 2], "
      "dtype = i16)\n"
-     // Radii past the staged column tile (96) and past the staged weights
+     // Radii past the staged column tile (80) and past the staged weights
      // (512): the kernels' other paths.
      "  g = gaussian_blur(x, window = 301, axes = [1, 2])\n"
      "  h = gaussian_blur(f, window = 1201, axes = [1])\n}\n",
