@@ -58,6 +58,23 @@ for n, case in (((16 if QUICK else 64), "mask_ratio"), (1024, "mask_ratio_1GiB")
     del m
 
 
+# --- every layout class of a reduction, f32 over 256 MiB ---------------------
+for case, shape, dims in (("reduce_rows", (1 << 24, 4), (1,)), ("reduce_outer", (8192, 8192), (0,)),
+                          ("reduce_middle", (64, 1024, 1024), (1,)), ("reduce_all", (1 << 26,), (0,))):
+    x = torch.rand(shape, device=dev)
+    if case == "reduce_middle":
+        def f(v, d=dims):
+            return v.mean(dim=d)
+    else:
+        def f(v, d=dims):
+            return v.sum(dim=d)
+    nb = x.numel() * 4
+    record(case, "torch eager", ms(lambda: f(x)), nbytes=nb)
+    cf = torch.compile(f)
+    record(case, "torch.compile", ms(lambda: cf(x)), nbytes=nb)
+    del x
+
+
 # --- dyn_blur: the seeds' pipeline -------------------------------------------
 def gauss1d(w):
     r = (w - 1) // 2

@@ -289,6 +289,50 @@ int runDynamic(bool quick) {
       cu->cuMemFree(ratio.ptr);
     }
   }
+  std::mt19937 rng(11);
+  // Every layout class of a reduction, f32 over 256 MiB: across short rows
+  // (a thread per row), down columns (outer), a middle axis, and everything.
+  {
+    struct Shape {
+      const char *name, *source;
+      std::vector<int64_t> dims, result;
+    };
+    const Shape shapes[] = {
+        {"reduce_rows", "pipeline r(x: f32[A, B]) -> (s: f32[A]) {\n  s = sum(x, axes = [1])\n}\n",
+         {int64_t(1) << 24, 4}, {int64_t(1) << 24}},
+        {"reduce_outer", "pipeline r(x: f32[A, B]) -> (s: f32[B]) {\n  s = sum(x, axes = [0])\n}\n",
+         {8192, 8192}, {8192}},
+        {"reduce_middle", "pipeline r(x: f32[A, B, C]) -> (s: f32[A, C]) {\n  s = mean(x, axes = [1])\n}\n",
+         {64, 1024, 1024}, {64, 1024}},
+        {"reduce_all", "pipeline r(x: f32[A]) -> (s: f32) {\n  s = sum(x)\n}\n",
+         {int64_t(1) << 26}, {}},
+    };
+    for (const Shape &shape : shapes) {
+      auto pipeline = compile(shape.source);
+      HostTensor x(DType::F32, shape.dims);
+      std::uniform_real_distribution<float> dist(0.f, 1.f);
+      for (int64_t i = 0; i < x.numElements(); ++i)
+        x.as<float>()[i] = dist(rng);
+      std::vector<DeviceTensor> inputs{upload(x)};
+      DeviceTensor out = allocate(DType::F32, shape.result);
+      if (!pipeline->run({inputs[0].ref()}, {out.ref()}).ok())
+        return 1;
+      auto want = pipeline->runReference({x});
+      HostTensor got = download(out);
+      for (int64_t i = 0; i < got.numElements(); ++i) {
+        double a = got.as<float>()[i], b = (*want)[0].as<float>()[i];
+        if (std::fabs(a - b) > 1e-5 * std::fabs(b) + 1e-6) {
+          fprintf(stderr, "%s: result %lld is %g, the reference's %g\n",
+                  shape.name, (long long)i, a, b);
+          return 1;
+        }
+      }
+      measure(shape.name, *pipeline, inputs, out, double(x.numBytes()),
+              quick ? 20 : 50);
+      cu->cuMemFree(inputs[0].ptr);
+      cu->cuMemFree(out.ptr);
+    }
+  }
   // dyn_blur: u8[N, 1024, 1024], densities 0.02 .. 0.3 (windows ~22 .. 106).
   {
     auto pipeline = compile(kDynamicBlur);
