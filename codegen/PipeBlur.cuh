@@ -3,12 +3,13 @@
 // Pasted after PipeScalar.h and PipeStencil.h into a blur's generated
 // source, which instantiates these templates in extern "C" entries. A blur
 // runs `prepare` (each sample's radius, sigma and weight normalizer, and the
-// first sample whose window or sigma is wrong), then one pass per axis. A
-// pass of an axis that is contiguous in memory stages a row segment in
-// shared memory; a pass of a strided axis reads columns through L1. Both
-// give each thread K consecutive outputs and slide a register window over
-// the taps, so that each value loaded feeds K multiply-adds. A pass does
-// nothing once `status` holds an error: outputs stay untouched.
+// first sample whose window or sigma is wrong, and each sample's weights),
+// then one pass per axis. A pass of an axis that is contiguous in memory
+// stages a row segment in shared memory and stores through it; a pass of a
+// strided axis stages a tile of columns (or, for large radii, reads through
+// L1). Both give each thread K consecutive outputs and slide a register
+// window over the taps, so that each value loaded feeds K multiply-adds. A
+// pass does nothing once `status` holds an error: outputs stay untouched.
 //
 //===----------------------------------------------------------------------===//
 
