@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <set>
 
 using namespace pipec;
 using llvm::SMLoc;
@@ -167,7 +168,10 @@ public:
 
 private:
   bool error(SMLoc loc, const llvm::Twine &message) {
-    sourceMgr.PrintMessage(loc, llvm::SourceMgr::DK_Error, message);
+    // A `for` body is checked once per unrolled iteration: say each error
+    // once.
+    if (reported.insert({loc.getPointer(), message.str()}).second)
+      sourceMgr.PrintMessage(loc, llvm::SourceMgr::DK_Error, message);
     ++numErrors;
     return false;
   }
@@ -212,6 +216,7 @@ private:
   PipelineAST &pipeline;
   llvm::SourceMgr &sourceMgr;
   unsigned numErrors = 0;
+  std::set<std::pair<const char *, std::string>> reported;
 
   struct Binding {
     SMLoc loc;
