@@ -87,7 +87,9 @@ public:
 
   /// Waits for a run queued with `wait = false` on `stream`, then reports
   /// what only the GPU could check (a gaussian_blur window or sigma that is
-  /// wrong for some sample: the blur then wrote nothing).
+  /// wrong for some sample: the blur then wrote nothing). It reports on the
+  /// executable's last run: wait for a run before queueing the next one if
+  /// its verdict matters.
   Status wait(CUstream stream) const;
 
   /// Runs on host tensors and returns the results as host tensors.
