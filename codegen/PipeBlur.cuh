@@ -206,6 +206,11 @@ pipe_blur_rows(const Tin *__restrict__ in, Tout *__restrict__ out,
     return;
   const long long segs = (length + SEG - 1) / SEG;
   const int t = threadIdx.x;
+  // Lines that start 16-byte aligned take vector stores (the same for the
+  // whole launch, so the barriers below stay uniform).
+  const bool vectorStores =
+      (unsigned long long)out % 16 == 0 &&
+      (length * (long long)sizeof(Tout)) % 16 == 0 && (K * sizeof(Tout)) % 16 == 0;
   for (long long item = blockIdx.x; item < outer * segs; item += gridDim.x) {
     const long long o = item / segs, seg0 = (item % segs) * SEG;
     const long long sample = o / perSample;
@@ -244,8 +249,21 @@ pipe_blur_rows(const Tin *__restrict__ in, Tout *__restrict__ out,
       for (int m = 0; m < K; ++m)
         dst[m] = p[m];
     });
-    // Through shared memory, so that the stores are coalesced (each thread
-    // holds K consecutive outputs).
+    if (vectorStores) {
+      // Each thread's K consecutive outputs in 16-byte stores.
+      Tout values[K];
+#pragma unroll
+      for (int k = 0; k < K; ++k)
+        values[k] = pipe_cast<Tout>(acc[k]);
+      const long long i0 = seg0 + base;
+      if (i0 + K <= length)
+        pipe_store_vec(outLine + i0, values);
+      else
+        for (int k = 0; k < K && i0 + k < length; ++k)
+          outLine[i0 + k] = values[k];
+      continue;
+    }
+    // Otherwise through shared memory, so that the stores are coalesced.
     __syncthreads();
 #pragma unroll
     for (int k = 0; k < K; ++k)

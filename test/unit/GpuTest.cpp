@@ -384,6 +384,31 @@ TEST(Gpu, ReductionsOfLongRowsAndEmptyAxes) {
   }
 }
 
+TEST(Gpu, BlurLinesOfAlignedLengthsMatchTheReference) {
+  REQUIRE_GPU();
+  // Lines whose length makes every line 16-byte aligned take the vector
+  // stores of the contiguous pass (odd sizes elsewhere do not): one short
+  // line, a tail thread, several segments.
+  auto pipeline = compileOrDie(
+      "pipeline p(x: u8[N, H, W], f: f32[N, H, W]) -> (a: u8[N, H, W], "
+      "b: f32[N, H, W]) {\n"
+      "  a = gaussian_blur(x, window = 9, axes = [2])\n"
+      "  b = gaussian_blur(f, sigma = 3.5, axes = [1, 2], border = wrap)\n}\n");
+  ASSERT_TRUE(pipeline);
+  for (std::vector<int64_t> shape :
+       {std::vector<int64_t>{3, 5, 64}, {2, 3, 1008}, {2, 3, 2096}}) {
+    HostTensor x = randomTensor(DType::U8, shape, 21);
+    HostTensor f = randomTensor(DType::F32, shape, 22);
+    auto expected = pipeline->runReference({x, f});
+    ASSERT_TRUE(expected.ok()) << expected.status().message();
+    auto got = pipeline->run({x, f});
+    ASSERT_TRUE(got.ok()) << got.status().message();
+    for (size_t r = 0; r < got->size(); ++r)
+      EXPECT_TRUE(sameValues((*got)[r], (*expected)[r], 1e-5))
+          << "result " << r << " at W=" << shape[2];
+  }
+}
+
 TEST(Gpu, OutOfMemoryIsAnError) {
   REQUIRE_GPU();
   auto pipeline = compileOrDie(
