@@ -1,6 +1,7 @@
 """Generates random well-typed-or-not pipelines and checks that pipec never
 crashes, that every kernel it generates compiles with NVRTC (--emit=ptx),
-and that the CPU reference runs what compiles. Not part of CI (minutes).
+and that the CPU reference runs what compiles: elementwise expressions,
+reductions that broadcast back, and blurs. Not part of CI (minutes).
 
   python3 test/fuzz/generate.py SEED COUNT [BUILD_DIR]
 
@@ -30,12 +31,21 @@ def expr(params, depth):
         if c < 0.8: return random.choice(['1', '2', '0', '255', '2.5', '-3', '1e-3', 'true'])
         return random.choice(['[1, 2, 3]', '[0.5, 1.5, 2.5]'])
     if r < 0.55: return f'({expr(params, depth-1)} {random.choice(binops)} {expr(params, depth-1)})'
-    if r < 0.75: return f'{random.choice(funcs1)}({expr(params, depth-1)})'
-    if r < 0.85: return f'{random.choice(funcs2)}({expr(params, depth-1)}, {expr(params, depth-1)})'
-    if r < 0.92: return f'select({expr(params, depth-1)} > 0, {expr(params, depth-1)}, {expr(params, depth-1)})'
-    if r < 0.96: return f'-{expr(params, depth-1)}'
-    return f'clamp({expr(params, depth-1)}, 0, 10)'
-stats = {'ok': 0, 'error': 0, 'crash': 0, 'nvrtc_fail': 0, 'ref_fail': 0}
+    if r < 0.70: return f'{random.choice(funcs1)}({expr(params, depth-1)})'
+    if r < 0.78: return f'{random.choice(funcs2)}({expr(params, depth-1)}, {expr(params, depth-1)})'
+    if r < 0.84: return f'select({expr(params, depth-1)} > 0, {expr(params, depth-1)}, {expr(params, depth-1)})'
+    if r < 0.86: return f'-{expr(params, depth-1)}'
+    if r < 0.88: return f'clamp({expr(params, depth-1)}, 0, 10)'
+    # Reductions that broadcast back to [N, 3], and blurs, which keep it.
+    red = random.choice(['sum', 'mean', 'prod', 'min', 'max', 'any', 'all'])
+    if r < 0.94:
+        axes = random.choice(['axes = [1], keepdims = true', 'axes = [0], keepdims = true',
+                              'axes = [-1], keepdims = true', ''])
+        return f'{red}({expr(params, depth-1)}{", " + axes if axes else ""})'
+    border = random.choice(['reflect101', 'clamp', 'wrap', 'constant, fill = 2'])
+    param = random.choice(['window = 3', 'window = 7', 'sigma = 1.5', 'window = 5, sigma = 0.7'])
+    return f'gaussian_blur({expr(params, depth-1)}, {param}, axes = [1], border = {border})'
+stats = {'ok': 0, 'ok_with_reduce_or_blur': 0, 'error': 0, 'crash': 0, 'nvrtc_fail': 0, 'ref_fail': 0}
 for it in range(N):
     params = []
     decls = []
@@ -55,6 +65,8 @@ for it in range(N):
     if p.returncode != 0:
         stats['error'] += 1; continue
     stats['ok'] += 1
+    if 'gaussian_blur' in src or any(k + '(' in src for k in ('sum', 'mean', 'prod', 'any', 'all')):
+        stats['ok_with_reduce_or_blur'] += 1
     args = []
     for n, dt, sh, npysh in decls:
         if dt in ('bf16',):
