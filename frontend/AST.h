@@ -162,6 +162,9 @@ public:
   std::vector<int64_t> axes;
   /// Set by Sema for reductions.
   bool keepdims = false;
+  /// For the select the parser makes of a name a `for` body updates: the
+  /// name. Sema requires the update to keep the value's dtype and dims.
+  std::string loopCarried;
   /// Set by Sema for gaussian_blur: the border and its constant's value.
   std::string border;
   double fill = 0;

@@ -351,17 +351,19 @@ bool Parser::parseFor(std::vector<BindingAST> &out) {
       return false;
     if (most == 0)
       break;
-    // Carried names: visible before the loop and bound again by the body.
-    std::map<std::string, std::string> carried;
+    // Carried names: visible before the loop and bound again by the body
+    // (with where the body last binds each).
+    std::map<std::string, std::pair<std::string, SMLoc>> carried;
     for (size_t i = 1; i < body.size(); ++i) {
       std::string name = llvm::StringRef(body[i].name).split('@').first.str();
       if (visibleBefore.count(name) && name != var)
-        carried[name] = current[name];
+        carried[name] = {current[name], body[i].loc};
     }
     for (BindingAST &binding : body)
       out.push_back(std::move(binding));
     current = before;
-    for (auto &[name, version] : carried) {
+    for (auto &[name, update] : carried) {
+      auto &[version, updateLoc] = update;
       auto it = before.find(name);
       std::string previous = it == before.end() ? name : it->second;
       std::string merged = newVersion(name);
@@ -369,9 +371,11 @@ bool Parser::parseFor(std::vector<BindingAST> &out) {
           loc, BinaryOp::Lt,
           std::make_unique<NumberExprAST>(loc, false, lo + k, double(lo + k)),
           nameRef(loc, boundName));
-      out.push_back({loc, merged,
-                     selectOf(loc, std::move(taken), nameRef(loc, version),
-                              nameRef(loc, previous))});
+      ExprPtr select = selectOf(updateLoc, std::move(taken),
+                                nameRef(updateLoc, version),
+                                nameRef(updateLoc, previous));
+      llvm::cast<CallExprAST>(*select).loopCarried = name;
+      out.push_back({loc, merged, std::move(select)});
       current[name] = merged;
     }
   }

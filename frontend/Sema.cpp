@@ -751,6 +751,18 @@ bool PipelineChecker::checkCall(CallExprAST &expr) {
     expr.type = ExprType{callee, *dims};
     return true;
   }
+  if (!expr.loopCarried.empty()) {
+    // select(i < n, updated, before) for a name a `for` body updates.
+    const ExprType &updated = expr.args[1]->type, &before = expr.args[2]->type;
+    if (!updated.isWeakLiteral() && !before.isWeakLiteral() &&
+        (updated.dtype != before.dtype || updated.dims != before.dims))
+      return error(expr.getLoc(),
+                   "'" + expr.loopCarried + "' is " + before.str() +
+                       " before the loop but the loop makes it " +
+                       updated.str() + "; a value a loop updates keeps its "
+                       "dtype and dims (convert it, e.g. " + before.dtype +
+                       "(...))");
+  }
   if (callee == "select") {
     ExprAST &condition = *expr.args[0];
     if (condition.type.dtype != "bool")
