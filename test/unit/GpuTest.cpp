@@ -163,6 +163,16 @@ const Case kCases[] = {
      "  }\n}\n",
      {DType::U8},
      [](int64_t n, int64_t w) -> Shapes { return {{n, 9, w}}; }},
+    // Channels last: both passes strided (the channel dim is innermost),
+    // a per-sample sigma, an f16 input.
+    {"blur_hwc",
+     "pipeline blur_hwc(x: u8[N, H, W, 3], s: f32[N], h: f16[N, H, W, 3]) -> "
+     "(a: u8[N, H, W, 3], b: f16[N, H, W, 3]) {\n"
+     "  a = gaussian_blur(x, sigma = abs(s) / 100 + 0.3, axes = [1, 2])\n"
+     "  b = gaussian_blur(h, window = 5, axes = [1, 2], border = clamp)\n}\n",
+     {DType::U8, DType::F32, DType::F16},
+     [](int64_t n, int64_t w) -> Shapes { return {{n, 6, w, 3}, {n}, {n, 6, w, 3}}; },
+     /*relativeTolerance=*/1e-3},
     {"dynamic_blur",
      "pipeline dynamic_blur(masks: u8[N, H, W]) -> (blurred: u8[N, H, W]) {\n"
      "  ratio = mean(f32(masks > 100), axes = [1, 2])\n"
