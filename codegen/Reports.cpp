@@ -202,8 +202,9 @@ std::string pipec::describeTransfers(PipelineOp pipeline,
   }
   if (!any)
     os << "  nothing else\n";
-  os << "control values sent to the host: none (no allocation size, launch "
-        "shape, branch or trip count depends on data)\n";
+  os << "control values sent to the host: none (allocation sizes and launch "
+        "shapes depend on the dims only; branches and loop bounds computed "
+        "from data are predicated on the GPU)\n";
   // Totals as formulas (and numbers when --dims binds every symbol).
   auto total = [](const std::vector<const Copy *> &copies) {
     std::string formula;
