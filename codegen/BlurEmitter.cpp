@@ -10,12 +10,24 @@
 #include "codegen/CudaEmitter.h"
 
 #include "codegen/PlanBuilder.h"
+#include "codegen/PipeScalar.h"
+#include "codegen/PipeStencil.h"
 
 #include "llvm/Support/Format.h"
 #include "llvm/Support/raw_ostream.h"
 
 using namespace mlir;
 using namespace mlir::pipe;
+
+// The runtime launches the kernels by its own copy of their geometry.
+namespace geometry = pipert::blurgeometry;
+static_assert(geometry::kStatusBytes == sizeof(pipe_blur_status));
+static_assert(geometry::kParamsBytes == sizeof(pipe_blur_params));
+static_assert(geometry::kWeightsPerSample == PIPE_BLUR_WMAX);
+static_assert(geometry::kRowSegment == PIPE_BLUR_SEG);
+static_assert(geometry::kRowThreads == PIPE_BLUR_ROW_THREADS);
+static_assert(geometry::kColumnRows == PIPE_BLUR_COL_ROWS);
+static_assert(geometry::kColumnThreadsY == PIPE_BLUR_COL_THREADS_Y);
 
 FailureOr<std::string> pipec::emitCudaBlur(GaussianBlurOp op,
                                            const std::string &name,
@@ -52,7 +64,8 @@ FailureOr<std::string> pipec::emitCudaBlur(GaussianBlurOp op,
     std::string from = first ? in : "float", to = final ? out : "float";
     bool rows = axes[a] == last;
     std::string entry = name + "_axis" + std::to_string(axes[a]);
-    os << "extern \"C\" __global__ void __launch_bounds__(" << (rows ? 64 : 256)
+    os << "extern \"C\" __global__ void __launch_bounds__("
+       << (rows ? PIPE_BLUR_ROW_THREADS : 32 * PIPE_BLUR_COL_THREADS_Y)
        << ")\n"
        << entry << "(const " << from << " *in, " << to
        << " *out, const pipe_blur_params *params, const float *weights, "

@@ -60,8 +60,7 @@ static RankedTensorType tensorTypeOf(Value value) {
 static bool isScalar(Value value) { return tensorTypeOf(value).getRank() == 0; }
 
 static int64_t elementBytes(Value value) {
-  Type type = tensorTypeOf(value).getElementType();
-  return type.isInteger(1) ? 1 : std::max<int64_t>(1, type.getIntOrFloatBitWidth() / 8);
+  return getElementBytes(value.getType());
 }
 
 /// A code-generation parameter, overridable through the environment for

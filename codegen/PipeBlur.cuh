@@ -13,16 +13,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#define PIPE_BLUR_K 16
-#define PIPE_BLUR_ROW_THREADS 64
-#define PIPE_BLUR_SEG (PIPE_BLUR_K * PIPE_BLUR_ROW_THREADS)
-/// Radii above this take the slow path (weights computed per tap).
-#define PIPE_BLUR_RMAX 512
-#define PIPE_BLUR_WMAX (2 * PIPE_BLUR_RMAX + 4 + PIPE_BLUR_K)
-#define PIPE_BLUR_COL_THREADS_Y 8
-/// Radii up to this stage a column tile in shared memory.
-#define PIPE_BLUR_COL_RMAX 80
-#define PIPE_BLUR_COL_ROWS (PIPE_BLUR_COL_THREADS_Y * PIPE_BLUR_K)
+// The kernels' geometry (PIPE_BLUR_K, _SEG, _WMAX, ...) is in PipeStencil.h,
+// where the runtime's copy of it is checked.
 /// One padding word per 32 keeps the strided reads of a row segment free of
 /// bank conflicts (thread t reads word t * K + j).
 #define PIPE_BLUR_PAD(j) ((j) + ((j) >> 5))

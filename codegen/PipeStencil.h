@@ -26,6 +26,20 @@ enum pipe_blur_error {
 /// The largest radius accepted: a window of 2^24 + 1 taps.
 #define PIPE_BLUR_MAX_RADIUS (1 << 23)
 
+/// The blur kernels' geometry (codegen/PipeBlur.cuh); the runtime launches
+/// by it (pipert::blurgeometry in runtime/Plan.h, checked against these in
+/// codegen/BlurEmitter.cpp).
+#define PIPE_BLUR_K 16
+#define PIPE_BLUR_ROW_THREADS 64
+#define PIPE_BLUR_SEG (PIPE_BLUR_K * PIPE_BLUR_ROW_THREADS)
+/// Radii above this take the slow path (weights computed per tap).
+#define PIPE_BLUR_RMAX 512
+#define PIPE_BLUR_WMAX (2 * PIPE_BLUR_RMAX + 4 + PIPE_BLUR_K)
+#define PIPE_BLUR_COL_THREADS_Y 8
+/// Radii up to this stage a column tile in shared memory.
+#define PIPE_BLUR_COL_RMAX 80
+#define PIPE_BLUR_COL_ROWS (PIPE_BLUR_COL_THREADS_Y * PIPE_BLUR_K)
+
 /// One sample's resolved blur: `norm` is 1 / (sum of the raw weights, see
 /// pipe_blur_sum), 1 until it is computed;
 /// `window` and `given_sigma` are what the sample was given, for errors.

@@ -108,9 +108,7 @@ static int getAccumulatorBytes(StringRef kind, Type element) {
   if (kind == "any" || kind == "all")
     return 4;
   if (kind == "min" || kind == "max")
-    return element.isInteger(1)
-               ? 1
-               : std::max<int>(1, element.getIntOrFloatBitWidth() / 8);
+    return int(getElementBytes(element));
   return 8;
 }
 

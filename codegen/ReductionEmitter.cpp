@@ -44,11 +44,6 @@ std::string cppTypeOf(Value value) {
   return getCppScalarType(tensorTypeOf(value).getElementType());
 }
 
-int64_t elementBytesOf(Value value) {
-  Type type = tensorTypeOf(value).getElementType();
-  return type.isInteger(1) ? 1
-                           : std::max<int64_t>(1, type.getIntOrFloatBitWidth() / 8);
-}
 
 bool isLiteralOne(RankedTensorType type, int64_t i) {
   return !type.isDynamicDim(i) && type.getDimSize(i) == 1;
@@ -338,7 +333,7 @@ private:
     SmallVector<unsigned> vectorInputs;
     for (BlockArgument arg : prologue.getArguments())
       if (tensorTypeOf(arg).getRank() > 0) {
-        widest = std::max(widest, elementBytesOf(arg));
+        widest = std::max(widest, getElementBytes(arg.getType()));
         vectorInputs.push_back(arg.getArgNumber());
       }
     const int v = int(16 / widest), unroll = 4;

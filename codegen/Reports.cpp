@@ -76,6 +76,8 @@ struct Copy {
   std::string value;
   std::string location;
   std::string why;
+  /// Made every run, also when the caller's tensors are on the device.
+  bool always = false;
 };
 
 } // namespace
@@ -96,12 +98,13 @@ std::string pipec::describeTransfers(PipelineOp pipeline,
       pinnedToDevice.push_back(value + " (@device, read in place)");
       continue;
     }
+    bool host = buffer.memory == pipert::PlanMemory::Host;
     perRun.push_back({"H2D", bytesFormula(buffer), bytesFor(buffer, sizes),
                       value, where,
-                      buffer.memory == pipert::PlanMemory::Host
-                          ? "declared @host: copied to the device every run"
-                          : "only if the caller passes host memory (device "
-                            "memory is read in place)"});
+                      host ? "declared @host: copied to the device every run"
+                           : "only if the caller passes host memory (device "
+                             "memory is read in place)",
+                      host});
   }
   for (const pipert::PlanKernel &kernel : plan.kernels)
     if (kernel.kind == pipert::PlanKernel::Kind::Blur)
@@ -109,7 +112,8 @@ std::string pipec::describeTransfers(PipelineOp pipeline,
                         kernel.location,
                         "always: which sample's window or sigma is wrong, "
                         "checked on the GPU so that they need not come to "
-                        "the host first"});
+                        "the host first",
+                        /*always=*/true});
   for (size_t r = 0; r < plan.results.size(); ++r) {
     const pipert::PlanBuffer &buffer = plan.buffers[plan.results[r]];
     std::string value =
@@ -121,13 +125,14 @@ std::string pipec::describeTransfers(PipelineOp pipeline,
       pinnedToDevice.push_back(value + " (@device, written in place)");
       continue;
     }
+    bool host = memory == pipert::PlanMemory::Host;
     perRun.push_back({"D2H", bytesFormula(buffer), bytesFor(buffer, sizes),
                       value, resultLocation(pipeline, r),
-                      memory == pipert::PlanMemory::Host
-                          ? "pinned to host memory (@host or .cpu()): copied "
-                            "back every run, after the kernels"
-                          : "only if the caller's output is host memory "
-                            "(device memory is written in place)"});
+                      host ? "pinned to host memory (@host or .cpu()): copied "
+                             "back every run, after the kernels"
+                           : "only if the caller's output is host memory "
+                             "(device memory is written in place)",
+                      host});
   }
   for (const pipert::PlanBuffer &buffer : plan.buffers)
     if (!buffer.constantData.empty())
@@ -225,9 +230,7 @@ std::string pipec::describeTransfers(PipelineOp pipeline,
   std::vector<const Copy *> deviceCaller, hostCaller;
   for (const Copy &c : perRun) {
     hostCaller.push_back(&c);
-    if (c.value.rfind("status", 0) == 0 ||
-        c.why.rfind("declared @host", 0) == 0 ||
-        c.why.rfind("pinned to host", 0) == 0)
+    if (c.always)
       deviceCaller.push_back(&c);
   }
   auto count = [](size_t n) {
@@ -288,6 +291,13 @@ public:
     }
   }
 
+  /// A fused op's results are drawn as the nodes its `block` yields.
+  void mapResults(ResultRange results, Block &block) {
+    for (auto [result, value] :
+         llvm::zip(results, block.getTerminator()->getOperands()))
+      producer[result] = node(value);
+  }
+
   llvm::raw_ostream &os;
   llvm::DenseMap<Value, std::string> producer;
   unsigned next = 0;
@@ -327,10 +337,7 @@ std::string pipec::emitDot(PipelineOp pipeline, const pipert::Plan &plan) {
         args.push_back(dot.node(input));
       dot.emitBlock(kernel.getBody().front(), args, id + "_");
       os << "  }\n";
-      for (auto [result, value] :
-           llvm::zip(kernel.getResults(),
-                     kernel.getBody().front().getTerminator()->getOperands()))
-        dot.producer[result] = dot.node(value);
+      dot.mapResults(kernel.getResults(), kernel.getBody().front());
       continue;
     }
     if (auto reduction = dyn_cast<ReduceKernelOp>(op)) {
@@ -355,10 +362,7 @@ std::string pipec::emitDot(PipelineOp pipeline, const pipert::Plan &plan) {
         epilogueArgs.push_back(dot.node(input));
       dot.emitBlock(reduction.getEpilogue().front(), epilogueArgs, id + "_e");
       os << "  }\n";
-      for (auto [result, value] :
-           llvm::zip(reduction.getResults(),
-                     reduction.getEpilogue().front().getTerminator()->getOperands()))
-        dot.producer[result] = dot.node(value);
+      dot.mapResults(reduction.getResults(), reduction.getEpilogue().front());
       continue;
     }
     std::string label = op.getName().stripDialect().str();

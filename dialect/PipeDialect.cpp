@@ -88,6 +88,14 @@ SmallVector<std::string> mlir::pipe::getDimNames(RankedTensorType type) {
   return result;
 }
 
+int64_t mlir::pipe::getElementBytes(Type type) {
+  if (auto tensor = dyn_cast<RankedTensorType>(type))
+    type = tensor.getElementType();
+  return type.isInteger(1)
+             ? 1
+             : std::max<int64_t>(1, type.getIntOrFloatBitWidth() / 8);
+}
+
 std::string mlir::pipe::getDTypeName(Type elementType) {
   if (elementType.isF16())
     return "f16";

@@ -41,6 +41,10 @@ RankedTensorType withElementType(RankedTensorType type, Type elementType);
 /// The names of a pipe tensor's dims: a symbol, or the size in decimal.
 SmallVector<std::string> getDimNames(RankedTensorType type);
 
+/// Bytes one element of `type` (an element type, or a tensor type's
+/// element) takes in memory: bool is one byte.
+int64_t getElementBytes(Type type);
+
 /// The user-facing spelling of a dtype: u8, i32, f32, ...
 std::string getDTypeName(Type elementType);
 

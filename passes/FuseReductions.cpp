@@ -26,12 +26,6 @@ using namespace mlir::pipe;
 
 namespace {
 
-int64_t elementBytes(Type tensorType) {
-  Type element = cast<RankedTensorType>(tensorType).getElementType();
-  return element.isInteger(1)
-             ? 1
-             : std::max<int64_t>(1, element.getIntOrFloatBitWidth() / 8);
-}
 
 /// The ops of `kernel`'s body that `value` depends on, in body order.
 llvm::SetVector<Operation *> sliceOf(KernelOp kernel, Value value) {
@@ -62,7 +56,7 @@ int64_t inputBytes(const llvm::SetVector<Operation *> &slice) {
         inputs.insert(operand);
   int64_t bytes = 0;
   for (Value input : inputs)
-    bytes += elementBytes(input.getType());
+    bytes += getElementBytes(input.getType());
   return bytes;
 }
 
@@ -169,7 +163,7 @@ void FuseReductionsPass::runOnOperation() {
       slice = sliceOf(producer, yielded);
       bool single = reducedInput.hasOneUse();
       if (!single &&
-          inputBytes(slice) > elementBytes(reducedInput.getType()))
+          inputBytes(slice) > getElementBytes(reducedInput.getType()))
         producer = {};
     }
     KernelOp epilogueKernel = findEpilogue(reduce);

@@ -186,7 +186,7 @@ private:
                llvm::zip(prologue.getArguments(), kernel.getPrologueInputs()))
             values[arg] = values.lookup(input);
           TensorPtr reduced = runBlock(prologue).front();
-          Block &epilogue = epilogueOf(kernel);
+          Block &epilogue = kernel.getEpilogue().front();
           values[kernel.getReducedValue()] = reduced;
           runReduce(kernel.getReducedValue(), kernel.getKind(),
                     kernel.getAxes(), epilogue.getArgument(0));
@@ -233,10 +233,6 @@ private:
       std::memcpy(dst + i * size, src + offset * size, size);
     }
     values[result] = out;
-  }
-
-  static Block &epilogueOf(ReduceKernelOp kernel) {
-    return kernel.getEpilogue().front();
   }
 
   /// Combines the elements of `input` along `axes` into `result`, one element

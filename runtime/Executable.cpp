@@ -13,11 +13,7 @@
 
 using namespace pipert;
 
-/// Sizes of pipe_blur_status and pipe_blur_params (codegen/PipeStencil.h).
-static constexpr size_t kBlurStatusBytes = 24;
-static constexpr size_t kBlurParamsBytes = 40;
-/// Floats of weights per sample: PIPE_BLUR_WMAX (codegen/PipeBlur.cuh).
-static constexpr size_t kBlurWeightsPerSample = 2 * 512 + 4 + 16;
+using blurgeometry::kStatusBytes;
 
 struct Executable::LoadedKernel {
   CUmodule module = nullptr;
@@ -93,16 +89,16 @@ Result<std::unique_ptr<Executable>> Executable::load(Plan plan) {
           return s;
   }
   // Each blur reports its first bad sample into pinned host memory.
-  size_t numBlurs = 0;
+  size_t &numBlurs = executable->numBlurs_;
   for (const PlanKernel &kernel : executable->plan_.kernels)
     numBlurs += kernel.kind == PlanKernel::Kind::Blur;
   if (numBlurs > 0) {
     if (Status s = checkCuda(cu.cuMemHostAlloc(&executable->blurStatus_,
-                                               numBlurs * kBlurStatusBytes, 0),
+                                               numBlurs * kStatusBytes, 0),
                              "cuMemHostAlloc", "for blur status words");
         !s.ok())
       return s;
-    std::memset(executable->blurStatus_, 0xff, numBlurs * kBlurStatusBytes);
+    std::memset(executable->blurStatus_, 0xff, numBlurs * kStatusBytes);
   }
   // Constants (list literals) live on the device for the executable's life.
   for (const PlanBuffer &buffer : executable->plan_.buffers) {
@@ -515,17 +511,17 @@ static Status launchBlur(const LaunchContext &ctx, const PlanKernel &kernel,
   }
   // Device memory of this run: status word, per-sample parameters, scratch.
   CUdeviceptr status = 0, params = 0, scratch[2] = {0, 0};
-  if (Status s = ctx.allocations.allocate(kBlurStatusBytes, 0,
+  if (Status s = ctx.allocations.allocate(kStatusBytes, 0,
                                           "blur status", &status);
       !s.ok())
     return s;
-  if (Status s = ctx.allocations.allocate(size_t(samples) * kBlurParamsBytes, 0,
+  if (Status s = ctx.allocations.allocate(size_t(samples) * blurgeometry::kParamsBytes, 0,
                                           "blur parameters", &params);
       !s.ok())
     return s;
   CUdeviceptr weights = 0;
   if (Status s = ctx.allocations.allocate(
-          size_t(samples) * kBlurWeightsPerSample * sizeof(float), 0,
+          size_t(samples) * blurgeometry::kWeightsPerSample * sizeof(float), 0,
           "blur weights", &weights);
       !s.ok())
     return s;
@@ -535,7 +531,7 @@ static Status launchBlur(const LaunchContext &ctx, const PlanKernel &kernel,
                                             "blur scratch", &scratch[k]);
         !s.ok())
       return s;
-  if (CUresult r = ctx.cu.cuMemsetD8Async(status, 0xff, kBlurStatusBytes,
+  if (CUresult r = ctx.cu.cuMemsetD8Async(status, 0xff, kStatusBytes,
                                           ctx.stream);
       r != CUDA_SUCCESS)
     return checkCuda(r, "cuMemsetD8Async", "for a blur status");
@@ -583,22 +579,21 @@ static Status launchBlur(const LaunchContext &ctx, const PlanKernel &kernel,
       perSample *= shape[d];
     std::vector<void *> args = {&from,   &to,    &params, &weights, &status,
                                 &outer,  &length, &inner, &perSample};
-    // Work items and block shapes of pipe_blur_rows / pipe_blur_cols.
-    constexpr long long kRowSegment = 1024, kColumnRows = 128;
+    using namespace blurgeometry;
     bool rows = axis == int(shape.size()) - 1;
     long long items =
         rows ? outer * ((length + kRowSegment - 1) / kRowSegment)
              : outer * ((length + kColumnRows - 1) / kColumnRows) *
                    ((inner + 31) / 32);
     if (Status s = launch(ctx, entries[1 + p], kernel.entries[1 + p],
-                          std::min(items, sms * 32), rows ? 64 : 32,
-                          rows ? 1 : 8, args);
+                          std::min(items, sms * 32), rows ? kRowThreads : 32,
+                          rows ? 1 : kColumnThreadsY, args);
         !s.ok())
       return s;
     from = to;
   }
   if (CUresult r = ctx.cu.cuMemcpyDtoHAsync(statusHost, status,
-                                            kBlurStatusBytes, ctx.stream);
+                                            kStatusBytes, ctx.stream);
       r != CUDA_SUCCESS)
     return checkCuda(r, "cuMemcpyDtoHAsync", "for a blur status");
   return Status();
@@ -610,7 +605,7 @@ Status Executable::checkBlurStatus() const {
     if (kernel.kind != PlanKernel::Kind::Blur)
       continue;
     const char *status =
-        static_cast<const char *>(blurStatus_) + slot++ * kBlurStatusBytes;
+        static_cast<const char *>(blurStatus_) + slot++ * kStatusBytes;
     unsigned long long first;
     long long window;
     double sigma;
@@ -772,12 +767,7 @@ Status Executable::run(const std::vector<TensorRef> &inputs,
   LaunchContext context{cu,  **device, stream, allocations,
                         *sizes, ptrs,     shapes};
   if (blurStatus_)
-    std::memset(blurStatus_, 0xff,
-                kBlurStatusBytes * size_t(std::count_if(
-                    plan_.kernels.begin(), plan_.kernels.end(),
-                    [](const PlanKernel &k) {
-                      return k.kind == PlanKernel::Kind::Blur;
-                    })));
+    std::memset(blurStatus_, 0xff, kStatusBytes * numBlurs_);
   size_t blurSlot = 0;
   for (size_t k = 0; k < plan_.kernels.size(); ++k) {
     const PlanKernel &kernel = plan_.kernels[k];
@@ -789,7 +779,7 @@ Status Executable::run(const std::vector<TensorRef> &inputs,
     }
     if (kernel.kind == PlanKernel::Kind::Blur) {
       void *statusHost =
-          static_cast<char *>(blurStatus_) + blurSlot++ * kBlurStatusBytes;
+          static_cast<char *>(blurStatus_) + blurSlot++ * kStatusBytes;
       if (Status s = launchBlur(context, kernel, kernels_[k]->entries,
                                 statusHost);
           !s.ok())

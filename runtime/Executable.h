@@ -111,6 +111,7 @@ private:
   /// Pinned memory where each blur's device status is copied at the end of
   /// a run (one pipe_blur_status per blur, in plan order), or null.
   void *blurStatus_ = nullptr;
+  size_t numBlurs_ = 0;
   Status checkBlurStatus() const;
 };
 

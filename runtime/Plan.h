@@ -12,6 +12,7 @@
 
 #include "runtime/DType.h"
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -26,6 +27,21 @@ struct PlanDim {
 
 /// "[N, 3]".
 std::string describeDims(const std::vector<PlanDim> &dims);
+
+/// What the runtime needs to know of the blur kernels: the sizes of their
+/// per-run buffers (pipe_blur_status, pipe_blur_params, PIPE_BLUR_WMAX
+/// weights per sample) and their launch geometry. codegen/PipeStencil.h
+/// defines them for the kernels; codegen/BlurEmitter.cpp checks that both
+/// agree.
+namespace blurgeometry {
+constexpr size_t kStatusBytes = 24;
+constexpr size_t kParamsBytes = 40;
+constexpr size_t kWeightsPerSample = 2 * 512 + 4 + 16;
+constexpr long long kRowSegment = 1024; ///< Outputs per contiguous-pass item.
+constexpr unsigned kRowThreads = 64;
+constexpr long long kColumnRows = 128; ///< Rows per strided-pass item.
+constexpr unsigned kColumnThreadsY = 8; ///< By 32 threads across.
+} // namespace blurgeometry
 
 /// The message for a gaussian_blur sample whose parameters are wrong
 /// (`error` is a pipe_blur_error of codegen/PipeStencil.h).
