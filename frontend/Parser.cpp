@@ -349,8 +349,10 @@ bool Parser::parseFor(std::vector<BindingAST> &out) {
     --depth;
     if (!ok)
       return false;
-    if (most == 0)
+    if (most == 0) {
+      current = before; // the body never runs: its bindings are dropped
       break;
+    }
     // Carried names: visible before the loop and bound again by the body
     // (with where the body last binds each).
     std::map<std::string, std::pair<std::string, SMLoc>> carried;
