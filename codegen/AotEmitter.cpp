@@ -114,6 +114,17 @@ AotSources pipec::emitAot(const std::vector<pipert::Plan> &plans,
       if (plan.buffers[b].memory != pipert::PlanMemory::Any)
         s << "    p.buffers[" << b << "].memory = pipert::PlanMemory::"
           << memories[int(plan.buffers[b].memory)] << ";\n";
+    for (size_t b = 0; b < plan.buffers.size(); ++b)
+      if (plan.buffers[b].choice >= 0)
+        s << "    p.buffers[" << b << "].choice = " << plan.buffers[b].choice
+          << ";\n";
+    for (const pipert::PlanChoice &choice : plan.choices) {
+      s << "    p.choices.push_back({" << choice.condition << ", "
+        << choice.ifTrue << ", " << choice.ifFalse << ", " << choice.result
+        << ", ";
+      writeString(s, choice.location);
+      s << "});\n";
+    }
     for (const pipert::PlanKernel &kernel : plan.kernels) {
       s << "    {\n      pipert::PlanKernel k;\n"
         << "      k.entry = \"" << kernel.entry << "\";\n"
@@ -155,7 +166,27 @@ AotSources pipec::emitAot(const std::vector<pipert::Plan> &plans,
         << ";\n      k.sampleRank = " << kernel.sampleRank
         << ";\n      k.location = ";
       writeString(s, kernel.location);
-      s << ";\n      k.cubinArch = " << kernel.cubinArch << ";\n"
+      s << ";\n";
+      for (const pipert::PlanScalarStep &step : kernel.hostSteps) {
+        s << "      k.hostSteps.push_back({\"" << step.op
+          << "\", pipert::DType::" << dtypeEnumName(step.dtype)
+          << ", pipert::DType::" << dtypeEnumName(step.resultDType) << ", {";
+        for (size_t i = 0; i < step.args.size(); ++i)
+          s << (i ? ", " : "") << step.args[i];
+        s << "}, ";
+        if (step.constant.empty())
+          s << "{}";
+        else
+          writeBytes(s, step.constant);
+        s << "});\n";
+      }
+      if (!kernel.hostResults.empty()) {
+        s << "      k.hostResults = {";
+        for (size_t i = 0; i < kernel.hostResults.size(); ++i)
+          s << (i ? ", " : "") << kernel.hostResults[i];
+        s << "};\n";
+      }
+      s << "      k.cubinArch = " << kernel.cubinArch << ";\n"
         << "      k.source = ";
       writeString(s, kernel.source);
       s << ";\n";

@@ -112,6 +112,57 @@ static int getAccumulatorBytes(StringRef kind, Type element) {
   return 8;
 }
 
+/// The host steps of a kernel whose values are all scalars (see
+/// PlanKernel::hostSteps), or nothing when it has an op without a host form.
+static void addHostSteps(KernelOp kernel, pipert::PlanKernel &planKernel) {
+  auto isScalar = [](Value value) {
+    return cast<RankedTensorType>(value.getType()).getRank() == 0;
+  };
+  if (!llvm::all_of(kernel.getInputs(), isScalar) ||
+      !llvm::all_of(kernel.getResults(), isScalar))
+    return;
+  Block &body = kernel.getBody().front();
+  llvm::DenseMap<Value, int> registerOf;
+  for (BlockArgument arg : body.getArguments())
+    registerOf[arg] = arg.getArgNumber();
+  int next = body.getNumArguments();
+  std::vector<pipert::PlanScalarStep> steps;
+  auto dtypeOf = [](Value value) {
+    return pipec::getRuntimeDType(
+        cast<RankedTensorType>(value.getType()).getElementType());
+  };
+  for (Operation &op : body.without_terminator()) {
+    pipert::PlanScalarStep step;
+    step.resultDType = dtypeOf(op.getResult(0));
+    if (auto constant = dyn_cast<ConstantOp>(op)) {
+      auto dense = dyn_cast<DenseElementsAttr>(constant.getValue());
+      if (!dense)
+        dense = DenseElementsAttr::get(constant.getType(),
+                                       ArrayRef<Attribute>{constant.getValue()});
+      step.op = "constant";
+      step.dtype = step.resultDType;
+      step.constant = pipec::getConstantBytes(dense);
+    } else if (isa<ElementwiseOpInterface>(op) && op.getNumOperands() > 0) {
+      step.op = op.getName().stripDialect().str();
+      // A select's dtype is its values'; every other op's, its operands'.
+      step.dtype = dtypeOf(op.getOperand(isa<SelectOp>(op) ? 1 : 0));
+      for (Value operand : op.getOperands()) {
+        auto it = registerOf.find(operand);
+        if (it == registerOf.end())
+          return;
+        step.args.push_back(it->second);
+      }
+    } else {
+      return;
+    }
+    registerOf[op.getResult(0)] = next++;
+    steps.push_back(std::move(step));
+  }
+  for (Value result : body.getTerminator()->getOperands())
+    planKernel.hostResults.push_back(registerOf.at(result));
+  planKernel.hostSteps = std::move(steps);
+}
+
 FailureOr<pipert::Plan> pipec::buildPlan(PipelineOp pipeline) {
   pipert::Plan plan;
   plan.name = pipeline.getSymName().str();
@@ -189,6 +240,7 @@ FailureOr<pipert::Plan> pipec::buildPlan(PipelineOp pipeline) {
       planKernel.source = std::move(*source);
       for (Value input : kernel.getInputs())
         planKernel.inputs.push_back(bufferOf.at(input));
+      addHostSteps(kernel, planKernel);
       addOutputs(planKernel, kernel.getResults());
       continue;
     }
@@ -245,6 +297,20 @@ FailureOr<pipert::Plan> pipec::buildPlan(PipelineOp pipeline) {
       planKernel.hasWindow = bool(blur.getWindow());
       planKernel.hasSigma = bool(blur.getSigma());
       addOutputs(planKernel, blur->getResults());
+      continue;
+    }
+    if (auto choose = dyn_cast<ChooseOp>(op)) {
+      pipert::PlanChoice choice;
+      choice.condition = bufferOf.at(choose.getCondition());
+      choice.ifTrue = bufferOf.at(choose.getTrueValue());
+      choice.ifFalse = bufferOf.at(choose.getFalseValue());
+      choice.result = plan.buffers.size();
+      choice.location = mlir::pipe::describeLocation(choose.getLoc());
+      bufferOf[choose.getResult()] = plan.buffers.size();
+      plan.buffers.push_back(
+          getPlanBuffer(cast<RankedTensorType>(choose.getType()), ""));
+      plan.buffers.back().choice = plan.choices.size();
+      plan.choices.push_back(std::move(choice));
       continue;
     }
     if (auto ret = dyn_cast<ReturnOp>(op)) {

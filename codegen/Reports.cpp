@@ -4,7 +4,8 @@
 // result lives where the caller's memory is (device pointers are used in
 // place, host memory is copied once per run), constants are uploaded once
 // when the executable loads, a blur reports its per-sample verdict in one
-// small copy, and every other value stays on the device. These reports
+// small copy, the conditions of the branches the host decides come back
+// packed, and every other value stays on the device. These reports
 // enumerate exactly those copies, so they change when the runtime does.
 //
 //===----------------------------------------------------------------------===//
@@ -15,6 +16,9 @@
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/Support/raw_ostream.h"
+
+#include <functional>
+#include <set>
 
 using namespace mlir;
 using namespace mlir::pipe;
@@ -78,6 +82,8 @@ struct Copy {
   std::string why;
   /// Made every run, also when the caller's tensors are on the device.
   bool always = false;
+  /// Made only when the caller's scalars are on the device.
+  bool onlyFromDevice = false;
 };
 
 } // namespace
@@ -106,14 +112,102 @@ std::string pipec::describeTransfers(PipelineOp pipeline,
                              "memory is read in place)",
                       host});
   }
-  for (const pipert::PlanKernel &kernel : plan.kernels)
-    if (kernel.kind == pipert::PlanKernel::Kind::Blur)
-      perRun.push_back({"D2H", "24", 24, "status of gaussian_blur",
-                        kernel.location,
-                        "always: which sample's window or sigma is wrong, "
-                        "checked on the GPU so that they need not come to "
-                        "the host first",
-                        /*always=*/true});
+  // Kernels that run whatever the host decides; the others run only on
+  // the side it picks.
+  std::vector<uint8_t> need = pipert::computeDemand(
+      plan, std::vector<int8_t>(plan.choices.size(), -1));
+  for (size_t k = 0; k < plan.kernels.size(); ++k) {
+    const pipert::PlanKernel &kernel = plan.kernels[k];
+    if (kernel.kind != pipert::PlanKernel::Kind::Blur)
+      continue;
+    bool conditional = pipert::kernelDemand(plan, need, k) != pipert::kNeeded;
+    perRun.push_back({"D2H", "24", 24, "status of gaussian_blur",
+                      kernel.location,
+                      std::string(conditional ? "when the blur runs (the host "
+                                                "decides): "
+                                              : "always: ") +
+                          "which sample's window or sigma is wrong, checked "
+                          "on the GPU so that they need not come to the host "
+                          "first",
+                      /*always=*/true});
+  }
+  std::vector<int> conditions = pipert::getConditionBuffers(plan);
+  if (!conditions.empty()) {
+    // How many times a run may wait: a condition computed from a value
+    // that a choice picks is read after that choice.
+    std::vector<int> depth(plan.buffers.size(), 0);
+    std::vector<int> producer(plan.buffers.size(), -1);
+    for (size_t k = 0; k < plan.kernels.size(); ++k)
+      for (int b : plan.kernels[k].outputs)
+        producer[b] = int(k);
+    int rounds = 0;
+    for (size_t b = 0; b < plan.buffers.size(); ++b) {
+      const pipert::PlanBuffer &buffer = plan.buffers[b];
+      if (buffer.aliasOf >= 0)
+        depth[b] = depth[buffer.aliasOf];
+      else if (buffer.choice >= 0) {
+        const pipert::PlanChoice &choice = plan.choices[buffer.choice];
+        rounds = std::max(rounds, depth[choice.condition] + 1);
+        depth[b] = std::max({depth[choice.condition] + 1, depth[choice.ifTrue],
+                             depth[choice.ifFalse]});
+      } else if (producer[b] >= 0) {
+        for (int input : plan.kernels[producer[b]].inputs)
+          depth[b] = std::max(depth[b], depth[input]);
+      }
+    }
+    // Conditions computed from scalar parameters alone: from host memory,
+    // the host computes them itself (the kernel's host steps).
+    std::vector<int> fromHost(plan.buffers.size(), -1);
+    std::set<std::string> scalars;
+    std::function<bool(int)> hostComputable = [&](int b) -> bool {
+      if (fromHost[b] >= 0)
+        return fromHost[b];
+      const pipert::PlanBuffer &buffer = plan.buffers[b];
+      bool yes = false;
+      if (b < plan.numParams) {
+        yes = buffer.dims.empty() && buffer.memory != pipert::PlanMemory::Device;
+        if (yes)
+          scalars.insert(buffer.name);
+      } else if (!buffer.constantData.empty()) {
+        yes = true;
+      } else if (producer[b] >= 0 &&
+                 !plan.kernels[producer[b]].hostSteps.empty()) {
+        yes = true;
+        for (int input : plan.kernels[producer[b]].inputs)
+          yes &= hostComputable(input);
+      }
+      fromHost[b] = yes;
+      return yes;
+    };
+    bool allFromHost = true;
+    for (int b : conditions)
+      allFromHost &= hostComputable(b);
+    std::string names;
+    for (const std::string &name : scalars)
+      names += (names.empty() ? "" : ", ") + name;
+    std::string where;
+    for (const pipert::PlanChoice &choice : plan.choices)
+      if (where.find(choice.location) == std::string::npos)
+        where += (where.empty() ? "" : ", ") + choice.location;
+    std::string count = std::to_string(conditions.size());
+    std::string why =
+        "the host decides which side runs and skips the other's kernels; "
+        "the conditions sit side by side on the device and come back in "
+        "one copy each time the run cannot go on without them (" +
+        std::string(rounds > 1 ? "at most " + std::to_string(rounds) + " times"
+                               : "once") +
+        " per run), after the work that does not depend on them is queued";
+    if (allFromHost)
+      why = "only if the caller passes " + names +
+            " in device memory: from host memory the host computes the "
+            "conditions itself (no copy, no wait); else " + why;
+    perRun.push_back({"D2H", count, int64_t(conditions.size()),
+                      "bool[] x " + count + ": conditions of the " +
+                          std::to_string(plan.choices.size()) +
+                          " choices the host decides",
+                      where, why, /*always=*/true,
+                      /*onlyFromDevice=*/allFromHost});
+  }
   for (size_t r = 0; r < plan.results.size(); ++r) {
     const pipert::PlanBuffer &buffer = plan.buffers[plan.results[r]];
     std::string value =
@@ -188,28 +282,44 @@ std::string pipec::describeTransfers(PipelineOp pipeline,
       bool returned = llvm::any_of(result.getUsers(), [](Operation *user) {
         return isa<ReturnOp>(user);
       });
-      if (returned || isa<ConstantOp>(op))
+      bool condition = llvm::any_of(result.getUses(), [](OpOperand &use) {
+        return isa<ChooseOp>(use.getOwner()) && use.getOperandNumber() == 0;
+      });
+      if (returned || condition || isa<ConstantOp>(op))
         continue;
       any = true;
       auto type = cast<RankedTensorType>(result.getType());
       pipert::PlanBuffer buffer = getPlanBuffer(type, "");
       std::string use = "read by the GPU";
-      for (Operation *user : result.getUsers())
+      for (Operation *user : result.getUsers()) {
         if (auto blur = dyn_cast<GaussianBlurOp>(user))
           use = result == blur.getWindow() || result == blur.getSigma()
                     ? "a per-sample blur parameter: it only parameterizes "
                       "kernel arithmetic, so it is not a control value and "
                       "is not copied to the host"
                     : use;
+      }
+      if (isa<ChooseOp>(op))
+        use = "the side the host picks: that buffer itself, no copy";
       os << "  " << typeOf(buffer) << " from " << op.getName().getStringRef()
          << " at " << mlir::pipe::describeLocation(op.getLoc()) << ": " << use << "\n";
     }
   }
   if (!any)
     os << "  nothing else\n";
-  os << "control values sent to the host: none (allocation sizes and launch "
-        "shapes depend on the dims only; branches and loop bounds computed "
-        "from data are predicated on the GPU)\n";
+  if (auto notes = pipeline->getAttrOfType<ArrayAttr>("pipe.control")) {
+    os << "branches and loop iterations:\n";
+    for (Attribute note : notes)
+      os << "  " << cast<StringAttr>(note).getValue() << "\n";
+  }
+  if (conditions.empty())
+    os << "control values sent to the host: none (allocation sizes and "
+          "launch shapes depend on the dims only; branches and loop bounds "
+          "are predicated on the GPU)\n";
+  else
+    os << "control values sent to the host: the " << conditions.size()
+       << " branch conditions above (allocation sizes and launch shapes "
+          "depend on the dims only)\n";
   // Totals as formulas (and numbers when --dims binds every symbol).
   auto total = [](const std::vector<const Copy *> &copies) {
     std::string formula;
@@ -229,7 +339,8 @@ std::string pipec::describeTransfers(PipelineOp pipeline,
   };
   std::vector<const Copy *> deviceCaller, hostCaller;
   for (const Copy &c : perRun) {
-    hostCaller.push_back(&c);
+    if (!c.onlyFromDevice)
+      hostCaller.push_back(&c);
     if (c.always)
       deviceCaller.push_back(&c);
   }
@@ -312,7 +423,8 @@ std::string pipec::emitDot(PipelineOp pipeline, const pipert::Plan &plan) {
   Block &body = pipeline.getBody().front();
   os << "digraph \"" << plan.name << "\" {\n"
      << "  // Green: runs on the GPU. White: the caller's tensors (host or\n"
-     << "  // device memory). Blue: host data uploaded at load. Dashed red:\n"
+     << "  // device memory). Blue: host data uploaded at load. Yellow: a\n"
+     << "  // choice the host makes, running one side only. Dashed red:\n"
      << "  // host/device copies (see pipec --report=transfers).\n"
      << "  rankdir=TB; compound=true; node [fontname=\"Helvetica\"];\n"
      << "  label=\"pipeline " << plan.name << "\"; labelloc=t;\n";
@@ -373,6 +485,9 @@ std::string pipec::emitDot(PipelineOp pipeline, const pipert::Plan &plan) {
       llvm::interleaveComma(blur.getAxes(), as);
       label = "gaussian_blur axes [" + axes + "] " + blur.getBorder().str() +
               " (GPU)";
+    } else if (isa<ChooseOp>(op)) {
+      label = "choose (the host decides)";
+      color = "#fff9c4";
     } else if (isa<ReshapeOp>(op)) {
       label = "reshape (a view)";
     } else if (isa<ConstantOp>(op)) {
@@ -391,6 +506,10 @@ std::string pipec::emitDot(PipelineOp pipeline, const pipert::Plan &plan) {
       os << "  status_" << id << " [label=\"host\", shape=plaintext];\n  "
          << id << " -> status_" << id
          << " [style=dashed, color=red, label=\"D2H 24 B status\"];\n";
+    if (auto choose = dyn_cast<ChooseOp>(op))
+      os << "  cond_" << id << " [label=\"host\", shape=plaintext];\n  "
+         << dot.node(choose.getCondition()) << " -> cond_" << id
+         << " [style=dashed, color=red, label=\"D2H condition (packed)\"];\n";
     for (Value result : op.getResults())
       dot.producer[result] = id;
   }

@@ -108,3 +108,8 @@ pipert::Result<std::vector<pipert::HostTensor>>
 JitPipeline::runReference(const std::vector<pipert::HostTensor> &inputs) const {
   return pipec::runReference(impl->pipeline, inputs);
 }
+
+pipert::Executable::RunStats JitPipeline::lastRunStats() const {
+  return impl->executable ? impl->executable->lastRunStats()
+                          : pipert::Executable::RunStats();
+}

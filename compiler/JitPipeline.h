@@ -43,6 +43,10 @@ public:
   pipert::Result<std::vector<pipert::HostTensor>>
   run(const std::vector<pipert::HostTensor> &inputs);
 
+  /// What the last GPU run launched, skipped and read back to decide its
+  /// branches (all zero before the first run).
+  pipert::Executable::RunStats lastRunStats() const;
+
   /// Runs on the CPU reference executor: no GPU needed.
   pipert::Result<std::vector<pipert::HostTensor>>
   runReference(const std::vector<pipert::HostTensor> &inputs) const;

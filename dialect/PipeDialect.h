@@ -83,6 +83,12 @@ bool isBlurBorder(StringRef border);
 /// has no file position.
 std::string describeLocation(Location loc);
 
+/// The attribute the frontend puts on each `pipe.select` that merges the
+/// versions of a name an `if` branch or a `for` iteration binds, saying
+/// which ("'x' after the if"):
+/// `pipe-host-control` may turn such a select into a `pipe.choose`.
+constexpr llvm::StringLiteral kVersionMergeAttr = "pipe.merge";
+
 /// "function(a, b)".
 std::string getCallExpression(StringRef function, ArrayRef<std::string> args);
 

@@ -320,6 +320,30 @@ std::string CastOp::getScalarExpression(ArrayRef<std::string> operands) {
 }
 
 //===----------------------------------------------------------------------===//
+// ChooseOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult ChooseOp::verify() {
+  auto condition = cast<RankedTensorType>(getCondition().getType());
+  if (condition.getRank() != 0 || !condition.getElementType().isInteger(1))
+    return emitOpError() << "condition must be a rank-0 bool, not "
+                         << condition;
+  return success();
+}
+
+OpFoldResult ChooseOp::fold(FoldAdaptor adaptor) {
+  if (getTrueValue() == getFalseValue())
+    return getTrueValue();
+  Attribute condition = adaptor.getCondition();
+  if (auto dense = dyn_cast_or_null<DenseElementsAttr>(condition);
+      dense && dense.isSplat())
+    condition = dense.getSplatValue<Attribute>();
+  if (auto known = dyn_cast_or_null<IntegerAttr>(condition))
+    return known.getValue().isZero() ? getFalseValue() : getTrueValue();
+  return {};
+}
+
+//===----------------------------------------------------------------------===//
 // Layout ops
 //===----------------------------------------------------------------------===//
 

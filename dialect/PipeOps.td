@@ -305,6 +305,37 @@ def Pipe_CopyOp : Pipe_Op<"copy", [Pure, SameOperandsAndResultType]> {
 }
 
 //===----------------------------------------------------------------------===//
+// Control decided on the host
+//===----------------------------------------------------------------------===//
+
+def Pipe_ChooseOp : Pipe_Op<"choose", [Pure,
+    AllTypesMatch<["true_value", "false_value", "result"]>]> {
+  let summary = "Picks one of two values by a scalar the host reads at run time";
+  let description = [{
+    `c ? a : b` for a rank-0 bool `c`, decided once on the host instead of
+    per element on the GPU: the runtime reads `c` (the one value that
+    crosses, packed with the other conditions ready at the same time), then
+    runs only the work the chosen value needs. The result is the chosen
+    value's buffer; nothing is copied. `pipe-host-control` makes these of
+    the selects that merge an `if`'s branches or a `for` iteration's updates
+    when skipping the unchosen side saves more than the round trip costs.
+
+    ```mlir
+    %x1 = pipe.choose %c, %blurred, %x0 : tensor<i1>, tensor<?x?xui8, ["H", "W"]>
+    ```
+  }];
+  let arguments = (ins Pipe_Tensor:$condition, Pipe_Tensor:$true_value,
+                       Pipe_Tensor:$false_value);
+  let results = (outs Pipe_Tensor:$result);
+  let assemblyFormat = [{
+    $condition `,` $true_value `,` $false_value attr-dict `:`
+    type($condition) `,` type($result)
+  }];
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+//===----------------------------------------------------------------------===//
 // Reductions and stencils
 //===----------------------------------------------------------------------===//
 

@@ -165,6 +165,10 @@ public:
   /// For the select the parser makes of a name a `for` body updates: the
   /// name. Sema requires the update to keep the value's dtype and dims.
   std::string loopCarried;
+  /// For every select the parser makes to merge an `if`'s branches or a
+  /// `for` iteration's update, what it merges ("'x' after the if"):
+  /// `pipe-host-control` may decide it on the host.
+  std::string versionMerge;
   /// Set by Sema for gaussian_blur: the border and its constant's value.
   std::string border;
   double fill = 0;

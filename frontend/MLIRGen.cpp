@@ -220,8 +220,12 @@ private:
     RankedTensorType computed = tensorType(dtype, dims);
     if (callee == "select") {
       Value condition = broadcastTo(emitExpr(*call.args[0], "bool"), dims, where);
-      return pipe::SelectOp::create(builder, where, type, condition, arg(1),
-                                    arg(2));
+      auto select = pipe::SelectOp::create(builder, where, type, condition,
+                                           arg(1), arg(2));
+      if (!call.versionMerge.empty())
+        select->setAttr(pipe::kVersionMergeAttr,
+                        builder.getStringAttr(call.versionMerge));
+      return select;
     }
     if (callee == "min")
       return pipe::MinOp::create(builder, where, type, arg(0), arg(1));

@@ -208,13 +208,16 @@ namespace {
 ExprPtr nameRef(SMLoc loc, const std::string &name) {
   return std::make_unique<NameExprAST>(loc, name);
 }
-ExprPtr selectOf(SMLoc loc, ExprPtr condition, ExprPtr a, ExprPtr b) {
+ExprPtr selectOf(SMLoc loc, ExprPtr condition, ExprPtr a, ExprPtr b,
+                 std::string merges) {
   std::vector<ExprPtr> args;
   args.push_back(std::move(condition));
   args.push_back(std::move(a));
   args.push_back(std::move(b));
-  return std::make_unique<CallExprAST>(loc, "select", std::move(args),
-                                       std::vector<KeywordArgAST>{});
+  auto select = std::make_unique<CallExprAST>(loc, "select", std::move(args),
+                                              std::vector<KeywordArgAST>{});
+  select->versionMerge = std::move(merges);
+  return select;
 }
 } // namespace
 
@@ -279,7 +282,8 @@ bool Parser::parseIf(std::vector<BindingAST> &out) {
     out.push_back({loc, merged,
                    selectOf(loc, nameRef(loc, conditionName),
                             nameRef(loc, versionOf(thenBound)),
-                            nameRef(loc, versionOf(elseBound)))});
+                            nameRef(loc, versionOf(elseBound)),
+                            "'" + name + "' after the if")});
     current[name] = merged;
     visible.insert(name);
   }
@@ -375,7 +379,8 @@ bool Parser::parseFor(std::vector<BindingAST> &out) {
           nameRef(loc, boundName));
       ExprPtr select = selectOf(updateLoc, std::move(taken),
                                 nameRef(updateLoc, version),
-                                nameRef(updateLoc, previous));
+                                nameRef(updateLoc, previous),
+                                "'" + name + "' updated by the for loop");
       llvm::cast<CallExprAST>(*select).loopCarried = name;
       out.push_back({loc, merged, std::move(select)});
       current[name] = merged;

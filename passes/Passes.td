@@ -20,6 +20,37 @@ def Placement : Pass<"pipe-placement", "::mlir::pipe::PipelineOp"> {
   let dependentDialects = ["::mlir::pipe::PipeDialect"];
 }
 
+def HostControl : Pass<"pipe-host-control", "::mlir::pipe::PipelineOp"> {
+  let summary = "Decides on the host the branches and loop iterations worth it";
+  let description = [{
+    The frontend predicates `if` and `for`: every branch and all K
+    iterations are computed, and a `pipe.select` (marked `pipe.merge`)
+    keeps each name's right version. Such a select becomes a `pipe.choose`,
+    which the runtime decides on the host, running only the chosen side,
+    when its condition is one scalar (not per sample) and either
+    - the ops computing only the side it would skip include a reduction,
+      a gaussian_blur or another choose (whole kernels that then do not
+      run, against one small copy and a wait), or
+    - the source sends the condition to the host (`if c.cpu()`,
+      `for i in 0 .. n.cpu() max K`).
+    Otherwise the select stays, and fuses with the elementwise work around
+    it. Each merge site's decision is noted in the pipeline's
+    `pipe.control` attribute, which `pipec --report=transfers` prints.
+
+    Before:
+    ```mlir
+    %b = pipe.gaussian_blur %x window %w [0, 1] "reflect101" ...
+    %c = pipe.broadcast %t ... : tensor<i1> to tensor<?x?xi1, ["H", "W"]>
+    %x1 = pipe.select %c, %b, %x {pipe.merge = "'x' updated by the for loop"} ...
+    ```
+    After:
+    ```mlir
+    %x1 = pipe.choose %t, %b, %x : tensor<i1>, tensor<?x?xui8, ["H", "W"]>
+    ```
+  }];
+  let dependentDialects = ["::mlir::pipe::PipeDialect"];
+}
+
 def FuseElementwise : Pass<"pipe-fuse-elementwise", "::mlir::pipe::PipelineOp"> {
   let summary = "Groups elementwise ops over one domain into pipe.kernel ops";
   let description = [{

@@ -14,6 +14,7 @@ using namespace mlir;
 
 void mlir::pipe::buildDefaultPipeline(OpPassManager &pm) {
   OpPassManager &pipelinePm = pm.nest<PipelineOp>();
+  pipelinePm.addPass(createHostControl());
   pipelinePm.addPass(createPlacement());
   pipelinePm.addPass(createCanonicalizerPass());
   pipelinePm.addPass(createCSEPass());
@@ -24,7 +25,7 @@ void mlir::pipe::buildDefaultPipeline(OpPassManager &pm) {
 void mlir::pipe::registerPipePassesAndPipelines() {
   registerPipePasses();
   PassPipelineRegistration<>(
-      "pipe-default", "The default pipeline: placement, canonicalize, CSE, fusion of "
+      "pipe-default", "The default pipeline: host control, placement, canonicalize, CSE, fusion of "
       "elementwise ops, then of reductions",
       [](OpPassManager &pm) { buildDefaultPipeline(pm); });
 }

@@ -2,10 +2,12 @@
 //
 // Implements `pipe-placement` (see Passes.td). Every op of a pipeline runs
 // on the GPU (the runtime has no host kernels), so a value is needed on the
-// host only when the pipeline returns it there. Each explicit copy is
-// therefore either the copy of a result to host memory (kept: the result is
-// pinned to the host, and the runtime makes that copy once, at the end) or
-// part of a round trip that comes back to the GPU (removed). Each decision
+// host only when the pipeline returns it there or when it is the condition
+// of a `pipe.choose` (which the runtime reads itself). Each explicit copy is
+// therefore the copy of a result to host memory (kept: the result is
+// pinned to the host, and the runtime makes that copy once, at the end),
+// a condition the host reads (its copy is the decision's), or part of a
+// round trip that comes back to the GPU (removed). Each decision
 // is written to the pipeline's `pipe.placement` attribute, which the
 // transfer report prints.
 //
@@ -30,6 +32,25 @@ struct PlacementPass : public pipe::impl::PlacementBase<PlacementPass> {
   void runOnOperation() override;
 };
 } // namespace
+
+/// Whether `value` reaches the condition of a `pipe.choose` (directly or
+/// through scalar elementwise ops), which the host reads.
+static bool decidesOnHost(Value value) {
+  SmallVector<Value> worklist{value};
+  DenseSet<Operation *> visited;
+  while (!worklist.empty()) {
+    for (OpOperand &use : worklist.pop_back_val().getUses()) {
+      Operation *user = use.getOwner();
+      if (isa<ChooseOp>(user) && use.getOperandNumber() == 0)
+        return true;
+      if (isa<ElementwiseOpInterface>(user) &&
+          cast<RankedTensorType>(user->getResult(0).getType()).getRank() == 0 &&
+          visited.insert(user).second)
+        worklist.push_back(user->getResult(0));
+    }
+  }
+  return false;
+}
 
 void PlacementPass::runOnOperation() {
   PipelineOp pipeline = getOperation();
@@ -63,7 +84,11 @@ void PlacementPass::runOnOperation() {
                                builder.getStringAttr("host"));
         results.push_back(pipeline.getResultName(r).str());
       }
-      if (!results.empty()) {
+      bool decides = decidesOnHost(copy.getResult());
+      if (decides && results.empty()) {
+        note += " kept as the condition of a branch the host decides: the "
+                "runtime reads it in the decision's own small copy";
+      } else if (!results.empty()) {
         note += " kept as the copy of result";
         note += results.size() > 1 ? "s" : "";
         for (auto [i, name] : llvm::enumerate(results))

@@ -2,6 +2,7 @@
 
 #include "reference/ReferenceExecutor.h"
 
+#include "codegen/ElementwiseOps.h"
 #include "codegen/PlanBuilder.h"
 #include "codegen/StorageTypes.h"
 #include "codegen/PipeReduce.h"
@@ -24,46 +25,7 @@ namespace {
 
 using pipec::visitStorageType;
 
-// Which storage types an op's scalar function is instantiated for; the
-// verifier guarantees the others never occur.
-template <typename T> constexpr bool isFloatT = pipe_traits<T>::is_float;
-template <typename T> constexpr bool isIntT = pipe_traits<T>::is_int;
-template <typename T> constexpr bool isBoolT = !isFloatT<T> && !isIntT<T>;
-template <typename T> constexpr bool anyT = true;
-template <typename T> constexpr bool numericT = !isBoolT<T>;
-template <typename T> constexpr bool intOrBoolT = !isFloatT<T>;
-
-// Every elementwise op with the scalar function that defines it (the same
-// one its CUDA expression calls) and the dtypes it takes.
-#define PIPE_BINARY_OPS(X)                                                     \
-  X(AddOp, pipe_add, numericT) X(SubOp, pipe_sub, numericT)                    \
-  X(MulOp, pipe_mul, numericT) X(DivOp, pipe_div, isFloatT)                    \
-  X(FloorDivOp, pipe_floordiv, numericT) X(RemOp, pipe_rem, numericT)          \
-  X(PowOp, pipe_pow, numericT) X(MinOp, pipe_min, numericT)                    \
-  X(MaxOp, pipe_max, numericT) X(EqOp, pipe_eq, anyT) X(NeOp, pipe_ne, anyT)   \
-  X(LtOp, pipe_lt, numericT) X(LeOp, pipe_le, numericT)                        \
-  X(GtOp, pipe_gt, numericT) X(GeOp, pipe_ge, numericT)                        \
-  X(AndOp, pipe_and, intOrBoolT) X(OrOp, pipe_or, intOrBoolT)                  \
-  X(XorOp, pipe_xor, intOrBoolT) X(ShlOp, pipe_shl, isIntT)                    \
-  X(ShrOp, pipe_shr, isIntT)
-#define PIPE_UNARY_OPS(X)                                                      \
-  X(NotOp, pipe_not, intOrBoolT) X(AbsOp, pipe_abs, numericT)                  \
-  X(SqrtOp, pipe_sqrt, isFloatT) X(RsqrtOp, pipe_rsqrt, isFloatT)              \
-  X(ExpOp, pipe_exp, isFloatT) X(LogOp, pipe_log, isFloatT)                    \
-  X(SinOp, pipe_sin, isFloatT) X(CosOp, pipe_cos, isFloatT)                    \
-  X(TanhOp, pipe_tanh, isFloatT) X(FloorOp, pipe_floor, numericT)              \
-  X(CeilOp, pipe_ceil, numericT) X(RoundOp, pipe_round, numericT)
-
-#define PIPE_ALLOWED(pred)                                                     \
-  template <typename T> struct Allowed_##pred {                                \
-    static constexpr bool value = pred<T>;                                     \
-  };
-PIPE_ALLOWED(isFloatT)
-PIPE_ALLOWED(isIntT)
-PIPE_ALLOWED(anyT)
-PIPE_ALLOWED(numericT)
-PIPE_ALLOWED(intOrBoolT)
-#undef PIPE_ALLOWED
+using namespace pipescalar;
 
 using TensorPtr = std::shared_ptr<HostTensor>;
 
@@ -135,13 +97,13 @@ private:
 
   void runOp(Operation &op) {
     llvm::TypeSwitch<Operation *>(&op)
-#define PIPE_BINARY_CASE(Op, fn, allowed)                                      \
-  .Case<Op>([&](Op) {                                                          \
+#define PIPE_BINARY_CASE(Name, mnemonic, fn, allowed)                          \
+  .Case<Name##Op>([&](Name##Op) {                                              \
     elementwise<Allowed_##allowed, 2>(                                         \
         op, [](auto a, auto b) { return fn(a, b); });                          \
   })
-#define PIPE_UNARY_CASE(Op, fn, allowed)                                       \
-  .Case<Op>([&](Op) {                                                          \
+#define PIPE_UNARY_CASE(Name, mnemonic, fn, allowed)                           \
+  .Case<Name##Op>([&](Name##Op) {                                              \
     elementwise<Allowed_##allowed, 1>(op, [](auto a) { return fn(a); });       \
   })
         PIPE_BINARY_OPS(PIPE_BINARY_CASE) PIPE_UNARY_OPS(PIPE_UNARY_CASE)
@@ -166,6 +128,14 @@ private:
           values[reshape.getResult()] = out;
         })
         .Case<SelectOp>([&](SelectOp select) { runSelect(select); })
+        .Case<ChooseOp>([&](ChooseOp choose) {
+          // Both sides were computed (the reference runs every op); the
+          // result is the chosen one's tensor, as on the GPU.
+          const HostTensor &c = *values.lookup(choose.getCondition());
+          values[choose.getResult()] = values.lookup(
+              c.as<pipe_bool>()->v != 0 ? choose.getTrueValue()
+                                 : choose.getFalseValue());
+        })
         .Case<CastOp>([&](CastOp cast) { runCast(cast); })
         .Case<KernelOp>([&](KernelOp kernel) {
           Block &body = kernel.getBody().front();

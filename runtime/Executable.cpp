@@ -3,6 +3,7 @@
 #include "runtime/Executable.h"
 
 #include "runtime/CudaDriver.h"
+#include "runtime/HostScalars.h"
 #include "runtime/KernelCache.h"
 #include "runtime/Nvrtc.h"
 
@@ -15,14 +16,20 @@ using namespace pipert;
 
 using blurgeometry::kStatusBytes;
 
-struct Executable::LoadedKernel {
-  CUmodule module = nullptr;
+namespace {
+/// The functions of one loaded kernel.
+struct KernelFunctions {
   CUfunction function = nullptr; ///< The fast variant.
   CUfunction fallback = nullptr; ///< Any alignment, or 64-bit indices.
   CUfunction rows = nullptr;     ///< Whole rows per block.
   CUfunction tiles = nullptr;    ///< Shared-memory tiles of a transpose.
   /// Reductions and blurs: PlanKernel::entries, in order.
   std::vector<CUfunction> entries;
+};
+} // namespace
+
+struct Executable::LoadedKernel : KernelFunctions {
+  CUmodule module = nullptr;
 };
 
 
@@ -91,7 +98,10 @@ Result<std::unique_ptr<Executable>> Executable::load(Plan plan) {
   // Each blur reports its first bad sample into pinned host memory.
   size_t &numBlurs = executable->numBlurs_;
   for (const PlanKernel &kernel : executable->plan_.kernels)
-    numBlurs += kernel.kind == PlanKernel::Kind::Blur;
+    executable->blurSlot_.push_back(
+        kernel.kind == PlanKernel::Kind::Blur ? int(numBlurs++) : -1);
+  if (Status s = executable->prepareControl(cu); !s.ok())
+    return s;
   if (numBlurs > 0) {
     if (Status s = checkCuda(cu.cuMemHostAlloc(&executable->blurStatus_,
                                                numBlurs * kStatusBytes, 0),
@@ -214,6 +224,20 @@ Executable::~Executable() {
     (*driver)->cuMemFree(ptr);
   if (blurStatus_)
     (*driver)->cuMemFreeHost(blurStatus_);
+  if (controlHost_)
+    (*driver)->cuMemFreeHost(controlHost_);
+}
+
+Status Executable::prepareControl(const CudaDriver &cu) {
+  const Plan &plan = plan_;
+  controlSlot_.assign(plan.buffers.size(), -1);
+  if (plan.choices.empty())
+    return Status();
+  for (int b : getConditionBuffers(plan))
+    controlSlot_[b] = int(numControlSlots_++);
+  return checkCuda(cu.cuMemHostAlloc(&controlHost_,
+                                     numControlSlots_ + plan.choices.size(), 0),
+                   "cuMemHostAlloc", "for branch conditions");
 }
 
 Status pipert::checkPinnedMemory(const std::string &what, PlanMemory pinned,
@@ -599,6 +623,322 @@ static Status launchBlur(const LaunchContext &ctx, const PlanKernel &kernel,
   return Status();
 }
 
+/// An elementwise kernel over its outputs' shape (see PlanKernel for the
+/// variants and their arguments).
+static Status launchElementwise(const LaunchContext &ctx,
+                                const PlanKernel &kernel,
+                                const KernelFunctions &loaded) {
+  const std::vector<std::vector<int64_t>> &shapes = ctx.shapes;
+  const std::vector<CUdeviceptr> &ptrs = ctx.ptrs;
+  long long n = numElementsOf(shapes[kernel.outputs.front()]);
+  if (n == 0)
+    return Status();
+  // Pointers, n, then the symbolic dims the index arithmetic needs.
+  std::vector<CUdeviceptr> args;
+  for (int b : kernel.inputs)
+    args.push_back(ptrs[b]);
+  for (int b : kernel.outputs)
+    args.push_back(ptrs[b]);
+  std::vector<long long> dimValues;
+  for (const std::string &dim : kernel.dimArgs)
+    dimValues.push_back(ctx.sizes.at(dim));
+  std::vector<void *> params;
+  for (CUdeviceptr &arg : args)
+    params.push_back(&arg);
+  params.push_back(&n);
+  for (long long &value : dimValues)
+    params.push_back(&value);
+
+  // The fast variant when it applies (see PlanKernel).
+  bool fast;
+  if (kernel.indexing == PlanKernel::Indexing::Flat) {
+    // Vector accesses need 16-byte alignment of every array (scalars are
+    // read once, at index 0).
+    std::vector<CUdeviceptr> arrays;
+    for (int b : kernel.inputs)
+      if (!shapes[b].empty())
+        arrays.push_back(ptrs[b]);
+    for (int b : kernel.outputs)
+      arrays.push_back(ptrs[b]);
+    fast = kernel.elementsPerThread > 1 && allAligned(arrays, 16);
+    fast &= n < (1ll << 31); // its indices are 32-bit
+  } else {
+    fast = n < (1ll << 31);
+    for (int b : kernel.inputs)
+      fast &= numElementsOf(shapes[b]) < (1ll << 31);
+  }
+  CUfunction function = fast ? loaded.function : loaded.fallback;
+  unsigned threads = 256;
+  long long perThread = fast && kernel.indexing == PlanKernel::Indexing::Flat
+                            ? kernel.elementsPerThread
+                            : 1;
+  long long wanted = (n / perThread + threads - 1) / threads;
+  // Rows of at least a block's width: one row per block at a time.
+  long long rowLength = shapes[kernel.outputs.front()].empty()
+                            ? 1
+                            : shapes[kernel.outputs.front()].back();
+  unsigned threadsY = 1;
+  const std::vector<int64_t> &domain = shapes[kernel.outputs.front()];
+  if (fast && loaded.tiles && rowLength >= 32 &&
+      domain[kernel.tileDim] >= 32) {
+    // 32x8 threads per 32x32 tile.
+    function = loaded.tiles;
+    threads = 32;
+    threadsY = 8;
+    wanted = (n / rowLength / domain[kernel.tileDim]) *
+             ((domain[kernel.tileDim] + 31) / 32) * ((rowLength + 31) / 32);
+  } else if (fast && loaded.rows && rowLength >= 128) {
+    // 128 threads, 4 elements each per pass over a row.
+    function = loaded.rows;
+    threads = 128;
+    wanted = n / rowLength;
+  }
+  // One wave of resident blocks (2048 threads per SM); a grid-stride loop
+  // covers the rest.
+  // A tuning knob for benchmarks: blocks per SM for flat kernels.
+  static const int blocksPerSm = [] {
+    const char *value = std::getenv("PIPE_TUNE_BLOCKS_PER_SM");
+    return value ? std::atoi(value) : 0;
+  }();
+  long long cap = (long long)ctx.device.multiprocessors *
+                  (blocksPerSm > 0 ? blocksPerSm : 2048 / (threads * threadsY));
+  if (wanted > cap && function == loaded.rows)
+    cap *= 4; // rows are short work items: more blocks balance better
+  // The vector variant runs one step per block, unlooped: measured on an
+  // H200 (bench/sweep.sh), f32 -> u8 over 2^28 elements took 0.315 ms so
+  // against 0.328 ms with one wave of looping blocks.
+  bool vector = fast && kernel.indexing == PlanKernel::Indexing::Flat &&
+                function == loaded.function;
+  if (vector && blocksPerSm <= 0)
+    cap = (1ll << 31) - 1;
+  unsigned blocks = unsigned(std::max(1LL, std::min(wanted, cap)));
+  CUresult result =
+      ctx.cu.cuLaunchKernel(function, blocks, 1, 1, threads, threadsY, 1, 0,
+                            ctx.stream, params.data(), nullptr);
+  if (result != CUDA_SUCCESS)
+    return checkCuda(result, "cuLaunchKernel",
+                     "for kernel '" + kernel.entry + "'");
+  return Status();
+}
+
+/// One run's buffers, as Executable::run set them up.
+struct Executable::RunState {
+  const LaunchContext &ctx;
+  std::vector<CUdeviceptr> &ptrs;
+  /// Buffers whose memory is known: the caller's, a constant's, a
+  /// condition's slot. Others are allocated when first needed.
+  std::vector<bool> &bound;
+  const std::vector<TensorRef> &inputs;
+  CUdeviceptr controlBlock;
+};
+
+/// Runs the plan's kernels in order, except that with choices
+///  - a kernel runs only once the values it computes are known to be needed
+///    (by a result, through the chosen side of each choice on the way), and
+///    never when they are known not to be;
+///  - when nothing more can run, the host reads every condition the queued
+///    kernels compute, in one copy of the block they share, waits for it,
+///    and decides those choices. Independent work is queued before that
+///    wait, so the GPU stays busy while the host waits.
+/// Memory is allocated, for all kernels known to run, before the first
+/// launch that follows a decision, so that running out of it is reported
+/// before those kernels write anything.
+Status Executable::schedule(RunState &st) {
+  const Plan &plan = plan_;
+  const CudaDriver &cu = st.ctx.cu;
+  const size_t numBuffers = plan.buffers.size();
+  const size_t numKernels = plan.kernels.size();
+  stats_ = RunStats();
+  std::vector<int8_t> decided(plan.choices.size(), -1);
+  std::vector<bool> ready(numBuffers, false);
+  for (size_t b = 0; b < numBuffers; ++b)
+    ready[b] = int(b) < plan.numParams || !plan.buffers[b].constantData.empty();
+
+  auto concrete = [&](int b) { return resolveBuffer(plan, decided, b); };
+  auto isReady = [&](int b) {
+    int c = concrete(b);
+    return c >= 0 && ready[c];
+  };
+  // A kernel runs once it is needed, or may be and only computes scalars
+  // (conditions, mostly: computing them early can save a wait).
+  std::vector<uint8_t> need;
+  auto runs = [&](size_t k) {
+    uint8_t level = kernelDemand(plan, need, k);
+    return level == kNeeded ||
+           (level == kMaybeNeeded && isScalarKernel(plan, k));
+  };
+
+  // Scalars the host has without asking the GPU: parameters in host
+  // memory, constants, and what scalar kernels compute from them (their
+  // host steps). A choice whose condition is one of them is decided at
+  // once, with no copy, and the kernel computing the condition on the GPU
+  // is skipped unless something else reads it.
+  std::vector<const void *> hostValue(numBuffers, nullptr);
+  std::vector<std::string> hostComputed(numBuffers);
+  if (!plan.choices.empty()) {
+    for (int i = 0; i < plan.numParams; ++i)
+      if (st.inputs[i].memory == Memory::Host &&
+          plan.buffers[i].dims.empty() && st.inputs[i].data)
+        hostValue[i] = st.inputs[i].data;
+    for (size_t b = 0; b < numBuffers; ++b)
+      if (!plan.buffers[b].constantData.empty())
+        hostValue[b] = plan.buffers[b].constantData.data();
+    for (const PlanKernel &kernel : plan.kernels) {
+      if (kernel.hostSteps.empty())
+        continue;
+      std::vector<const void *> args;
+      for (int b : kernel.inputs)
+        if (int c = resolveBuffer(plan, decided, b); c >= 0 && hostValue[c])
+          args.push_back(hostValue[c]);
+      if (args.size() != kernel.inputs.size())
+        continue;
+      std::vector<std::string> results;
+      if (Status s = evaluateHostSteps(plan, kernel, args, results); !s.ok())
+        return s;
+      for (size_t r = 0; r < results.size(); ++r) {
+        hostComputed[kernel.outputs[r]] = std::move(results[r]);
+        hostValue[kernel.outputs[r]] = hostComputed[kernel.outputs[r]].data();
+      }
+    }
+  }
+  auto decideOnHost = [&] {
+    bool any = true;
+    while (any) {
+      any = false;
+      for (size_t c = 0; c < plan.choices.size(); ++c) {
+        if (decided[c] >= 0)
+          continue;
+        int b = concrete(plan.choices[c].condition);
+        if (b < 0 || !hostValue[b])
+          continue;
+        decided[c] = *static_cast<const unsigned char *>(hostValue[b]) != 0;
+        any = true;
+      }
+    }
+  };
+
+  std::vector<bool> done(numKernels, false);
+  size_t remaining = numKernels;
+  while (true) {
+    decideOnHost();
+    need = computeDemand(plan, decided);
+    bool undecided = false;
+    for (size_t c = 0; c < plan.choices.size(); ++c)
+      undecided |= decided[c] < 0 && need[plan.choices[c].result] > 0;
+    if (remaining == 0 && !undecided)
+      break;
+    // Memory for every kernel now known to run.
+    for (size_t k = 0; k < numKernels; ++k) {
+      if (done[k] || !runs(k))
+        continue;
+      for (int b : plan.kernels[k].outputs) {
+        if (st.bound[b])
+          continue;
+        size_t bytes = size_t(numElementsOf(st.ctx.shapes[b])) *
+                       dtypeSize(plan.buffers[b].dtype);
+        if (Status s = st.ctx.allocations.allocate(
+                bytes, b, plan.buffers[b].name, &st.ptrs[b]);
+            !s.ok())
+          return s;
+        st.bound[b] = true;
+      }
+    }
+    for (size_t b = 0; b < numBuffers; ++b)
+      if (int c = concrete(int(b)); c >= 0 && c != int(b))
+        st.ptrs[b] = st.ptrs[c];
+
+    bool progress = false;
+    for (size_t k = 0; k < numKernels; ++k) {
+      if (done[k])
+        continue;
+      const PlanKernel &kernel = plan.kernels[k];
+      if (kernelDemand(plan, need, k) == kNotNeeded) {
+        done[k] = true;
+        --remaining;
+        ++stats_.kernelsSkipped;
+        progress = true;
+        continue;
+      }
+      if (!runs(k) ||
+          !std::all_of(kernel.inputs.begin(), kernel.inputs.end(), isReady))
+        continue;
+      Status launched;
+      if (kernel.kind == PlanKernel::Kind::Reduction) {
+        launched = launchReduction(st.ctx, kernel, kernels_[k]->entries);
+      } else if (kernel.kind == PlanKernel::Kind::Blur) {
+        void *statusHost =
+            static_cast<char *>(blurStatus_) + blurSlot_[k] * kStatusBytes;
+        launched = launchBlur(st.ctx, kernel, kernels_[k]->entries, statusHost);
+      } else {
+        launched = launchElementwise(st.ctx, kernel, *kernels_[k]);
+      }
+      if (!launched.ok())
+        return launched;
+      for (int b : kernel.outputs)
+        ready[b] = true;
+      done[k] = true;
+      --remaining;
+      ++stats_.kernelsLaunched;
+      progress = true;
+    }
+    if (progress)
+      continue;
+
+    // Nothing more can run before the host knows more conditions: read all
+    // those computed so far.
+    std::vector<size_t> pending;
+    for (size_t c = 0; c < plan.choices.size(); ++c)
+      if (decided[c] < 0 && need[plan.choices[c].result] > 0 &&
+          isReady(plan.choices[c].condition))
+        pending.push_back(c);
+    if (pending.empty())
+      return Status::error("internal error: pipeline '" + plan.name +
+                           "' waits for a branch condition nothing computes");
+    auto *host = static_cast<unsigned char *>(controlHost_);
+    bool blockCopied = false;
+    std::vector<const unsigned char *> values;
+    for (size_t c : pending) {
+      int b = concrete(plan.choices[c].condition);
+      const unsigned char *value = nullptr;
+      if (controlSlot_[b] >= 0) {
+        if (!blockCopied) {
+          if (CUresult r = cu.cuMemcpyDtoHAsync(host, st.controlBlock,
+                                                numControlSlots_,
+                                                st.ctx.stream);
+              r != CUDA_SUCCESS)
+            return checkCuda(r, "cuMemcpyDtoHAsync", "for branch conditions");
+          blockCopied = true;
+          ++stats_.controlCopies;
+          stats_.controlBytes += numControlSlots_;
+        }
+        value = host + controlSlot_[b];
+      } else {
+        // A parameter in device memory.
+        unsigned char *slot = host + numControlSlots_ + c;
+        if (CUresult r = cu.cuMemcpyDtoHAsync(slot, st.ptrs[b], 1,
+                                              st.ctx.stream);
+            r != CUDA_SUCCESS)
+          return checkCuda(r, "cuMemcpyDtoHAsync", "for a branch condition");
+        ++stats_.controlCopies;
+        ++stats_.controlBytes;
+        value = slot;
+      }
+      values.push_back(value);
+    }
+    if (CUresult r = cu.cuStreamSynchronize(st.ctx.stream); r != CUDA_SUCCESS)
+      return checkCuda(r, "cuStreamSynchronize",
+                       "waiting for branch conditions of pipeline '" +
+                           plan.name + "'");
+    ++stats_.decisions;
+    for (size_t i = 0; i < pending.size(); ++i)
+      decided[pending[i]] = *values[i] != 0;
+  }
+  for (size_t b = 0; b < numBuffers; ++b)
+    if (int c = concrete(int(b)); c >= 0 && c != int(b))
+      st.ptrs[b] = st.ptrs[c];
+  return Status();
+}
+
 Status Executable::checkBlurStatus() const {
   size_t slot = 0;
   for (const PlanKernel &kernel : plan_.kernels) {
@@ -688,9 +1028,10 @@ Status Executable::run(const std::vector<TensorRef> &inputs,
     return device.status();
   const CudaDriver &cu = **getCudaDriver();
 
-  // 2. Give every buffer device memory: a device input or output is used in
-  // place, a constant has its own, a view shares its source's; anything
-  // else is allocated for this run from the stream-ordered pool.
+  // 2. Buffers that need no memory of their own: a device input or output
+  // is used in place, a constant has its own, a view shares its source's,
+  // a chosen value is the buffer chosen. The rest are allocated from the
+  // stream-ordered pool when the run first needs them (see Scheduler).
   RunAllocations allocations(cu, stream);
   const size_t numBuffers = plan_.buffers.size();
   std::vector<CUdeviceptr> ptrs(numBuffers, 0);
@@ -707,26 +1048,30 @@ Status Executable::run(const std::vector<TensorRef> &inputs,
     }
   for (size_t r = 0; r < outputs.size(); ++r) {
     int buffer = plan_.results[r];
+    const PlanBuffer &planBuffer = plan_.buffers[buffer];
     if (buffer >= plan_.numParams && !bound[buffer] &&
-        plan_.buffers[buffer].aliasOf < 0 &&
-        outputs[r].memory == Memory::Device) {
+        planBuffer.aliasOf < 0 && planBuffer.choice < 0 &&
+        controlSlot_[buffer] < 0 && outputs[r].memory == Memory::Device) {
       ptrs[buffer] = reinterpret_cast<CUdeviceptr>(outputs[r].data);
       bound[buffer] = true;
     }
   }
-  for (size_t b = 0; b < numBuffers; ++b) {
-    if (bound[b] || plan_.buffers[b].aliasOf >= 0)
-      continue;
-    size_t bytes =
-        size_t(numElementsOf(shapes[b])) * dtypeSize(plan_.buffers[b].dtype);
-    if (Status s = allocations.allocate(bytes, b, plan_.buffers[b].name,
-                                        &ptrs[b]);
+  CUdeviceptr controlBlock = 0;
+  if (numControlSlots_ > 0) {
+    // The conditions the host reads live side by side, so that those ready
+    // at one decision come back in one copy.
+    CUdeviceptr block = 0;
+    if (Status s = allocations.allocate(numControlSlots_, numBuffers,
+                                        "the branch conditions", &block);
         !s.ok())
       return s;
+    for (size_t b = 0; b < numBuffers; ++b)
+      if (controlSlot_[b] >= 0) {
+        ptrs[b] = block + controlSlot_[b];
+        bound[b] = true;
+      }
+    controlBlock = block;
   }
-  for (size_t b = 0; b < numBuffers; ++b)
-    if (plan_.buffers[b].aliasOf >= 0)
-      ptrs[b] = ptrs[plan_.buffers[b].aliasOf];
 
   // 3. Copy host inputs in, launch, copy results out, wait.
   bool anyHost = false;
@@ -762,119 +1107,13 @@ Status Executable::run(const std::vector<TensorRef> &inputs,
                              "' to the device");
     }
 
-  std::vector<void *> params;
-  std::vector<long long> dimValues;
   LaunchContext context{cu,  **device, stream, allocations,
                         *sizes, ptrs,     shapes};
   if (blurStatus_)
     std::memset(blurStatus_, 0xff, kStatusBytes * numBlurs_);
-  size_t blurSlot = 0;
-  for (size_t k = 0; k < plan_.kernels.size(); ++k) {
-    const PlanKernel &kernel = plan_.kernels[k];
-    if (kernel.kind == PlanKernel::Kind::Reduction) {
-      if (Status s = launchReduction(context, kernel, kernels_[k]->entries);
-          !s.ok())
-        return s;
-      continue;
-    }
-    if (kernel.kind == PlanKernel::Kind::Blur) {
-      void *statusHost =
-          static_cast<char *>(blurStatus_) + blurSlot++ * kStatusBytes;
-      if (Status s = launchBlur(context, kernel, kernels_[k]->entries,
-                                statusHost);
-          !s.ok())
-        return s;
-      continue;
-    }
-    long long n = numElementsOf(shapes[kernel.outputs.front()]);
-    if (n == 0)
-      continue;
-    // Pointers, n, then the symbolic dims the index arithmetic needs.
-    std::vector<CUdeviceptr> args;
-    for (int b : kernel.inputs)
-      args.push_back(ptrs[b]);
-    for (int b : kernel.outputs)
-      args.push_back(ptrs[b]);
-    dimValues.clear();
-    for (const std::string &dim : kernel.dimArgs)
-      dimValues.push_back(sizes->at(dim));
-    params.clear();
-    for (CUdeviceptr &arg : args)
-      params.push_back(&arg);
-    params.push_back(&n);
-    for (long long &value : dimValues)
-      params.push_back(&value);
-
-    // The fast variant when it applies (see PlanKernel).
-    bool fast;
-    if (kernel.indexing == PlanKernel::Indexing::Flat) {
-      // Vector accesses need 16-byte alignment of every array (scalars are
-      // read once, at index 0).
-      std::vector<CUdeviceptr> arrays;
-      for (int b : kernel.inputs)
-        if (!shapes[b].empty())
-          arrays.push_back(ptrs[b]);
-      for (int b : kernel.outputs)
-        arrays.push_back(ptrs[b]);
-      fast = kernel.elementsPerThread > 1 && allAligned(arrays, 16);
-      fast &= n < (1ll << 31); // its indices are 32-bit
-    } else {
-      fast = n < (1ll << 31);
-      for (int b : kernel.inputs)
-        fast &= numElementsOf(shapes[b]) < (1ll << 31);
-    }
-    CUfunction function = fast ? kernels_[k]->function : kernels_[k]->fallback;
-    unsigned threads = 256;
-    long long perThread = fast && kernel.indexing == PlanKernel::Indexing::Flat
-                              ? kernel.elementsPerThread
-                              : 1;
-    long long wanted = (n / perThread + threads - 1) / threads;
-    // Rows of at least a block's width: one row per block at a time.
-    long long rowLength = shapes[kernel.outputs.front()].empty()
-                              ? 1
-                              : shapes[kernel.outputs.front()].back();
-    unsigned threadsY = 1;
-    const std::vector<int64_t> &domain = shapes[kernel.outputs.front()];
-    if (fast && kernels_[k]->tiles && rowLength >= 32 &&
-        domain[kernel.tileDim] >= 32) {
-      // 32x8 threads per 32x32 tile.
-      function = kernels_[k]->tiles;
-      threads = 32;
-      threadsY = 8;
-      wanted = (n / rowLength / domain[kernel.tileDim]) *
-               ((domain[kernel.tileDim] + 31) / 32) * ((rowLength + 31) / 32);
-    } else if (fast && kernels_[k]->rows && rowLength >= 128) {
-      // 128 threads, 4 elements each per pass over a row.
-      function = kernels_[k]->rows;
-      threads = 128;
-      wanted = n / rowLength;
-    }
-    // One wave of resident blocks (2048 threads per SM); a grid-stride loop
-    // covers the rest.
-    // A tuning knob for benchmarks: blocks per SM for flat kernels.
-    static const int blocksPerSm = [] {
-      const char *value = std::getenv("PIPE_TUNE_BLOCKS_PER_SM");
-      return value ? std::atoi(value) : 0;
-    }();
-    long long cap = (long long)(*device)->multiprocessors *
-                    (blocksPerSm > 0 ? blocksPerSm : 2048 / (threads * threadsY));
-    if (wanted > cap && function == kernels_[k]->rows)
-      cap *= 4; // rows are short work items: more blocks balance better
-    // The vector variant runs one step per block, unlooped: measured on an
-    // H200 (bench/sweep.sh), f32 -> u8 over 2^28 elements took 0.315 ms so
-    // against 0.328 ms with one wave of looping blocks.
-    bool vector = fast && kernel.indexing == PlanKernel::Indexing::Flat &&
-                  function == kernels_[k]->function;
-    if (vector && blocksPerSm <= 0)
-      cap = (1ll << 31) - 1;
-    unsigned blocks = unsigned(std::max(1LL, std::min(wanted, cap)));
-    CUresult result = cu.cuLaunchKernel(function, blocks, 1, 1, threads,
-                                        threadsY, 1, 0, stream, params.data(),
-                                        nullptr);
-    if (result != CUDA_SUCCESS)
-      return checkCuda(result, "cuLaunchKernel",
-                       "for kernel '" + kernel.entry + "'");
-  }
+  RunState state{context, ptrs, bound, inputs, controlBlock};
+  if (Status s = schedule(state); !s.ok())
+    return s;
 
   // A blur that found a bad window wrote nothing; copying its (unwritten)
   // device buffers to host outputs would. So with blurs, host outputs wait

@@ -25,6 +25,8 @@ typedef struct CUstream_st *CUstream;
 
 namespace pipert {
 
+struct CudaDriver;
+
 /// Checks `inputs` against the parameters `params` of pipeline `pipeline`
 /// (count, dtype, rank, literal sizes, non-null data) and binds each symbolic
 /// dim; an error names the input and the dim that do not fit, and for a dim
@@ -95,6 +97,20 @@ public:
   /// Runs on host tensors and returns the results as host tensors.
   Result<std::vector<HostTensor>> run(const std::vector<HostTensor> &inputs);
 
+  /// What one run did. Branches and loop iterations the host decides
+  /// (Plan::choices) launch only the kernels the chosen values need; each
+  /// time the run cannot go on without conditions the GPU computed, it
+  /// reads all of those that are ready in one copy and waits for it.
+  struct RunStats {
+    int kernelsLaunched = 0; ///< Plan kernels (a blur's passes count once).
+    int kernelsSkipped = 0;  ///< Not needed by the values chosen.
+    int decisions = 0;       ///< Waits for conditions.
+    int controlCopies = 0;   ///< Device-to-host copies of conditions.
+    size_t controlBytes = 0; ///< Bytes those copies moved.
+  };
+  /// The statistics of the last run (of any thread's: one at a time).
+  const RunStats &lastRunStats() const { return stats_; }
+
 private:
   explicit Executable(Plan plan);
   Plan plan_;
@@ -112,7 +128,22 @@ private:
   /// a run (one pipe_blur_status per blur, in plan order), or null.
   void *blurStatus_ = nullptr;
   size_t numBlurs_ = 0;
+  /// For each kernel, its slot in blurStatus_ (-1 for other kernels).
+  std::vector<int> blurSlot_;
   Status checkBlurStatus() const;
+
+  /// Where each condition a choice reads sits in the run's block of
+  /// conditions (-1 for other buffers), the block's size, and pinned host
+  /// memory for it (then one byte per choice, for conditions outside it).
+  std::vector<int> controlSlot_;
+  size_t numControlSlots_ = 0;
+  void *controlHost_ = nullptr;
+  RunStats stats_;
+  /// Allocates, launches, skips and decides, in an order the buffers'
+  /// dependencies and the choices allow (see Executable.cpp).
+  struct RunState;
+  Status schedule(RunState &state);
+  Status prepareControl(const CudaDriver &cu);
 };
 
 } // namespace pipert

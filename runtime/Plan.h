@@ -62,6 +62,37 @@ struct PlanBuffer {
   std::string constantData;
   /// For a parameter: where the caller's tensor must be.
   PlanMemory memory = PlanMemory::Any;
+  /// For a value the host picks at run time: its PlanChoice, or -1. Such a
+  /// buffer has no memory of its own; it is the chosen buffer.
+  int choice = -1;
+};
+
+/// A branch or loop iteration the host decides (pipe.choose): buffer
+/// `result` is buffer `ifTrue` or buffer `ifFalse` as the rank-0 bool
+/// buffer `condition` says. The runtime reads the condition once the kernel
+/// computing it is queued (with every other condition ready by then, in one
+/// copy), and launches only the kernels the chosen values need.
+struct PlanChoice {
+  int condition = -1;
+  int ifTrue = -1;
+  int ifFalse = -1;
+  int result = -1;
+  /// Where the branch or loop is in the source ("file:line:col").
+  std::string location;
+};
+
+/// One step of a scalar kernel's computation on the host (see
+/// PlanKernel::hostSteps): `op` is an elementwise op's mnemonic ("add",
+/// "lt", "select", "cast") or "constant"; it reads the registers `args`
+/// (the kernel's inputs are registers 0 .. inputs.size()-1, then each step
+/// writes the next) as `dtype` (for "cast", the source dtype; for "select",
+/// the values') and gives `resultDType`. A constant's bytes are `constant`.
+struct PlanScalarStep {
+  std::string op;
+  DType dtype = DType::F32;
+  DType resultDType = DType::F32;
+  std::vector<int> args;
+  std::string constant;
 };
 
 /// One CUDA kernel, in two variants with one signature:
@@ -118,6 +149,13 @@ struct PlanKernel {
   std::string source;
   std::vector<int> inputs;  ///< Buffer ids.
   std::vector<int> outputs; ///< Buffer ids, all of the domain's shape.
+  /// For an elementwise kernel over rank-0 values only (a few scalar
+  /// operations, typically branch conditions): the same computation for the
+  /// host, which the runtime runs instead of reading the results back when
+  /// its inputs are in host memory. `hostResults` are the registers of the
+  /// outputs. Empty when some op has no host form.
+  std::vector<PlanScalarStep> hostSteps;
+  std::vector<int> hostResults;
   int cubinArch = 0;        ///< e.g. 90 for sm_90; 0 when there is no cubin.
   std::string cubin;        ///< Bytes.
   std::string ptx;
@@ -135,11 +173,47 @@ struct Plan {
   /// Where each result's output tensor must be, in result order.
   std::vector<PlanMemory> resultMemory;
   std::vector<PlanKernel> kernels;
+  std::vector<PlanChoice> choices;
   /// Kernels compiled with FMA contraction and approximate division (see
   /// compileCuda); results then differ from the CPU reference's in the last
   /// bits.
   bool fastMath = false;
 };
+
+/// How much the results need a buffer, given the choices decided so far.
+enum : uint8_t {
+  kNotNeeded = 0,
+  /// Needed if an undecided choice picks the side it is on.
+  kMaybeNeeded = 1,
+  kNeeded = 2,
+};
+
+/// For each buffer of `plan`, how much the results need it, when choice c
+/// is decided true (1), false (0) or not yet (-1) as `decided[c]` says.
+/// A kernel runs only if some output is kNeeded; never if all are
+/// kNotNeeded (the runtime skips it; the transfer report calls such
+/// kernels conditional).
+std::vector<uint8_t> computeDemand(const Plan &plan,
+                                   const std::vector<int8_t> &decided);
+
+/// The most any output of kernel `kernel` is needed.
+uint8_t kernelDemand(const Plan &plan, const std::vector<uint8_t> &need,
+                     size_t kernel);
+
+/// The buffer whose memory `buffer` is, through views and the choices
+/// `decided` has decided; -1 while a choice on the way is undecided.
+int resolveBuffer(const Plan &plan, const std::vector<int8_t> &decided,
+                  int buffer);
+
+/// The buffers computed by kernels that a choice's condition may be
+/// (directly, or through views and other choices): the runtime keeps them
+/// side by side, to read those ready at one time in one copy.
+std::vector<int> getConditionBuffers(const Plan &plan);
+
+/// Whether kernel `kernel` is elementwise over rank-0 outputs only (a few
+/// scalar operations): the runtime computes such a kernel's conditions
+/// before it knows that they will be needed, to save a wait.
+bool isScalarKernel(const Plan &plan, size_t kernel);
 
 } // namespace pipert
 

@@ -159,3 +159,11 @@ pipe.pipeline @blur_nothing(%x: tensor<?x?xui8, ["N", "W"]> {pipe.name = "x"}) -
   %0 = pipe.gaussian_blur %x axes [1] border "clamp" fill 0.0 : tensor<?x?xui8, ["N", "W"]> to tensor<?x?xui8, ["N", "W"]>
   pipe.return %0 : tensor<?x?xui8, ["N", "W"]>
 }
+
+// -----
+
+pipe.pipeline @choose_per_element(%c: tensor<?xi1, ["N"]> {pipe.name = "c"}, %a: tensor<?xf32, ["N"]> {pipe.name = "a"}) -> (tensor<?xf32, ["N"]> {pipe.name = "y"}) {
+  // expected-error @+1 {{condition must be a rank-0 bool, not 'tensor<?xi1, ["N"]>'}}
+  %y = pipe.choose %c, %a, %a : tensor<?xi1, ["N"]>, tensor<?xf32, ["N"]>
+  pipe.return %y : tensor<?xf32, ["N"]>
+}

@@ -44,3 +44,10 @@ pipe.pipeline @reductions_and_blur(%x: tensor<?x?x?xf32, ["N", "H", "W"]> {pipe.
   %b = pipe.gaussian_blur %x window %w : tensor<?xsi32, ["N"]> sigma %s : tensor<f32> axes [1, 2] border "wrap" fill 0.0 : tensor<?x?x?xf32, ["N", "H", "W"]> to tensor<?x?x?xf32, ["N", "H", "W"]>
   pipe.return %m, %k, %b : tensor<?xf32, ["N"]>, tensor<?x1x?xf32, ["N", "W"]>, tensor<?x?x?xf32, ["N", "H", "W"]>
 }
+
+// CHECK-LABEL: pipe.pipeline @choose
+// CHECK: = choose %c, %a, %b : tensor<i1>, tensor<?xf32, ["N"]>
+pipe.pipeline @choose(%c: tensor<i1> {pipe.name = "c"}, %a: tensor<?xf32, ["N"]> {pipe.name = "a"}, %b: tensor<?xf32, ["N"]> {pipe.name = "b"}) -> (tensor<?xf32, ["N"]> {pipe.name = "y"}) {
+  %y = pipe.choose %c, %a, %b : tensor<i1>, tensor<?xf32, ["N"]>
+  pipe.return %y : tensor<?xf32, ["N"]>
+}

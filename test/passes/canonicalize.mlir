@@ -51,3 +51,16 @@ pipe.pipeline @constant() -> (tensor<3x2xf32> {pipe.name = "y"}) {
   %0 = pipe.broadcast %c [1] : tensor<2xf32> to tensor<3x2xf32>
   pipe.return %0 : tensor<3x2xf32>
 }
+
+// -----
+
+// A choice with a known condition, or between one value, is that value.
+// CHECK-LABEL: pipe.pipeline @choose_folds
+// CHECK-NOT: choose
+// CHECK: return %b, %a
+pipe.pipeline @choose_folds(%c: tensor<i1> {pipe.name = "c"}, %a: tensor<?xf32, ["N"]> {pipe.name = "a"}, %b: tensor<?xf32, ["N"]> {pipe.name = "b"}) -> (tensor<?xf32, ["N"]> {pipe.name = "y"}, tensor<?xf32, ["N"]> {pipe.name = "z"}) {
+  %f = pipe.constant false
+  %0 = pipe.choose %f, %a, %b : tensor<i1>, tensor<?xf32, ["N"]>
+  %1 = pipe.choose %c, %a, %a : tensor<i1>, tensor<?xf32, ["N"]>
+  pipe.return %0, %1 : tensor<?xf32, ["N"]>, tensor<?xf32, ["N"]>
+}

@@ -11,6 +11,8 @@
 #include "runtime/CudaDriver.h"
 #include "runtime/Nvrtc.h"
 
+#include <algorithm>
+
 using namespace pipetest;
 using pipert::DType;
 using pipert::HostTensor;
@@ -173,6 +175,28 @@ const Case kCases[] = {
      {DType::U8, DType::F32, DType::F16},
      [](int64_t n, int64_t w) -> Shapes { return {{n, 6, w, 3}, {n}, {n, 6, w, 3}}; },
      /*relativeTolerance=*/1e-3},
+    // Branches and iterations the host decides (pipe.choose): conditions
+    // from a reduction, a host scalar and .cpu(), a loop whose trip count
+    // the GPU computes from a scalar, nested in data dependence.
+    {"host_control",
+     "pipeline host_control(x: f32[N, W], t: f32) -> (y: f32[N, W], s: f32) {\n"
+     "  y = x\n"
+     "  if mean(x) > 0 {\n"
+     "    y = gaussian_blur(x, window = 5, axes = [1])\n"
+     "  }\n"
+     "  s = 0.0\n"
+     "  if t > 1 {\n"
+     "    s = max(y)\n"
+     "  }\n"
+     "  for i in 0 .. i32(t * 3) max 3 {\n"
+     "    y = gaussian_blur(y, window = 2 * i + 3, axes = [1]) + 1\n"
+     "  }\n"
+     "  if t.cpu() > 0.9 {\n"
+     "    y = y * 2\n"
+     "  }\n}\n",
+     {DType::F32, DType::F32},
+     [](int64_t n, int64_t w) -> Shapes { return {{n, w}, {}}; },
+     /*relativeTolerance=*/1e-5},
     {"dynamic_blur",
      "pipeline dynamic_blur(masks: u8[N, H, W]) -> (blurred: u8[N, H, W]) {\n"
      "  ratio = mean(f32(masks > 100), axes = [1, 2])\n"
@@ -595,4 +619,84 @@ TEST(Gpu, OverlappingOutputsAreRefused) {
                          pipert::Memory::Device}});
   ASSERT_FALSE(status.ok());
   EXPECT_NE(status.message().find("overlaps input 'x'"), std::string::npos);
+}
+
+TEST(Gpu, HostDecidedLoopRunsOnlyItsIterations) {
+  REQUIRE_GPU();
+  auto pipeline = compileOrDie(
+      "pipeline p(x: f32[N, W], n: i32) -> (y: f32[N, W]) {\n"
+      "  y = x\n"
+      "  for i in 0 .. n max 6 {\n"
+      "    y = gaussian_blur(y, window = 2 * i + 3, axes = [1]) + 1\n"
+      "  }\n}\n");
+  ASSERT_TRUE(pipeline);
+  ASSERT_EQ(pipeline->plan().choices.size(), 6u);
+  const int64_t kernels = int64_t(pipeline->plan().kernels.size());
+  HostTensor x = randomTensor(DType::F32, {5, 1001}, 7);
+  for (int32_t n : {-2, 0, 1, 3, 6, 9}) {
+    HostTensor count(DType::I32, {});
+    *count.as<int32_t>() = n;
+    auto expected = pipeline->runReference({x, count});
+    ASSERT_TRUE(expected.ok()) << expected.status().message();
+    int iterations = std::clamp(n, 0, 6);
+    // Host tensors: the host computes the conditions from n itself (the
+    // kernel computing them on the GPU is skipped) and decides at once.
+    auto got = pipeline->run({x, count});
+    ASSERT_TRUE(got.ok()) << got.status().message();
+    EXPECT_TRUE(sameValues((*got)[0], (*expected)[0], 1e-5)) << "n=" << n;
+    pipert::Executable::RunStats stats = pipeline->lastRunStats();
+    EXPECT_EQ(stats.kernelsSkipped, 2 * (6 - iterations) + 1) << "n=" << n;
+    EXPECT_EQ(stats.kernelsLaunched + stats.kernelsSkipped, kernels);
+    EXPECT_EQ(stats.decisions, 0);
+    EXPECT_EQ(stats.controlCopies, 0);
+    // Everything on the device, the trip count too.
+    DeviceBuffer dx(x.numBytes()), dn(4), dy(x.numBytes());
+    dx.upload(x.data());
+    dn.upload(count.data());
+    HostTensor y(DType::F32, {5, 1001});
+    pipert::Status status = pipeline->run(
+        {pipert::TensorRef{dx.get(), DType::F32, {5, 1001}, pipert::Memory::Device},
+         pipert::TensorRef{dn.get(), DType::I32, {}, pipert::Memory::Device}},
+        {pipert::TensorRef{dy.get(), DType::F32, {5, 1001}, pipert::Memory::Device}});
+    ASSERT_TRUE(status.ok()) << status.message();
+    dy.download(y.data());
+    EXPECT_TRUE(sameValues(y, (*expected)[0], 1e-5)) << "n=" << n;
+    // Each skipped iteration skips its blur and its + 1; the six
+    // conditions come back in one 6-byte copy, one wait.
+    stats = pipeline->lastRunStats();
+    EXPECT_EQ(stats.kernelsSkipped, 2 * (6 - iterations)) << "n=" << n;
+    EXPECT_EQ(stats.kernelsLaunched + stats.kernelsSkipped, kernels);
+    EXPECT_EQ(stats.decisions, 1);
+    EXPECT_EQ(stats.controlCopies, 1);
+    EXPECT_EQ(stats.controlBytes, 6u);
+  }
+}
+
+TEST(Gpu, HostConditionsAreReadInPlaceWhenTheyAreHostParameters) {
+  REQUIRE_GPU();
+  auto pipeline = compileOrDie(
+      "pipeline p(x: f32[N, W], c: bool) -> (y: f32[N, W]) {\n"
+      "  y = x\n"
+      "  if c {\n"
+      "    y = gaussian_blur(x, window = 7, axes = [1])\n"
+      "  } else {\n"
+      "    y = x - mean(x)\n"
+      "  }\n}\n");
+  ASSERT_TRUE(pipeline);
+  HostTensor x = randomTensor(DType::F32, {3, 777}, 9);
+  for (bool c : {true, false}) {
+    HostTensor flag(DType::Bool, {});
+    *flag.as<uint8_t>() = c;
+    auto expected = pipeline->runReference({x, flag});
+    ASSERT_TRUE(expected.ok()) << expected.status().message();
+    auto got = pipeline->run({x, flag});
+    ASSERT_TRUE(got.ok()) << got.status().message();
+    EXPECT_TRUE(sameValues((*got)[0], (*expected)[0], 1e-5)) << "c=" << c;
+    pipert::Executable::RunStats stats = pipeline->lastRunStats();
+    // The condition is the caller's host memory: no copy, no wait; only
+    // the chosen side's kernels run.
+    EXPECT_EQ(stats.controlCopies, 0);
+    EXPECT_EQ(stats.decisions, 0);
+    EXPECT_GE(stats.kernelsSkipped, 1);
+  }
 }

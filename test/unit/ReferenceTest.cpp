@@ -245,3 +245,29 @@ TEST(Reference, ForLoopsRunUpToTheBoundAndIfPicksPerElement) {
                                               {40, 8, 4, 16})));
   }
 }
+
+TEST(Reference, HostDecidedIterationsEqualALoopOfExactlyThatMany) {
+  // The loop's iterations become choices the host decides; whatever the
+  // bound, the result is that of a loop unrolled exactly that many times.
+  auto loop = [](int most) {
+    return "pipeline p(x: f32[N, W], n: i32) -> (y: f32[N, W]) {\n"
+           "  y = x\n"
+           "  for i in 0 .. n max " + std::to_string(most) + " {\n"
+           "    y = gaussian_blur(y, window = 2 * i + 3, axes = [1]) * 0.5\n"
+           "  }\n}\n";
+  };
+  auto decided = compileOrDie(loop(5));
+  ASSERT_TRUE(decided);
+  ASSERT_EQ(decided->plan().choices.size(), 5u);
+  HostTensor x = randomTensor(DType::F32, {2, 41}, 5);
+  for (int n : {0, 2, 5}) {
+    auto exact = compileOrDie(loop(n));
+    ASSERT_TRUE(exact);
+    HostTensor count(DType::I32, {});
+    *count.as<int32_t>() = n;
+    auto a = decided->runReference({x, count});
+    auto b = exact->runReference({x, count});
+    ASSERT_TRUE(a.ok() && b.ok());
+    EXPECT_TRUE(sameBits((*a)[0], (*b)[0])) << "n=" << n;
+  }
+}

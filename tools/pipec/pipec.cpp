@@ -201,6 +201,10 @@ static std::string describePlan(const pipert::Plan &plan) {
       os << (i ? ", " : "") << "%" << kernel.outputs[i];
     os << ")\n";
   }
+  for (const pipert::PlanChoice &choice : plan.choices)
+    os << "  choice %" << choice.result << " = %" << choice.condition
+       << " ? %" << choice.ifTrue << " : %" << choice.ifFalse
+       << " (the host decides)\n";
   for (size_t r = 0; r < plan.results.size(); ++r)
     os << "  result " << plan.resultNames[r] << " = %" << plan.results[r]
        << "\n";

@@ -1,0 +1,177 @@
+//===- HostControl.cpp - Branches and iterations the host decides ---------===//
+//
+// Implements `pipe-host-control` (see Passes.td). The frontend turns `if`
+// and `for` into predication: both branches (all K iterations) are
+// computed and a select per name keeps the right version. That is the
+// cheapest form when the skipped work is elementwise (it fuses into the
+// same kernels and costs no transfer), and the only form for a per-sample
+// condition. When the condition is one scalar and the side it would skip
+// holds a reduction, a blur or another decided branch, reading the scalar
+// on the host costs one small copy and a wait, and saves whole kernels:
+// the select becomes a `pipe.choose`, and the runtime launches only what
+// the chosen value needs.
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/Passes.h"
+
+#include "mlir/IR/Builders.h"
+
+#include <map>
+
+namespace mlir {
+namespace pipe {
+#define GEN_PASS_DEF_HOSTCONTROL
+#include "passes/Passes.h.inc"
+} // namespace pipe
+} // namespace mlir
+
+using namespace mlir;
+using namespace mlir::pipe;
+
+namespace {
+struct HostControlPass : public pipe::impl::HostControlBase<HostControlPass> {
+  void runOnOperation() override;
+};
+
+/// The scalar a merge's condition broadcasts, or null when the condition
+/// differs between elements (per sample).
+Value getScalarCondition(SelectOp select) {
+  Value condition = select.getCondition();
+  if (auto broadcast = condition.getDefiningOp<BroadcastOp>())
+    condition = broadcast.getInput();
+  if (cast<RankedTensorType>(condition.getType()).getRank() != 0)
+    return nullptr;
+  return condition;
+}
+
+/// Whether the scalar `condition` is, or is computed by scalar elementwise
+/// ops from, a value the source sends to the host (`c.cpu()`,
+/// `n.cpu() > 2`).
+bool sendsToHost(Value condition) {
+  SmallVector<Value> worklist{condition};
+  DenseSet<Operation *> visited;
+  while (!worklist.empty()) {
+    Operation *def = worklist.pop_back_val().getDefiningOp();
+    if (!def || !visited.insert(def).second)
+      continue;
+    if (auto copy = dyn_cast<CopyOp>(def); copy && copy.getTo() == "host")
+      return true;
+    if (isa<ElementwiseOpInterface>(def))
+      llvm::append_range(worklist, def->getOperands());
+  }
+  return false;
+}
+
+/// The ops computing `select`'s operand `index` and nothing else: what the
+/// GPU need not run when the other operand is chosen. The block is in
+/// program order, so every user of an op follows it.
+SmallVector<Operation *> getExclusiveProducers(SelectOp select,
+                                               unsigned index) {
+  DenseSet<Operation *> cone;
+  SmallVector<Operation *> ordered;
+  for (Operation *op = select->getPrevNode(); op; op = op->getPrevNode()) {
+    if (op->getNumResults() == 0 || op->use_empty())
+      continue;
+    bool exclusive = llvm::all_of(op->getUses(), [&](OpOperand &use) {
+      if (use.getOwner() == select.getOperation())
+        return use.getOperandNumber() == index;
+      return cone.contains(use.getOwner());
+    });
+    if (exclusive) {
+      cone.insert(op);
+      ordered.push_back(op);
+    }
+  }
+  return ordered;
+}
+
+/// What makes skipping `ops` worth a round trip to the host: the name of
+/// the first op that launches kernels of its own, or "".
+std::string getCostlyWork(ArrayRef<Operation *> ops) {
+  for (Operation *op : ops) {
+    if (isa<ReduceOp>(op))
+      return "a " + cast<ReduceOp>(op).getKind().str();
+    if (isa<GaussianBlurOp>(op))
+      return "a gaussian_blur";
+    if (isa<ChooseOp>(op))
+      return "a branch decided on the host";
+  }
+  return "";
+}
+} // namespace
+
+void HostControlPass::runOnOperation() {
+  PipelineOp pipeline = getOperation();
+  Block &body = pipeline.getBody().front();
+  // One note per merge site (a loop's K copies share their source line).
+  struct Site {
+    std::string where, merged, reason;
+    int decided = 0, total = 0;
+  };
+  std::vector<Site> sites;
+  std::map<std::string, size_t> siteOf;
+  // In program order: a merge nested in a branch is decided before the
+  // merge of the branch that holds it, whose skipped work it then is.
+  SmallVector<SelectOp> merges;
+  for (Operation &op : body)
+    if (auto select = dyn_cast<SelectOp>(op))
+      if (select->hasAttr(kVersionMergeAttr))
+        merges.push_back(select);
+  for (SelectOp select : merges) {
+    auto merged = select->getAttrOfType<StringAttr>(kVersionMergeAttr);
+    std::string where = describeLocation(select.getLoc());
+    auto [it, inserted] =
+        siteOf.try_emplace(where + "\n" + merged.str(), sites.size());
+    if (inserted)
+      sites.push_back({where, merged.str(), "", 0, 0});
+    Site &site = sites[it->second];
+    ++site.total;
+    select->removeAttr(kVersionMergeAttr);
+    Value condition = getScalarCondition(select);
+    if (!condition) {
+      site.reason =
+          "predicated on the GPU: its condition differs between elements";
+      continue;
+    }
+    // A condition the source sends to the host (`c.cpu()`) is decided
+    // there whatever the cost.
+    // (pipe-placement then drops the copy: reading the condition is the
+    // decision's own transfer.)
+    bool requested = sendsToHost(condition);
+    std::string costly = getCostlyWork(getExclusiveProducers(select, 1));
+    if (costly.empty())
+      costly = getCostlyWork(getExclusiveProducers(select, 2));
+    if (costly.empty() && !requested) {
+      site.reason =
+          "predicated on the GPU: the work it would skip is elementwise and "
+          "fuses into the kernels around it";
+      continue;
+    }
+    OpBuilder builder(select);
+    Value chosen = ChooseOp::create(builder, select.getLoc(), condition,
+                                    select.getTrueValue(),
+                                    select.getFalseValue());
+    select.replaceAllUsesWith(chosen);
+    select.erase();
+    ++site.decided;
+    site.reason =
+        requested ? "decided on the host, as the source asks (.cpu() on the "
+                    "condition)"
+                  : "decided on the host: the side not taken holds " + costly +
+                        ", which then does not run";
+  }
+  if (sites.empty())
+    return;
+  Builder builder(&getContext());
+  SmallVector<Attribute> notes;
+  for (const Site &site : sites) {
+    std::string note = (site.where.empty() ? "" : site.where + ": ") +
+                       site.merged + ": " + site.reason;
+    if (site.total > 1)
+      note += " (" + std::to_string(site.decided) + " of " +
+              std::to_string(site.total) + " iterations decided on the host)";
+    notes.push_back(builder.getStringAttr(note));
+  }
+  pipeline->setAttr("pipe.control", builder.getArrayAttr(notes));
+}

@@ -1,0 +1,31 @@
+//===- HostScalars.h - Scalar kernels computed on the host ------*- C++ -*-===//
+//
+// A branch condition computed from scalars that are already on the host (a
+// trip count the caller passes, a flag) need not go to the GPU and back:
+// the runtime runs the kernel's host steps (PlanKernel::hostSteps) with the
+// scalar functions the GPU uses (codegen/PipeScalar.h), so the host gets
+// the very value the kernel would have written.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef PIPE_RUNTIME_HOSTSCALARS_H
+#define PIPE_RUNTIME_HOSTSCALARS_H
+
+#include "runtime/Plan.h"
+#include "runtime/Status.h"
+
+#include <string>
+#include <vector>
+
+namespace pipert {
+
+/// Runs the host steps of `kernel` (one of `plan`'s) on `inputs` (each
+/// input's element, in its dtype's bytes) and sets `outputs` to each
+/// output's element. An error names a step the host cannot run.
+Status evaluateHostSteps(const Plan &plan, const PlanKernel &kernel,
+                         const std::vector<const void *> &inputs,
+                         std::vector<std::string> &outputs);
+
+} // namespace pipert
+
+#endif // PIPE_RUNTIME_HOSTSCALARS_H
