@@ -1056,6 +1056,18 @@ Status Executable::run(const std::vector<TensorRef> &inputs,
       bound[buffer] = true;
     }
   }
+  // Host parameters are copied in before anything runs.
+  for (int i = 0; i < plan_.numParams; ++i) {
+    if (bound[i])
+      continue;
+    size_t bytes = size_t(numElementsOf(shapes[i])) *
+                   dtypeSize(plan_.buffers[i].dtype);
+    if (Status s = allocations.allocate(bytes, i, plan_.buffers[i].name,
+                                        &ptrs[i]);
+        !s.ok())
+      return s;
+    bound[i] = true;
+  }
   CUdeviceptr controlBlock = 0;
   if (numControlSlots_ > 0) {
     // The conditions the host reads live side by side, so that those ready
