@@ -387,6 +387,70 @@ int runDynamic(bool quick) {
       cu->cuMemFree(blurred.ptr);
     }
   }
+  // loop_blur: a loop of blurs whose trip count the host knows (a host
+  // scalar) or reads (a device scalar), against the same loop unrolled to
+  // exactly that many iterations and against all 8: the host decides each
+  // iteration, so only n blurs run.
+  {
+    auto loop = [](int most) {
+      return "pipeline loop_blur(masks: u8[N, H, W], n: i32) -> (out: u8[N, H, W]) {\n"
+             "  out = masks\n"
+             "  for i in 0 .. n max " + std::to_string(most) + " {\n"
+             "    out = gaussian_blur(out, window = 31, axes = [1, 2])\n"
+             "  }\n}\n";
+    };
+    auto decided = compile(loop(8).c_str());
+    auto exact = compile(loop(2).c_str());
+    int64_t n = quick ? 4 : 16;
+    HostTensor masks = densityMasks(n, 1024, 1024, 0.02, 0.3, 3);
+    std::vector<DeviceTensor> inputs{upload(masks)};
+    DeviceTensor out = allocate(DType::U8, {n, 1024, 1024});
+    for (int32_t trips : {2, 8}) {
+      HostTensor count(DType::I32, {});
+      *count.as<int32_t>() = trips;
+      DeviceTensor deviceCount = upload(count);
+      struct Variant {
+        const char *name;
+        pipec::JitPipeline *pipeline;
+        pipert::TensorRef countRef;
+      };
+      std::vector<Variant> variants = {
+          {"pipe, n on the host", decided.get(), count.ref()},
+          {"pipe, n on the device", decided.get(), deviceCount.ref()}};
+      if (trips == 2)
+        variants.push_back({"pipe, unrolled exactly 2 times", exact.get(),
+                            count.ref()});
+      for (const Variant &v : variants) {
+        if (pipert::Status s =
+                v.pipeline->run({inputs[0].ref(), v.countRef}, {out.ref()});
+            !s.ok()) {
+          fprintf(stderr, "loop_blur: %s\n", s.message().c_str());
+          return 1;
+        }
+        auto want = v.pipeline->runReference(
+            {HostTensor(masks), HostTensor(count)});
+        check("loop_blur", download(out), (*want)[0]);
+        double ms = gpuMs(
+            [&](int) {
+              if (!v.pipeline->run({inputs[0].ref(), v.countRef}, {out.ref()},
+                                   nullptr, false).ok())
+                exit(1);
+            },
+            3, quick ? 10 : 30);
+        pipert::Executable::RunStats stats = v.pipeline->lastRunStats();
+        std::string extra =
+            "\"kernels_launched\": " + std::to_string(stats.kernelsLaunched) +
+            ", \"kernels_skipped\": " + std::to_string(stats.kernelsSkipped) +
+            ", \"control_copies\": " + std::to_string(stats.controlCopies) +
+            ", \"waits\": " + std::to_string(stats.decisions);
+        std::string name = "loop_blur_n" + std::to_string(trips);
+        record(name.c_str(), v.name, ms, 0, extra);
+      }
+      cu->cuMemFree(deviceCount.ptr);
+    }
+    cu->cuMemFree(inputs[0].ptr);
+    cu->cuMemFree(out.ptr);
+  }
   return 0;
 }
 

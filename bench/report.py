@@ -46,6 +46,9 @@ for case in cases:
                     "fraction_differing_from_opencv_f64"):
             if key in r:
                 line += f"  {key} {r[key]}"
+        for key in ("kernels_launched", "kernels_skipped", "control_copies", "waits"):
+            if key in r:
+                line += f"  {key.replace('_', ' ')} {r[key]}"
         if "phases" in r:
             line += "  " + r["phases"].replace("pipec: time: ", "")
         print(line)
