@@ -39,24 +39,7 @@ int pipec::getBorderId(llvm::StringRef border) {
 }
 
 pipert::DType pipec::getRuntimeDType(Type type) {
-  if (type.isInteger(1))
-    return pipert::DType::Bool;
-  if (type.isF16())
-    return pipert::DType::F16;
-  if (type.isBF16())
-    return pipert::DType::BF16;
-  if (type.isF32())
-    return pipert::DType::F32;
-  if (type.isF64())
-    return pipert::DType::F64;
-  auto intType = cast<IntegerType>(type);
-  bool isUnsigned = intType.isUnsigned();
-  switch (intType.getWidth()) {
-  case 8: return isUnsigned ? pipert::DType::U8 : pipert::DType::I8;
-  case 16: return isUnsigned ? pipert::DType::U16 : pipert::DType::I16;
-  case 32: return isUnsigned ? pipert::DType::U32 : pipert::DType::I32;
-  default: return isUnsigned ? pipert::DType::U64 : pipert::DType::I64;
-  }
+  return mlir::pipe::getRuntimeDType(type);
 }
 
 pipert::PlanBuffer pipec::getPlanBuffer(RankedTensorType type,

@@ -16,6 +16,7 @@
 #include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Interfaces/InferTypeOpInterface.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "runtime/DType.h"
 
 #include "dialect/PipeDialect.h.inc"
 
@@ -44,6 +45,16 @@ SmallVector<std::string> getDimNames(RankedTensorType type);
 /// Bytes one element of `type` (an element type, or a tensor type's
 /// element) takes in memory: bool is one byte.
 int64_t getElementBytes(Type type);
+
+/// The runtime's dtype of a pipe element type.
+pipert::DType getRuntimeDType(Type elementType);
+
+/// Folds elementwise `op` when every operand is a scalar constant
+/// (`operands`, as folders get them): computed as the kernels compute it
+/// (the runtime's host steps over codegen/PipeScalar.h). Ops whose CUDA
+/// form may differ from the host's in the last bits (exp, log, sin, cos,
+/// tanh, float pow) are left to the kernel.
+OpFoldResult foldScalarElementwise(Operation *op, ArrayRef<Attribute> operands);
 
 /// The user-facing spelling of a dtype: u8, i32, f32, ...
 std::string getDTypeName(Type elementType);

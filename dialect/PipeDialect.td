@@ -14,6 +14,7 @@ include "mlir/IR/OpBase.td"
 def Pipe_Dialect : Dialect {
   let name = "pipe";
   let cppNamespace = "::mlir::pipe";
+  let hasConstantMaterializer = 1;
   let summary = "Dataflow pipelines over tensors with symbolic dims";
   let description = [{
     A `pipe.pipeline` is a function over tensors. A tensor type is a builtin

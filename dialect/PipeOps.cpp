@@ -7,6 +7,8 @@
 
 #include "dialect/PipeDialect.h"
 
+#include "runtime/HostScalars.h"
+
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/Interfaces/FunctionImplementation.h"
@@ -306,11 +308,101 @@ LogicalResult CastOp::verify() {
   return success();
 }
 
-OpFoldResult CastOp::fold(FoldAdaptor) {
+OpFoldResult CastOp::fold(FoldAdaptor adaptor) {
   // A cast to the same dtype is the identity.
   if (getInput().getType() == getResult().getType())
     return getInput();
-  return {};
+  return foldScalarElementwise(*this, adaptor.getOperands());
+}
+
+//===----------------------------------------------------------------------===//
+// Folding scalar constants
+//===----------------------------------------------------------------------===//
+
+/// The bits of a scalar constant (its storage, as the runtime lays it out),
+/// or nothing when `value` is not one.
+static std::optional<APInt> getScalarBits(Attribute value) {
+  if (auto dense = dyn_cast_or_null<DenseElementsAttr>(value)) {
+    if (!dense.isSplat() || dense.getType().getRank() != 0)
+      return std::nullopt;
+    value = dense.getSplatValue<Attribute>();
+  }
+  if (auto integer = dyn_cast_or_null<IntegerAttr>(value))
+    return integer.getValue();
+  if (auto real = dyn_cast_or_null<FloatAttr>(value))
+    return real.getValue().bitcastToAPInt();
+  return std::nullopt;
+}
+
+OpFoldResult mlir::pipe::foldScalarElementwise(Operation *op,
+                                               ArrayRef<Attribute> operands) {
+  auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
+  if (resultType.getRank() != 0 || operands.empty())
+    return {};
+  StringRef name = op->getName().stripDialect();
+  Type operandElement =
+      getElementType(op->getOperand(isa<SelectOp>(op) ? 1 : 0));
+  if (llvm::is_contained({"exp", "log", "sin", "cos", "tanh"}, name) ||
+      (name == "pow" && isa<FloatType>(operandElement)))
+    return {};
+  // A one-step plan for the runtime's host steps: buffers 0..n-1 are the
+  // operands, n the result.
+  pipert::Plan plan;
+  pipert::PlanKernel kernel;
+  pipert::PlanScalarStep step;
+  step.op = name.str();
+  step.dtype = getRuntimeDType(operandElement);
+  step.resultDType = getRuntimeDType(resultType.getElementType());
+  std::vector<std::string> bytes;
+  for (auto [i, operand] : llvm::enumerate(operands)) {
+    std::optional<APInt> bits = getScalarBits(operand);
+    if (!bits)
+      return {};
+    uint64_t word = bits->getZExtValue();
+    Type element = getElementType(op->getOperand(i));
+    bytes.emplace_back(reinterpret_cast<const char *>(&word),
+                       size_t(getElementBytes(element)));
+    pipert::PlanBuffer buffer;
+    buffer.dtype = getRuntimeDType(element);
+    plan.buffers.push_back(buffer);
+    kernel.inputs.push_back(int(i));
+    step.args.push_back(int(i));
+  }
+  pipert::PlanBuffer result;
+  result.dtype = step.resultDType;
+  plan.buffers.push_back(result);
+  kernel.outputs.push_back(int(operands.size()));
+  kernel.hostSteps.push_back(std::move(step));
+  kernel.hostResults.push_back(int(operands.size()));
+  std::vector<const void *> inputs;
+  for (const std::string &b : bytes)
+    inputs.push_back(b.data());
+  std::vector<std::string> outputs;
+  if (!pipert::evaluateHostSteps(plan, kernel, inputs, outputs).ok())
+    return {};
+  uint64_t word = 0;
+  std::memcpy(&word, outputs[0].data(), outputs[0].size());
+  Type element = resultType.getElementType();
+  if (auto real = dyn_cast<FloatType>(element))
+    return FloatAttr::get(
+        element, APFloat(real.getFloatSemantics(), APInt(real.getWidth(), word)));
+  unsigned width = element.getIntOrFloatBitWidth();
+  return IntegerAttr::get(element, APInt(width, word & (width == 64
+                                                            ? ~0ull
+                                                            : (1ull << width) - 1)));
+}
+
+Operation *PipeDialect::materializeConstant(OpBuilder &builder, Attribute value,
+                                            Type type, Location loc) {
+  auto typed = dyn_cast<TypedAttr>(value);
+  if (!typed || !isa<IntegerAttr, FloatAttr, DenseElementsAttr>(value))
+    return nullptr;
+  auto constant = ConstantOp::create(builder, loc, typed);
+  if (constant.getType() != type) {
+    constant->erase();
+    return nullptr;
+  }
+  return constant;
 }
 
 std::string CastOp::getScalarExpression(ArrayRef<std::string> operands) {

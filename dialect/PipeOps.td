@@ -119,7 +119,12 @@ class Pipe_ElementwiseOp<string mnemonic, string function,
   let summary = summaryText;
   let results = (outs Pipe_Tensor:$result);
   let hasVerifier = 1;
+  let hasFolder = 1;
   let extraClassDefinition = [{
+    ::mlir::OpFoldResult $cppClass::fold(FoldAdaptor adaptor) {
+      return ::mlir::pipe::foldScalarElementwise(getOperation(),
+                                                 adaptor.getOperands());
+    }
     std::string $cppClass::getScalarExpression(
         ::llvm::ArrayRef<std::string> operands) {
       return ::mlir::pipe::getCallExpression("}] # function # [{", operands);

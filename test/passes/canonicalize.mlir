@@ -64,3 +64,37 @@ pipe.pipeline @choose_folds(%c: tensor<i1> {pipe.name = "c"}, %a: tensor<?xf32, 
   %1 = pipe.choose %c, %a, %a : tensor<i1>, tensor<?xf32, ["N"]>
   pipe.return %0, %1 : tensor<?xf32, ["N"]>, tensor<?xf32, ["N"]>
 }
+
+// -----
+
+// Scalar elementwise ops of constants fold, computed as the kernels compute
+// them (wrapping integers, saturating casts rounding half to even, f32
+// arithmetic); exp and the like, whose CUDA forms may differ from the
+// host's in the last bits, are left to the kernel.
+// CHECK-LABEL: pipe.pipeline @fold_scalars
+// CHECK-DAG: %[[A:.*]] = constant 4 : ui8
+// CHECK-DAG: %[[B:.*]] = constant true
+// CHECK-DAG: %[[C:.*]] = constant 2 : ui8
+// CHECK-DAG: %[[D:.*]] = constant 0.333333343 : f32
+// CHECK-DAG: %[[E:.*]] = constant -4 : si32
+// CHECK-DAG: %[[T:.*]] = constant 1.000000e+00 : f32
+// CHECK:     %[[X:.*]] = exp %[[T]]
+// CHECK:     return %[[A]], %[[B]], %[[C]], %[[D]], %[[E]], %[[X]]
+pipe.pipeline @fold_scalars() -> (tensor<ui8> {pipe.name = "a"}, tensor<i1> {pipe.name = "b"}, tensor<ui8> {pipe.name = "c"}, tensor<f32> {pipe.name = "d"}, tensor<si32> {pipe.name = "e"}, tensor<f32> {pipe.name = "x"}) {
+  %u250 = pipe.constant 250 : ui8
+  %u10 = pipe.constant 10 : ui8
+  %a = pipe.add %u250, %u10 : tensor<ui8>, tensor<ui8> -> tensor<ui8>
+  %i0 = pipe.constant 0 : si32
+  %i1 = pipe.constant 1 : si32
+  %b = pipe.lt %i0, %i1 : tensor<si32>, tensor<si32> -> tensor<i1>
+  %f = pipe.constant 2.5 : f32
+  %c = pipe.cast %f : tensor<f32> to tensor<ui8>
+  %one = pipe.constant 1.0 : f32
+  %three = pipe.constant 3.0 : f32
+  %d = pipe.div %one, %three : tensor<f32>, tensor<f32> -> tensor<f32>
+  %m7 = pipe.constant -7 : si32
+  %two = pipe.constant 2 : si32
+  %e = pipe.floordiv %m7, %two : tensor<si32>, tensor<si32> -> tensor<si32>
+  %x = pipe.exp %one : tensor<f32> -> tensor<f32>
+  pipe.return %a, %b, %c, %d, %e, %x : tensor<ui8>, tensor<i1>, tensor<ui8>, tensor<f32>, tensor<si32>, tensor<f32>
+}

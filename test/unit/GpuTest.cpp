@@ -631,8 +631,6 @@ TEST(Gpu, HostDecidedLoopRunsOnlyItsIterations) {
       "  }\n}\n");
   ASSERT_TRUE(pipeline);
   ASSERT_EQ(pipeline->plan().choices.size(), 6u);
-  // (A window computed from i, as in the host_control case, would share
-  // the conditions' scalar kernel, which then runs for the blurs.)
   const int64_t kernels = int64_t(pipeline->plan().kernels.size());
   HostTensor x = randomTensor(DType::F32, {5, 1001}, 7);
   for (int32_t n : {-2, 0, 1, 3, 6, 9}) {
