@@ -76,23 +76,31 @@ pipe_blur_failed(const pipe_blur_params *params, pipe_blur_status *status,
   return true;
 }
 
-/// store(j, load(j)) for j = first, first + step, ... < span, eight loads
-/// in flight at a time (the loads would otherwise wait on each other's
-/// latency, one at a time per warp).
-template <typename Load, typename Store>
-__device__ __forceinline__ void pipe_blur_stage(int span, int first, int step,
-                                                Load load, Store store) {
+/// store(first + j, from[j * stride]) for j = 0 .. count - 1, each thread
+/// taking j = t, t + step, ...: values known to be inside the tensor, so no
+/// border rule and no bounds check; 32-bit offsets (the runtime refuses
+/// lines, and blocks of lines, of 2^31 elements or more); eight loads in
+/// flight at a time, unconditional but for the last batch.
+template <typename Tin, typename Store>
+__device__ __forceinline__ void pipe_blur_stage_inside(const Tin *from,
+                                                       int stride, int count,
+                                                       int first, int t,
+                                                       int step, Store store) {
   constexpr int B = 8;
-  for (int j0 = first; j0 < span; j0 += B * step) {
+  const int jump = step * stride;
+  int j = t;
+  for (; j + (B - 1) * step < count; j += B * step) {
+    const int offset = j * stride;
     float v[B];
 #pragma unroll
     for (int u = 0; u < B; ++u)
-      v[u] = j0 + u * step < span ? load(j0 + u * step) : 0.f;
+      v[u] = pipe_cast<float>(from[offset + u * jump]);
 #pragma unroll
     for (int u = 0; u < B; ++u)
-      if (j0 + u * step < span)
-        store(j0 + u * step, v[u]);
+      store(first + j + u * step, v[u]);
   }
+  for (; j < count; j += step)
+    store(first + j, pipe_cast<float>(from[j * stride]));
 }
 
 /// Copies sample `p`'s weights (`taps` of them) into shared `w`.
@@ -222,15 +230,20 @@ pipe_blur_rows(const Tin *__restrict__ in, Tout *__restrict__ out,
                            blockDim.x);
     // 32-bit positions: the runtime refuses lines of 2^31 elements or more.
     const int span = SEG + 2 * r + 2 * K, x0 = int(seg0) - r;
-    pipe_blur_stage(span, t, blockDim.x,
-                    [&](int j) {
-                      const int x = x0 + j;
-                      if ((unsigned)x < (unsigned)length)
-                        return pipe_cast<float>(line[x]);
-                      long long k = pipe_border_index(x, length, BORDER);
-                      return k < 0 ? fill : pipe_cast<float>(line[k]);
-                    },
-                    [&](int j, float v) { s[PIPE_BLUR_PAD(j)] = v; });
+    auto store = [&](int j, float v) { s[PIPE_BLUR_PAD(j)] = v; };
+    // Positions [lo, hi) of the span are inside the line; the few outside
+    // (the halo past either end) follow the border rule.
+    const int lo = min(max(-x0, 0), span);
+    const int hi = max(lo, (int)min((long long)span, length - x0));
+    pipe_blur_stage_inside(line + x0 + lo, 1, hi - lo, lo, t, blockDim.x, store);
+    auto border = [&](int j) {
+      long long k = pipe_border_index(x0 + j, length, BORDER);
+      store(j, k < 0 ? fill : pipe_cast<float>(line[k]));
+    };
+    for (int j = t; j < lo; j += blockDim.x)
+      border(j);
+    for (int j = hi + t; j < span; j += blockDim.x)
+      border(j);
     __syncthreads();
     const int base = t * K;
     float acc[K];
@@ -321,14 +334,27 @@ pipe_blur_cols(const Tin *__restrict__ in, Tout *__restrict__ out,
       }
       continue;
     }
-    // Rows row0 - r .. row0 + ROWS + r + 2K of the item's 32 columns.
+    // Rows row0 - r .. row0 + ROWS + r + 2K of the item's 32 columns (a
+    // column past the tensor's edge stages nothing: it stores no output).
     const int span = ROWS + 2 * r + 2 * K;
-    pipe_blur_stage(span, ty, TY,
-                    [&](int j) {
-                      long long x = pipe_border_index(row0 - r + j, length, BORDER);
-                      return c < inner && x >= 0 ? at(x) : fill;
-                    },
-                    [&](int j, float v) { tile[j][tx] = v; });
+    auto store = [&](int j, float v) { tile[j][tx] = v; };
+    if (c < inner) {
+      // Rows [lo, hi) of the span are inside the tensor; the halo past
+      // either end follows the border rule.
+      const long long x0 = row0 - r;
+      const int lo = (int)min(max(-x0, 0LL), (long long)span);
+      const int hi = max(lo, (int)min((long long)span, length - x0));
+      pipe_blur_stage_inside(column + (x0 + lo) * inner, int(inner), hi - lo,
+                             lo, ty, TY, store);
+      auto border = [&](int j) {
+        long long x = pipe_border_index(x0 + j, length, BORDER);
+        store(j, x >= 0 ? at(x) : fill);
+      };
+      for (int j = ty; j < lo; j += TY)
+        border(j);
+      for (int j = hi + ty; j < span; j += TY)
+        border(j);
+    }
     __syncthreads();
     if (c >= inner || i0 >= length)
       continue;
