@@ -364,9 +364,12 @@ pipe_blur_cols(const Tin *__restrict__ in, Tout *__restrict__ out,
       for (int m = 0; m < K; ++m)
         dst[m] = tile[ty * K + g + m][tx];
     });
+    // One 64-bit address, then 32-bit offsets (see the staging).
+    Tout *to = outColumn + i0 * inner;
+    const int stride = int(inner), valid = int(min((long long)K, length - i0));
 #pragma unroll
     for (int k = 0; k < K; ++k)
-      if (i0 + k < length)
-        outColumn[(i0 + k) * inner] = pipe_cast<Tout>(acc[k]);
+      if (k < valid)
+        to[k * stride] = pipe_cast<Tout>(acc[k]);
   }
 }
