@@ -498,7 +498,9 @@ PipelineChecker::broadcastDims(llvm::ArrayRef<ExprAST *> operands, SMLoc loc,
       auto isOne = [](const DimAST *d) {
         return !d || (!d->isSymbolic() && d->size == 1);
       };
-      if (a && b && *a == *b)
+      if (!a || !b) // a dim only one side has (a literal 1 stays 1)
+        result[i] = a ? *a : *b;
+      else if (*a == *b)
         result[i] = *a;
       else if (isOne(a))
         result[i] = *b;
