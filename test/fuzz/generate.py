@@ -1,7 +1,7 @@
 """Generates random well-typed-or-not pipelines and checks that pipec never
 crashes, that every kernel it generates compiles with NVRTC (--emit=ptx),
 and that the CPU reference runs what compiles: elementwise expressions,
-reductions that broadcast back, and blurs. Not part of CI (minutes).
+reductions that broadcast back, blurs, and if/for around them. Not part of CI (minutes).
 
   python3 test/fuzz/generate.py SEED COUNT [BUILD_DIR]
 
@@ -55,7 +55,22 @@ for it in range(N):
     if not any(d[2] == '[N, 3]' for d in decls):
         decls[0] = (decls[0][0], decls[0][1], '[N, 3]', '5,3')
     rdt = random.choice(dtypes)
-    src = 'pipeline g(' + ', '.join(f'{n}: {dt}{sh}' for n, dt, sh, _ in decls) + f') -> (y: {rdt}[N, 3]) {{\n  y = {rdt}({expr(params, 3)})\n}}\n'
+    body = f'  y = {rdt}({expr(params, 3)})\n'
+    # if and for around blurs and reductions: decided on the host or
+    # predicated (pipe-host-control), with conditions from data or scalars.
+    if random.random() < 0.4:
+        cond = random.choice([f'sum(f32({expr(params, 1)})) > 0',
+                              f'any({expr(params, 1)} > 1, axes = [1], keepdims = true)',
+                              f'(mean(f32({expr(params, 1)})) > 0).cpu()', 'true'])
+        inner = random.choice([f'gaussian_blur(y, window = 3, axes = [1])',
+                               f'y + {expr(params, 2)}', f'max(y, axes = [1], keepdims = true)'])
+        body += f'  if {cond} {{\n    y = {rdt}({inner})\n  }}\n'
+    if random.random() < 0.4:
+        bound = random.choice(['2', f'i32(mean(f32({expr(params, 1)})))', 'i32(sum(f32(y > 0)))'])
+        inner = random.choice(['gaussian_blur(y, window = 2 * i + 3, axes = [1])',
+                               f'y * 2 + {expr(params, 1)}', 'y - sum(y, axes = [1], keepdims = true)'])
+        body += f'  for i in 0 .. {bound} max {random.randint(0, 4)} {{\n    y = {rdt}({inner})\n  }}\n'
+    src = 'pipeline g(' + ', '.join(f'{n}: {dt}{sh}' for n, dt, sh, _ in decls) + f') -> (y: {rdt}[N, 3]) {{\n' + body + '}\n'
     open('g.pipe', 'w').write(src)
     p = subprocess.run([PIPEC, 'g.pipe', '--emit=ptx'], capture_output=True, text=True)
     if p.returncode < 0 or 'Stack dump' in p.stderr or 'LLVM ERROR' in p.stderr or 'internal error' in p.stderr:
