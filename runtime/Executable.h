@@ -82,7 +82,9 @@ public:
   /// checks its per-sample windows on the GPU: with `wait`, run reports a
   /// bad one; without, wait() does. A blur that finds one writes nothing,
   /// and host outputs are then not copied either (so with host outputs the
-  /// run waits for that verdict before copying them back).
+  /// run waits for that verdict before copying them back). A pipeline with
+  /// branches the host decides waits, even without `wait`, for each
+  /// condition computed on the GPU (lastRunStats().decisions times).
   Status run(const std::vector<TensorRef> &inputs,
              const std::vector<TensorRef> &outputs, CUstream stream = nullptr,
              bool wait = true);
