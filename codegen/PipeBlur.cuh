@@ -229,21 +229,28 @@ pipe_blur_rows(const Tin *__restrict__ in, Tout *__restrict__ out,
     pipe_blur_load_weights(w, weights + sample * PIPE_BLUR_WMAX, taps, t,
                            blockDim.x);
     // 32-bit positions: the runtime refuses lines of 2^31 elements or more.
-    const int span = SEG + 2 * r + 2 * K, x0 = int(seg0) - r;
+    // The taps read positions [0, used); the last 2K of the span are only
+    // loaded into the register window, never multiplied: zeros.
+    const int span = SEG + 2 * r + 2 * K, used = SEG + 2 * r,
+              x0 = int(seg0) - r;
     auto store = [&](int j, float v) { s[PIPE_BLUR_PAD(j)] = v; };
-    // Positions [lo, hi) of the span are inside the line; the few outside
-    // (the halo past either end) follow the border rule.
-    const int lo = min(max(-x0, 0), span);
-    const int hi = max(lo, (int)min((long long)span, length - x0));
+    // Positions [lo, hi) are inside the line; the halo past either end
+    // follows the border rule (in 32 bits while lines are under 2^30).
+    const int lo = min(max(-x0, 0), used);
+    const int hi = max(lo, (int)min((long long)used, length - x0));
     pipe_blur_stage_inside(line + x0 + lo, 1, hi - lo, lo, t, blockDim.x, store);
+    const bool narrow = length < (1ll << 30);
     auto border = [&](int j) {
-      long long k = pipe_border_index(x0 + j, length, BORDER);
+      long long k = narrow ? pipe_border_index32(x0 + j, int(length), BORDER)
+                           : pipe_border_index(x0 + j, length, BORDER);
       store(j, k < 0 ? fill : pipe_cast<float>(line[k]));
     };
     for (int j = t; j < lo; j += blockDim.x)
       border(j);
-    for (int j = hi + t; j < span; j += blockDim.x)
+    for (int j = hi + t; j < used; j += blockDim.x)
       border(j);
+    for (int j = used + t; j < span; j += blockDim.x)
+      store(j, 0.f);
     __syncthreads();
     const int base = t * K;
     float acc[K];
@@ -336,24 +343,29 @@ pipe_blur_cols(const Tin *__restrict__ in, Tout *__restrict__ out,
     }
     // Rows row0 - r .. row0 + ROWS + r + 2K of the item's 32 columns (a
     // column past the tensor's edge stages nothing: it stores no output).
-    const int span = ROWS + 2 * r + 2 * K;
+    // As in the contiguous pass, the taps read rows [0, used) of the span.
+    const int span = ROWS + 2 * r + 2 * K, used = ROWS + 2 * r;
     auto store = [&](int j, float v) { tile[j][tx] = v; };
     if (c < inner) {
       // Rows [lo, hi) of the span are inside the tensor; the halo past
       // either end follows the border rule.
       const long long x0 = row0 - r;
-      const int lo = (int)min(max(-x0, 0LL), (long long)span);
-      const int hi = max(lo, (int)min((long long)span, length - x0));
+      const int lo = (int)min(max(-x0, 0LL), (long long)used);
+      const int hi = max(lo, (int)min((long long)used, length - x0));
       pipe_blur_stage_inside(column + (x0 + lo) * inner, int(inner), hi - lo,
                              lo, ty, TY, store);
+      const bool narrow = length < (1ll << 30);
       auto border = [&](int j) {
-        long long x = pipe_border_index(x0 + j, length, BORDER);
+        long long x = narrow ? pipe_border_index32(int(x0) + j, int(length), BORDER)
+                             : pipe_border_index(x0 + j, length, BORDER);
         store(j, x >= 0 ? at(x) : fill);
       };
       for (int j = ty; j < lo; j += TY)
         border(j);
-      for (int j = hi + ty; j < span; j += TY)
+      for (int j = hi + ty; j < used; j += TY)
         border(j);
+      for (int j = used + ty; j < span; j += TY)
+        store(j, 0.f);
     }
     __syncthreads();
     if (c >= inner || i0 >= length)

@@ -111,7 +111,7 @@ PIPE_HD float pipe_blur_weight(const pipe_blur_params &p, int j) {
 /// where a constant border reads the fill value. reflect101 mirrors without
 /// repeating the edge (dcb|abcd|cba), as OpenCV's BORDER_REFLECT_101, for
 /// any distance past the edge.
-PIPE_HD long long pipe_border_index(long long i, long long n, int border) {
+template <typename I> PIPE_HD I pipe_border_index_of(I i, I n, int border) {
   if (i >= 0 && i < n)
     return i;
   switch (border) {
@@ -120,19 +120,27 @@ PIPE_HD long long pipe_border_index(long long i, long long n, int border) {
   case PIPE_CONSTANT:
     return -1;
   case PIPE_WRAP: {
-    long long r = i % n;
+    I r = i % n;
     return r < 0 ? r + n : r;
   }
   default: {
     if (n == 1)
       return 0;
-    long long period = 2 * (n - 1);
-    long long r = i % period;
+    I period = 2 * (n - 1);
+    I r = i % period;
     if (r < 0)
       r += period;
     return r < n ? r : period - r;
   }
   }
+}
+PIPE_HD long long pipe_border_index(long long i, long long n, int border) {
+  return pipe_border_index_of<long long>(i, n, border);
+}
+/// The same in 32 bits, for kernels whose lines are shorter than 2^30 (the
+/// period of reflect101 is twice the length).
+PIPE_HD int pipe_border_index32(int i, int n, int border) {
+  return pipe_border_index_of<int>(i, n, border);
 }
 
 #endif // PIPE_CODEGEN_PIPESTENCIL_H
