@@ -318,8 +318,9 @@ std::string pipec::describeTransfers(PipelineOp pipeline,
           "are predicated on the GPU)\n";
   else
     os << "control values sent to the host: the " << conditions.size()
-       << " branch conditions above (allocation sizes and launch shapes "
-          "depend on the dims only)\n";
+       << (conditions.size() == 1 ? " branch condition" : " branch conditions")
+       << " above (allocation sizes and launch shapes depend on the dims "
+          "only)\n";
   // Totals as formulas (and numbers when --dims binds every symbol).
   auto total = [](const std::vector<const Copy *> &copies) {
     std::string formula;

@@ -87,7 +87,8 @@ void PlacementPass::runOnOperation() {
       bool decides = decidesOnHost(copy.getResult());
       if (decides && results.empty()) {
         note += " kept as the condition of a branch the host decides: the "
-                "runtime reads it in the decision's own small copy";
+                "runtime reads it in the decision's own small copy (or "
+                "computes it itself from scalars in host memory)";
       } else if (!results.empty()) {
         note += " kept as the copy of result";
         note += results.size() > 1 ? "s" : "";
