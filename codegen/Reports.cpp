@@ -439,12 +439,15 @@ std::string pipec::emitDot(PipelineOp pipeline, const pipert::Plan &plan) {
     dot.producer[arg] = id;
   }
   unsigned cluster = 0;
+  auto openCluster = [&](const std::string &id, const char *what,
+                         StringRef name) {
+    os << "  subgraph cluster_" << id << " {\n    label=\"" << what << " "
+       << name << " (GPU)\"; style=filled; fillcolor=\"#e8f5e9\";\n";
+  };
   for (Operation &op : body.without_terminator()) {
     std::string id = "op" + std::to_string(cluster++);
     if (auto kernel = dyn_cast<KernelOp>(op)) {
-      os << "  subgraph cluster_" << id << " {\n    label=\"kernel "
-         << kernel.getKernelName() << " (GPU)\"; style=filled; "
-         << "fillcolor=\"#e8f5e9\";\n";
+      openCluster(id, "kernel", kernel.getKernelName());
       std::vector<std::string> args;
       for (Value input : kernel.getInputs())
         args.push_back(dot.node(input));
@@ -454,9 +457,7 @@ std::string pipec::emitDot(PipelineOp pipeline, const pipert::Plan &plan) {
       continue;
     }
     if (auto reduction = dyn_cast<ReduceKernelOp>(op)) {
-      os << "  subgraph cluster_" << id << " {\n    label=\"reduction "
-         << reduction.getKernelName() << " (GPU)\"; style=filled; "
-         << "fillcolor=\"#e8f5e9\";\n";
+      openCluster(id, "reduction", reduction.getKernelName());
       std::vector<std::string> args;
       for (Value input : reduction.getPrologueInputs())
         args.push_back(dot.node(input));

@@ -345,51 +345,25 @@ OpFoldResult mlir::pipe::foldScalarElementwise(Operation *op,
   if (llvm::is_contained({"exp", "log", "sin", "cos", "tanh"}, name) ||
       (name == "pow" && isa<FloatType>(operandElement)))
     return {};
-  // A one-step plan for the runtime's host steps: buffers 0..n-1 are the
-  // operands, n the result.
-  pipert::Plan plan;
-  pipert::PlanKernel kernel;
-  pipert::PlanScalarStep step;
-  step.op = name.str();
-  step.dtype = getRuntimeDType(operandElement);
-  step.resultDType = getRuntimeDType(resultType.getElementType());
-  std::vector<std::string> bytes;
-  for (auto [i, operand] : llvm::enumerate(operands)) {
+  std::vector<uint64_t> words;
+  for (Attribute operand : operands) {
     std::optional<APInt> bits = getScalarBits(operand);
     if (!bits)
       return {};
-    uint64_t word = bits->getZExtValue();
-    Type element = getElementType(op->getOperand(i));
-    bytes.emplace_back(reinterpret_cast<const char *>(&word),
-                       size_t(getElementBytes(element)));
-    pipert::PlanBuffer buffer;
-    buffer.dtype = getRuntimeDType(element);
-    plan.buffers.push_back(buffer);
-    kernel.inputs.push_back(int(i));
-    step.args.push_back(int(i));
+    words.push_back(bits->getZExtValue());
   }
-  pipert::PlanBuffer result;
-  result.dtype = step.resultDType;
-  plan.buffers.push_back(result);
-  kernel.outputs.push_back(int(operands.size()));
-  kernel.hostSteps.push_back(std::move(step));
-  kernel.hostResults.push_back(int(operands.size()));
-  std::vector<const void *> inputs;
-  for (const std::string &b : bytes)
-    inputs.push_back(b.data());
-  std::vector<std::string> outputs;
-  if (!pipert::evaluateHostSteps(plan, kernel, inputs, outputs).ok())
+  std::optional<uint64_t> folded = pipert::evaluateScalarOp(
+      name.str(), getRuntimeDType(operandElement),
+      getRuntimeDType(resultType.getElementType()), words);
+  if (!folded)
     return {};
-  uint64_t word = 0;
-  std::memcpy(&word, outputs[0].data(), outputs[0].size());
+  uint64_t word = *folded;
   Type element = resultType.getElementType();
   if (auto real = dyn_cast<FloatType>(element))
     return FloatAttr::get(
         element, APFloat(real.getFloatSemantics(), APInt(real.getWidth(), word)));
   unsigned width = element.getIntOrFloatBitWidth();
-  return IntegerAttr::get(element, APInt(width, word & (width == 64
-                                                            ? ~0ull
-                                                            : (1ull << width) - 1)));
+  return IntegerAttr::get(element, APInt(width, word));
 }
 
 Operation *PipeDialect::materializeConstant(OpBuilder &builder, Attribute value,

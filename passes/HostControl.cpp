@@ -135,9 +135,8 @@ void HostControlPass::runOnOperation() {
       continue;
     }
     // A condition the source sends to the host (`c.cpu()`) is decided
-    // there whatever the cost.
-    // (pipe-placement then drops the copy: reading the condition is the
-    // decision's own transfer.)
+    // there whatever the cost; pipe-placement then drops the copy, since
+    // reading the condition is the decision's own transfer.
     bool requested = sendsToHost(condition);
     std::string costly = getCostlyWork(getExclusiveProducers(select, 1));
     if (costly.empty())

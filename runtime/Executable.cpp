@@ -773,9 +773,11 @@ Status Executable::schedule(RunState &st) {
   // host steps). A choice whose condition is one of them is decided at
   // once, with no copy, and the kernel computing the condition on the GPU
   // is skipped unless something else reads it.
-  std::vector<const void *> hostValue(numBuffers, nullptr);
-  std::vector<std::string> hostComputed(numBuffers);
+  std::vector<const void *> hostValue;
+  std::vector<std::string> hostComputed;
   if (!plan.choices.empty()) {
+    hostValue.assign(numBuffers, nullptr);
+    hostComputed.resize(numBuffers);
     for (int i = 0; i < plan.numParams; ++i)
       if (st.inputs[i].memory == Memory::Host &&
           plan.buffers[i].dims.empty() && st.inputs[i].data)

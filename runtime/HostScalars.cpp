@@ -6,6 +6,7 @@
 #include "codegen/StorageTypes.h"
 
 #include <cstring>
+#include <optional>
 
 using namespace pipert;
 using namespace pipescalar;
@@ -96,6 +97,23 @@ bool runStep(const PlanScalarStep &step, std::vector<Register> &registers,
 }
 
 } // namespace
+
+std::optional<uint64_t>
+pipert::evaluateScalarOp(const std::string &op, DType dtype, DType resultDType,
+                         const std::vector<uint64_t> &operands) {
+  PlanScalarStep step{op, dtype, resultDType, {}, {}};
+  std::vector<Register> registers(operands.size());
+  for (size_t i = 0; i < operands.size(); ++i) {
+    std::memcpy(registers[i].bytes, &operands[i], sizeof(operands[i]));
+    step.args.push_back(int(i));
+  }
+  Register result;
+  if (!runStep(step, registers, result))
+    return std::nullopt;
+  uint64_t word = 0;
+  std::memcpy(&word, result.bytes, dtypeSize(resultDType));
+  return word;
+}
 
 Status pipert::evaluateHostSteps(const Plan &plan, const PlanKernel &kernel,
                                  const std::vector<const void *> &inputs,

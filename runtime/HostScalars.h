@@ -14,6 +14,8 @@
 #include "runtime/Plan.h"
 #include "runtime/Status.h"
 
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -25,6 +27,14 @@ namespace pipert {
 Status evaluateHostSteps(const Plan &plan, const PlanKernel &kernel,
                          const std::vector<const void *> &inputs,
                          std::vector<std::string> &outputs);
+
+/// One elementwise op (as a PlanScalarStep names it: `op`, the operands'
+/// `dtype`, `resultDType`) on scalars given as the low bytes of 64-bit
+/// words, the result likewise; nothing for an op the host cannot run.
+/// Constant folding computes through this, so that it agrees with kernels.
+std::optional<uint64_t> evaluateScalarOp(const std::string &op, DType dtype,
+                                         DType resultDType,
+                                         const std::vector<uint64_t> &operands);
 
 } // namespace pipert
 

@@ -69,9 +69,11 @@ struct PlanBuffer {
 
 /// A branch or loop iteration the host decides (pipe.choose): buffer
 /// `result` is buffer `ifTrue` or buffer `ifFalse` as the rank-0 bool
-/// buffer `condition` says. The runtime reads the condition once the kernel
-/// computing it is queued (with every other condition ready by then, in one
-/// copy), and launches only the kernels the chosen values need.
+/// buffer `condition` says. The runtime computes the condition itself when
+/// it comes from scalars in host memory (PlanKernel::hostSteps), else reads
+/// it once the kernel computing it is queued (with every other condition
+/// ready by then, in one copy), and launches only the kernels the chosen
+/// values need.
 struct PlanChoice {
   int condition = -1;
   int ifTrue = -1;

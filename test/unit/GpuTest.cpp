@@ -228,6 +228,21 @@ std::vector<HostTensor> randomInputs(const Case &c, int64_t n, int64_t w,
   return inputs;
 }
 
+/// Runs `pipeline` on `inputs` on the GPU and on the reference, and expects
+/// every result to agree within `tolerance`; `where` names the case.
+void expectMatchesReference(pipec::JitPipeline &pipeline,
+                            const std::vector<HostTensor> &inputs,
+                            double tolerance, const std::string &where) {
+  auto expected = pipeline.runReference(inputs);
+  ASSERT_TRUE(expected.ok()) << expected.status().message();
+  auto got = pipeline.run(inputs);
+  ASSERT_TRUE(got.ok()) << where << ": " << got.status().message();
+  ASSERT_EQ(got->size(), expected->size());
+  for (size_t r = 0; r < got->size(); ++r)
+    EXPECT_TRUE(sameValues((*got)[r], (*expected)[r], tolerance))
+        << "result " << r << " " << where;
+}
+
 } // namespace
 
 TEST(Gpu, NvrtcCompilesEveryKernel) {
@@ -254,15 +269,10 @@ TEST(Gpu, MatchesReferenceOnRandomOddSizes) {
     ASSERT_TRUE(pipeline);
     unsigned seed = 100;
     for (auto [n, w] : sizes) {
-      std::vector<HostTensor> inputs = randomInputs(c, n, w, seed++);
-      auto expected = pipeline->runReference(inputs);
-      ASSERT_TRUE(expected.ok()) << expected.status().message();
-      auto got = pipeline->run(inputs);
-      ASSERT_TRUE(got.ok()) << c.name << ": " << got.status().message();
-      ASSERT_EQ(got->size(), expected->size());
-      for (size_t r = 0; r < got->size(); ++r)
-        EXPECT_TRUE(sameValues((*got)[r], (*expected)[r], c.relativeTolerance))
-            << c.name << " result " << r << " at N=" << n << " W=" << w;
+      expectMatchesReference(*pipeline, randomInputs(c, n, w, seed++),
+                             c.relativeTolerance,
+                             std::string("of ") + c.name + " at N=" +
+                                 std::to_string(n) + " W=" + std::to_string(w));
     }
   }
 }
@@ -408,13 +418,8 @@ TEST(Gpu, ReductionsOfLongRowsAndEmptyAxes) {
   for (auto [n, w] : shapes) {
     HostTensor x = randomTensor(DType::U8, {n, w}, seed++);
     HostTensor f = randomTensor(DType::F32, {n, w}, seed++, 0, 1);
-    auto expected = pipeline->runReference({x, f});
-    ASSERT_TRUE(expected.ok()) << expected.status().message();
-    auto got = pipeline->run({x, f});
-    ASSERT_TRUE(got.ok()) << got.status().message();
-    for (size_t r = 0; r < got->size(); ++r)
-      EXPECT_TRUE(sameValues((*got)[r], (*expected)[r], 1e-5))
-          << "result " << r << " at N=" << n << " W=" << w;
+    expectMatchesReference(*pipeline, {x, f}, 1e-5,
+                           "at N=" + std::to_string(n) + " W=" + std::to_string(w));
   }
 }
 
@@ -433,13 +438,8 @@ TEST(Gpu, BlurLinesOfAlignedLengthsMatchTheReference) {
        {std::vector<int64_t>{3, 5, 64}, {2, 3, 1008}, {2, 3, 2096}}) {
     HostTensor x = randomTensor(DType::U8, shape, 21);
     HostTensor f = randomTensor(DType::F32, shape, 22);
-    auto expected = pipeline->runReference({x, f});
-    ASSERT_TRUE(expected.ok()) << expected.status().message();
-    auto got = pipeline->run({x, f});
-    ASSERT_TRUE(got.ok()) << got.status().message();
-    for (size_t r = 0; r < got->size(); ++r)
-      EXPECT_TRUE(sameValues((*got)[r], (*expected)[r], 1e-5))
-          << "result " << r << " at W=" << shape[2];
+    expectMatchesReference(*pipeline, {x, f}, 1e-5,
+                           "at W=" + std::to_string(shape[2]));
   }
 }
 
