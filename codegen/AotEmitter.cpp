@@ -132,6 +132,8 @@ AotSources pipec::emitAot(const std::vector<pipert::Plan> &plans,
         << "      k.rowEntry = \"" << kernel.rowEntry << "\";\n"
         << "      k.tileEntry = \"" << kernel.tileEntry << "\";\n"
         << "      k.tileDim = " << kernel.tileDim << ";\n"
+        << "      k.vectorEntry = \"" << kernel.vectorEntry << "\";\n"
+        << "      k.vectorWidth = " << kernel.vectorWidth << ";\n"
         << "      k.indexing = pipert::PlanKernel::Indexing::"
         << (kernel.indexing == pipert::PlanKernel::Indexing::Flat
                 ? "Flat"

@@ -21,6 +21,8 @@ struct KernelInfo {
   std::string fallbackEntry;
   std::string rowEntry;
   std::string tileEntry;
+  std::string vectorEntry;
+  int vectorWidth = 1;
   int elementsPerThread = 1;
   int tileDim = -1;
   /// Whether elements are indexed through coordinates (else flat).

@@ -215,6 +215,8 @@ FailureOr<pipert::Plan> pipec::buildPlan(PipelineOp pipeline) {
       planKernel.rowEntry = info.rowEntry;
       planKernel.tileEntry = info.tileEntry;
       planKernel.tileDim = info.tileDim;
+      planKernel.vectorEntry = info.vectorEntry;
+      planKernel.vectorWidth = info.vectorWidth;
       planKernel.elementsPerThread = info.elementsPerThread;
       planKernel.dimArgs = info.dimArgs;
       planKernel.indexing = info.coordinates

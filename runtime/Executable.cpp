@@ -21,6 +21,7 @@ namespace {
 struct KernelFunctions {
   CUfunction function = nullptr; ///< The fast variant.
   CUfunction fallback = nullptr; ///< Any alignment, or 64-bit indices.
+  CUfunction vector = nullptr;   ///< Groups of the last dim per thread.
   CUfunction rows = nullptr;     ///< Whole rows per block.
   CUfunction tiles = nullptr;    ///< Shared-memory tiles of a transpose.
   /// Reductions and blurs: PlanKernel::entries, in order.
@@ -86,6 +87,7 @@ Result<std::unique_ptr<Executable>> Executable::load(Plan plan) {
     for (auto [function, entry] :
          {std::pair<CUfunction *, const std::string *>{&k.fallback,
                                                        &kernel.fallbackEntry},
+          {&k.vector, &kernel.vectorEntry},
           {&k.rows, &kernel.rowEntry},
           {&k.tiles, &kernel.tileEntry}})
       if (!entry->empty())
@@ -349,6 +351,20 @@ static bool allAligned(const std::vector<CUdeviceptr> &ptrs,
     if (ptr % alignment != 0)
       return false;
   return true;
+}
+
+/// The kernel's arrays: its outputs and its inputs of rank above 0 (rank-0
+/// inputs are read once, at index 0, and need no alignment).
+static std::vector<CUdeviceptr>
+arraysOf(const PlanKernel &kernel, const std::vector<std::vector<int64_t>> &shapes,
+         const std::vector<CUdeviceptr> &ptrs) {
+  std::vector<CUdeviceptr> arrays;
+  for (int b : kernel.inputs)
+    if (!shapes[b].empty())
+      arrays.push_back(ptrs[b]);
+  for (int b : kernel.outputs)
+    arrays.push_back(ptrs[b]);
+  return arrays;
 }
 
 namespace {
@@ -624,10 +640,12 @@ static Status launchBlur(const LaunchContext &ctx, const PlanKernel &kernel,
 }
 
 /// An elementwise kernel over its outputs' shape (see PlanKernel for the
-/// variants and their arguments).
+/// variants and their arguments). Sets `variant` to the entry it launched
+/// (unchanged for an empty domain, which launches nothing).
 static Status launchElementwise(const LaunchContext &ctx,
                                 const PlanKernel &kernel,
-                                const KernelFunctions &loaded) {
+                                const KernelFunctions &loaded,
+                                const std::string *&variant) {
   const std::vector<std::vector<int64_t>> &shapes = ctx.shapes;
   const std::vector<CUdeviceptr> &ptrs = ctx.ptrs;
   long long n = numElementsOf(shapes[kernel.outputs.front()]);
@@ -654,13 +672,8 @@ static Status launchElementwise(const LaunchContext &ctx,
   if (kernel.indexing == PlanKernel::Indexing::Flat) {
     // Vector accesses need 16-byte alignment of every array (scalars are
     // read once, at index 0).
-    std::vector<CUdeviceptr> arrays;
-    for (int b : kernel.inputs)
-      if (!shapes[b].empty())
-        arrays.push_back(ptrs[b]);
-    for (int b : kernel.outputs)
-      arrays.push_back(ptrs[b]);
-    fast = kernel.elementsPerThread > 1 && allAligned(arrays, 16);
+    fast = kernel.elementsPerThread > 1 &&
+           allAligned(arraysOf(kernel, shapes, ptrs), 16);
     fast &= n < (1ll << 31); // its indices are 32-bit
   } else {
     fast = n < (1ll << 31);
@@ -687,6 +700,11 @@ static Status launchElementwise(const LaunchContext &ctx,
     threadsY = 8;
     wanted = (n / rowLength / domain[kernel.tileDim]) *
              ((domain[kernel.tileDim] + 31) / 32) * ((rowLength + 31) / 32);
+  } else if (fast && loaded.vector && rowLength % kernel.vectorWidth == 0 &&
+             allAligned(arraysOf(kernel, shapes, ptrs), 16)) {
+    // One group of vectorWidth elements per thread, every group at once.
+    function = loaded.vector;
+    wanted = (n / kernel.vectorWidth + threads - 1) / threads;
   } else if (fast && loaded.rows && rowLength >= 128) {
     // 128 threads, 4 elements each per pass over a row.
     function = loaded.rows;
@@ -707,8 +725,9 @@ static Status launchElementwise(const LaunchContext &ctx,
   // The vector variant runs one step per block, unlooped: measured on an
   // H200 (bench/sweep.sh), f32 -> u8 over 2^28 elements took 0.315 ms so
   // against 0.328 ms with one wave of looping blocks.
-  bool vector = fast && kernel.indexing == PlanKernel::Indexing::Flat &&
-                function == loaded.function;
+  bool vector = (fast && kernel.indexing == PlanKernel::Indexing::Flat &&
+                 function == loaded.function) ||
+                function == loaded.vector;
   if (vector && blocksPerSm <= 0)
     cap = (1ll << 31) - 1;
   unsigned blocks = unsigned(std::max(1LL, std::min(wanted, cap)));
@@ -718,6 +737,11 @@ static Status launchElementwise(const LaunchContext &ctx,
   if (result != CUDA_SUCCESS)
     return checkCuda(result, "cuLaunchKernel",
                      "for kernel '" + kernel.entry + "'");
+  variant = function == loaded.vector  ? &kernel.vectorEntry
+            : function == loaded.rows  ? &kernel.rowEntry
+            : function == loaded.tiles ? &kernel.tileEntry
+            : function == loaded.fallback ? &kernel.fallbackEntry
+                                          : &kernel.entry;
   return Status();
 }
 
@@ -872,7 +896,10 @@ Status Executable::schedule(RunState &st) {
             static_cast<char *>(blurStatus_) + blurSlot_[k] * kStatusBytes;
         launched = launchBlur(st.ctx, kernel, kernels_[k]->entries, statusHost);
       } else {
-        launched = launchElementwise(st.ctx, kernel, *kernels_[k]);
+        const std::string *variant = nullptr;
+        launched = launchElementwise(st.ctx, kernel, *kernels_[k], variant);
+        if (variant)
+          stats_.elementwiseVariants.push_back(*variant);
       }
       if (!launched.ok())
         return launched;

@@ -109,6 +109,10 @@ public:
     int decisions = 0;       ///< Waits for conditions.
     int controlCopies = 0;   ///< Device-to-host copies of conditions.
     size_t controlBytes = 0; ///< Bytes those copies moved.
+    /// The entry (variant) of each elementwise kernel launched, in order:
+    /// which of a kernel's variants (PlanKernel) the shapes and pointers
+    /// allowed.
+    std::vector<std::string> elementwiseVariants;
   };
   /// The statistics of the last run (of any thread's: one at a time).
   const RunStats &lastRunStats() const { return stats_; }

@@ -107,9 +107,11 @@ struct PlanScalarStep {
 ///    pointer 16-byte aligned; `fallbackEntry` takes any alignment.
 ///  - Coordinates (inputs read through broadcasts or transposes): `entry`
 ///    computes indices in 32 bits and needs every tensor it touches to have
-///    fewer than 2^31 elements; `fallbackEntry` uses 64 bits; `rowEntry`
-///    (32 bits) gives each block whole rows of the last dim, for rows long
-///    enough to keep a block's threads busy.
+///    fewer than 2^31 elements; `fallbackEntry` uses 64 bits; `vectorEntry`
+///    (32 bits) gives each thread `vectorWidth` consecutive elements of the
+///    last dim, for last dims that many divide and every array 16-byte
+///    aligned; `rowEntry` (32 bits) gives each block whole rows of the last
+///    dim, for rows long enough to keep a block's threads busy.
 /// Images are optional: the runtime loads a cubin built for the device's
 /// architecture, else the PTX, else compiles `source` with NVRTC.
 struct PlanKernel {
@@ -145,6 +147,8 @@ struct PlanKernel {
   /// the tiles span besides the last.
   std::string tileEntry;
   int tileDim = -1;
+  std::string vectorEntry;
+  int vectorWidth = 1;
   Indexing indexing = Indexing::Flat;
   int elementsPerThread = 1;
   std::vector<std::string> dimArgs;

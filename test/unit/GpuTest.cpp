@@ -12,6 +12,7 @@
 #include "runtime/Nvrtc.h"
 
 #include <algorithm>
+#include <set>
 
 using namespace pipetest;
 using pipert::DType;
@@ -98,6 +99,18 @@ const Case kCases[] = {
      "  y = f32(x) * row + col\n  t = transpose(y, [1, 0])\n}\n",
      {DType::U8, DType::F32, DType::F32},
      [](int64_t n, int64_t w) -> Shapes { return {{n, w}, {w}, {n, 1}}; }},
+    // Broadcasts whose last dim the vector variant's groups divide at some
+    // sizes (LastDimGroupsMatchTheReference): 16 u8 elements, 2 f64.
+    {"groups_u8",
+     "pipeline groups_u8(x: u8[N, W], b: u8[W]) -> (y: u8[N, W]) {\n"
+     "  y = x + b * 2\n}\n",
+     {DType::U8, DType::U8},
+     [](int64_t n, int64_t w) -> Shapes { return {{n, w}, {w}}; }},
+    {"groups_f64",
+     "pipeline groups_f64(x: i16[N, W], s: f64[N, 1], b: f32[W]) -> (z: f64[N, W]) {\n"
+     "  z = f64(x) * s + f64(b)\n}\n",
+     {DType::I16, DType::F64, DType::F32},
+     [](int64_t n, int64_t w) -> Shapes { return {{n, w}, {n, 1}, {w}}; }},
     {"transpose",
      "pipeline transpose(x: f16[N, R, W], y: u8[N, W, R]) -> (a: f16[N, W, R], "
      "b: f32[W, R, N]) {\n"
@@ -275,6 +288,33 @@ TEST(Gpu, MatchesReferenceOnRandomOddSizes) {
                                  std::to_string(n) + " W=" + std::to_string(w));
     }
   }
+}
+
+TEST(Gpu, LastDimGroupsMatchTheReference) {
+  REQUIRE_GPU();
+  // Last dims that groups of 2, 4, 8 and 16 elements divide, so that
+  // kernels reading inputs through broadcasts take the vector variant.
+  const std::pair<int64_t, int64_t> sizes[] = {{4, 96}, {3, 48}, {1, 16}};
+  std::set<std::string> grouped;
+  for (const Case &c : kCases) {
+    auto pipeline = compileOrDie(c.source);
+    ASSERT_TRUE(pipeline);
+    unsigned seed = 300;
+    for (auto [n, w] : sizes) {
+      expectMatchesReference(*pipeline, randomInputs(c, n, w, seed++),
+                             c.relativeTolerance,
+                             std::string("of ") + c.name + " at N=" +
+                                 std::to_string(n) + " W=" + std::to_string(w));
+      for (const std::string &entry :
+           pipeline->lastRunStats().elementwiseVariants)
+        if (entry.size() > 4 && entry.compare(entry.size() - 4, 4, "_vec") == 0)
+          grouped.insert(entry);
+    }
+  }
+  // The ones that must have taken it (more do: broadcast's, reshape's).
+  for (const char *entry : {"normalize_k0_vec", "groups_u8_k0_vec",
+                            "groups_f64_k0_vec"})
+    EXPECT_TRUE(grouped.count(entry)) << entry << " was not launched";
 }
 
 /// Device memory for a test, freed at scope exit.
