@@ -48,6 +48,7 @@ FailureOr<std::string> pipec::emitCudaBlur(GaussianBlurOp op,
      << name << "_prepare(const pipe_i32 *window, const float *sigma, "
         "pipe_blur_params *params, float *weights, pipe_blur_status *status, "
         "long long samples, long long windowPer, long long sigmaPer) {\n"
+     << "  pipe_wait_for_previous_kernel();\n"
      << "  pipe_blur_prepare(window, sigma, params, weights, status, samples, "
         "windowPer, sigmaPer);\n}\n\n";
   info.entries = {name + "_prepare"};
@@ -70,7 +71,8 @@ FailureOr<std::string> pipec::emitCudaBlur(GaussianBlurOp op,
        << entry << "(const " << from << " *in, " << to
        << " *out, const pipe_blur_params *params, const float *weights, "
           "pipe_blur_status *status, long long outer, long long length, long "
-          "long inner, long long perSample) {\n";
+          "long inner, long long perSample) {\n"
+       << "  pipe_wait_for_previous_kernel();\n";
     std::string firstPass = first ? "true" : "false";
     if (rows)
       os << "  (void)inner;\n  pipe_blur_rows<" << from << ", " << to << ", "

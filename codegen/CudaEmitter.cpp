@@ -196,7 +196,7 @@ private:
     for (const std::string &dim : dimArgs)
       params.push_back("long long d_" + dim);
     llvm::interleave(params, os, ",\n    ");
-    os << ") {\n";
+    os << ") {\n  pipe_wait_for_previous_kernel();\n";
   }
 
   /// The body's computation of one element. `load(k)` is the expression of

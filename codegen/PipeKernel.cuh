@@ -4,6 +4,20 @@
 //
 //===----------------------------------------------------------------------===//
 
+/// The first thing every generated entry does. The runtime launches kernels
+/// with programmatic dependent launch on sm_90 and later (runtime/
+/// Executable.cpp, usesDependentLaunch): this kernel's blocks may be
+/// resident before the kernel ahead of it in the stream has finished, so
+/// they wait here until it has completed and its writes are visible; then
+/// they let the next kernel's blocks be scheduled in turn. A no-op when the
+/// kernel was launched without it, and before sm_90.
+__device__ __forceinline__ void pipe_wait_for_previous_kernel() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+#endif
+}
+
 template <int BYTES> struct pipe_chunk;
 template <> struct pipe_chunk<16> { typedef uint4 type; };
 template <> struct pipe_chunk<8> { typedef uint2 type; };

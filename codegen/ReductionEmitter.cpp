@@ -301,7 +301,8 @@ private:
   void emitEntryHead(llvm::raw_ostream &os, const std::string &entry,
                      const std::string &name) {
     os << "extern \"C\" __global__ void __launch_bounds__(256)\n"
-       << entry << "(PARAMS_" << name << ") {\n";
+       << entry << "(PARAMS_" << name << ") {\n"
+       << "  pipe_wait_for_previous_kernel();\n";
   }
 
   void emitInner(llvm::raw_ostream &os, const std::string &name) {

@@ -33,6 +33,8 @@ Result<const CudaDriver *> pipert::getCudaDriver() {
   }
     PIPE_CUDA_DRIVER_FUNCTIONS(PIPE_LOAD_FN)
 #undef PIPE_LOAD_FN
+    driver.cuLaunchKernelEx = reinterpret_cast<decltype(driver.cuLaunchKernelEx)>(
+        dlsym(handle, "cuLaunchKernelEx"));
   });
   if (!status.ok())
     return status;

@@ -62,6 +62,9 @@ struct CudaDriver {
 #define PIPE_DECLARE_FN(name) decltype(&::name) name = nullptr;
   PIPE_CUDA_DRIVER_FUNCTIONS(PIPE_DECLARE_FN)
 #undef PIPE_DECLARE_FN
+  /// Null where the driver lacks it (before CUDA 12): launches then go
+  /// through cuLaunchKernel, without programmatic dependent launch.
+  decltype(&::cuLaunchKernelEx) cuLaunchKernelEx = nullptr;
 };
 
 /// The driver, loaded once; an error says why it could not be.

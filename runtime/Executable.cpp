@@ -414,13 +414,52 @@ struct LaunchContext {
 };
 } // namespace
 
+/// Whether kernels launch with programmatic dependent launch (Hopper and
+/// later): a kernel's blocks are scheduled while the kernel before it in
+/// the stream finishes, and wait in pipe_wait_for_previous_kernel
+/// (codegen/PipeKernel.cuh, the first thing every generated entry does)
+/// until it has completed and its writes are visible. This hides most of
+/// the launch gap between dependent kernels. PIPE_DISABLE_PDL=1 turns it off
+/// (to measure it, or to rule it out).
+static bool usesDependentLaunch(const LaunchContext &ctx) {
+  static const bool disabled = [] {
+    const char *value = std::getenv("PIPE_DISABLE_PDL");
+    return value && *value && std::string(value) != "0";
+  }();
+  return !disabled && ctx.cu.cuLaunchKernelEx && ctx.device.arch >= 90;
+}
+
+/// Launches `function` on the run's stream (see usesDependentLaunch).
+static CUresult launchKernel(const LaunchContext &ctx, CUfunction function,
+                             unsigned blocks, unsigned threadsX,
+                             unsigned threadsY, void **params) {
+  if (!usesDependentLaunch(ctx))
+    return ctx.cu.cuLaunchKernel(function, blocks, 1, 1, threadsX, threadsY, 1,
+                                 0, ctx.stream, params, nullptr);
+  CUlaunchAttribute attribute{};
+  attribute.id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
+  attribute.value.programmaticStreamSerializationAllowed = 1;
+  CUlaunchConfig config{};
+  config.gridDimX = blocks;
+  config.gridDimY = 1;
+  config.gridDimZ = 1;
+  config.blockDimX = threadsX;
+  config.blockDimY = threadsY;
+  config.blockDimZ = 1;
+  config.sharedMemBytes = 0;
+  config.hStream = ctx.stream;
+  config.attrs = &attribute;
+  config.numAttrs = 1;
+  return ctx.cu.cuLaunchKernelEx(&config, function, params, nullptr);
+}
+
 static Status launch(const LaunchContext &ctx, CUfunction function,
                      const std::string &entry, long long blocks,
                      unsigned threadsX, unsigned threadsY,
                      std::vector<void *> &params) {
-  CUresult result = ctx.cu.cuLaunchKernel(
-      function, unsigned(std::max(1LL, blocks)), 1, 1, threadsX, threadsY, 1, 0,
-      ctx.stream, params.data(), nullptr);
+  CUresult result =
+      launchKernel(ctx, function, unsigned(std::max(1LL, blocks)), threadsX,
+                   threadsY, params.data());
   if (result != CUDA_SUCCESS)
     return checkCuda(result, "cuLaunchKernel", "for kernel '" + entry + "'");
   return Status();
@@ -732,8 +771,7 @@ static Status launchElementwise(const LaunchContext &ctx,
     cap = (1ll << 31) - 1;
   unsigned blocks = unsigned(std::max(1LL, std::min(wanted, cap)));
   CUresult result =
-      ctx.cu.cuLaunchKernel(function, blocks, 1, 1, threads, threadsY, 1, 0,
-                            ctx.stream, params.data(), nullptr);
+      launchKernel(ctx, function, blocks, threads, threadsY, params.data());
   if (result != CUDA_SUCCESS)
     return checkCuda(result, "cuLaunchKernel",
                      "for kernel '" + kernel.entry + "'");
