@@ -156,5 +156,10 @@ for n, case in ((1, "dyn_blur_1"), ((4 if QUICK else 16), "dyn_blur"), ((16 if Q
         diff = np.abs(pipe_out - cvf.astype(int))
         check["maxdiff_vs_opencv_f64"] = int(diff.max())
         check["fraction_differing_from_opencv_f64"] = float((diff > 0).mean())
+        # OpenCV against itself: how far its u8 fixed-point path (weights
+        # rounded to 1/256) is from its own float path on the same input.
+        diff = np.abs(cvo.astype(int) - cvf.astype(int))
+        check["opencv_u8_vs_its_f64_maxdiff"] = int(diff.max())
+        check["opencv_u8_vs_its_f64_fraction_differing"] = float((diff > 0).mean())
     record(case, "pipe vs peers (u8 results)", 0, **check)
     del masks, out

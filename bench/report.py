@@ -43,7 +43,9 @@ for case in cases:
             line += f"  windows {r['windows']}"
         for key in ("windows_differing_from_peers_py", "maxdiff_vs_opencv",
                     "fraction_differing_from_opencv", "maxdiff_vs_opencv_f64",
-                    "fraction_differing_from_opencv_f64"):
+                    "fraction_differing_from_opencv_f64",
+                    "opencv_u8_vs_its_f64_maxdiff",
+                    "opencv_u8_vs_its_f64_fraction_differing"):
             if key in r:
                 line += f"  {key} {r[key]}"
         for key in ("kernels_launched", "kernels_skipped", "control_copies", "waits"):
