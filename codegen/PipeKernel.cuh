@@ -29,12 +29,10 @@ template <> struct pipe_chunk<1> { typedef unsigned char type; };
 /// same kernel wrote (after a __threadfence and an atomic that says so).
 template <typename T> __device__ __forceinline__ T pipe_load_cg(const T *p) {
   typedef typename pipe_chunk<int(sizeof(T))>::type C;
-  union {
-    C bits;
-    T value;
-  } u; // NVRTC has no memcpy; CUDA defines punning through a union
-  u.bits = __ldcg(reinterpret_cast<const C *>(p));
-  return u.value;
+  const C bits = __ldcg(reinterpret_cast<const C *>(p));
+  T value;
+  __builtin_memcpy(&value, &bits, sizeof(T));
+  return value;
 }
 
 /// Loads N consecutive elements in chunks of up to 16 bytes. `src` and
