@@ -25,16 +25,6 @@ template <> struct pipe_chunk<4> { typedef unsigned int type; };
 template <> struct pipe_chunk<2> { typedef unsigned short type; };
 template <> struct pipe_chunk<1> { typedef unsigned char type; };
 
-/// *p read from L2, past this SM's L1: for values another block of the
-/// same kernel wrote (after a __threadfence and an atomic that says so).
-template <typename T> __device__ __forceinline__ T pipe_load_cg(const T *p) {
-  typedef typename pipe_chunk<int(sizeof(T))>::type C;
-  const C bits = __ldcg(reinterpret_cast<const C *>(p));
-  T value;
-  __builtin_memcpy(&value, &bits, sizeof(T));
-  return value;
-}
-
 /// Loads N consecutive elements in chunks of up to 16 bytes. `src` and
 /// `dst` are aligned to the chunk size (the runtime checks the pointers).
 template <typename T, int N>

@@ -13,11 +13,6 @@
 //  - `_final`: combines the chunks' partial results, a warp per result, in
 //    a fixed order.
 // With one chunk per row, the first three apply the epilogue themselves.
-// With several, `_inner` may do the final combination itself when the
-// runtime passes zeroed `counters` (one per row): the last block of a row
-// to finish (it counts the row's blocks) combines the row's partials in
-// the order `_final` would, so the results are the same and `_final` is
-// not launched.
 // The prologue (the elementwise ops that make the reduced value) runs on
 // each loaded element, the epilogue on each result: the reduced tensor is
 // read once and nothing in between is stored.
@@ -95,7 +90,6 @@ public:
     emitValue(os, name);
     emitFinish(os, name);
     emitBlockReduce(os, name);
-    emitCombine(os, name);
     emitInner(os, name);
     emitRows(os, name);
     emitOuter(os, name);
@@ -132,7 +126,6 @@ private:
     for (auto [k, result] : llvm::enumerate(op.getResults()))
       add(cppTypeOf(result) + " *__restrict__", "out" + std::to_string(k));
     add(rd + "::acc *__restrict__", "partials");
-    add("unsigned int *__restrict__", "counters");
     for (const char *arg : {"O", "R", "C", "chunks", "chunkLen"})
       add("long long", arg);
     add("int", "vectorOk");
@@ -314,9 +307,7 @@ private:
 
   void emitInner(llvm::raw_ostream &os, const std::string &name) {
     emitEntryHead(os, name + "_inner", name);
-    os << "  __shared__ bool lastOfRow;\n"
-       << "  __shared__ " << rd << "::acc lanes[32];\n"
-       << "  const long long pairs = O * chunks;\n"
+    os << "  const long long pairs = O * chunks;\n"
        << "  for (long long pair = blockIdx.x; pair < pairs; pair += gridDim.x) {\n"
        << "    const long long o = pair / chunks, chunk = pair % chunks;\n"
        << "    const long long r0 = chunk * chunkLen;\n"
@@ -333,45 +324,7 @@ private:
        << "    if (threadIdx.x == 0) {\n"
        << "      if (chunks == 1) " << name << "_finish(ARGS_" << name
        << ", o, total);\n"
-       << "      else partials[pair] = total;\n    }\n"
-       // The threadFenceReduction pattern: the partial is visible before
-       // the count says so; the last block sees every partial of its row.
-       << "    if (chunks == 1 || !counters)\n      continue;\n"
-       << "    if (threadIdx.x == 0) {\n"
-       << "      __threadfence();\n"
-       << "      lastOfRow = atomicAdd(&counters[o], 1u) == (unsigned)(chunks - 1);\n"
-       << "    }\n"
-       << "    __syncthreads();\n"
-       << "    if (lastOfRow && threadIdx.x < 32) {\n"
-       << "      __threadfence();\n"
-       << "      " << name << "_combine(ARGS_" << name << ", o, lanes);\n"
-       << "    }\n"
-       << "    __syncthreads(); // lastOfRow and lanes are reused\n"
-       << "  }\n}\n\n";
-  }
-
-  /// Result m (of O * C) from its chunks' partials, by one warp: lane l
-  /// combines chunks l, l + 32, ... in order, lane 0 then the 32 lanes in
-  /// order, and applies the epilogue. `lanes` is the warp's 32 slots of
-  /// shared memory. Partials are read from L2 (another block of the same
-  /// kernel may have written them).
-  void emitCombine(llvm::raw_ostream &os, const std::string &name) {
-    os << "__device__ __forceinline__ void " << name << "_combine(PARAMS_"
-       << name << ", long long m, " << rd << "::acc *lanes) {\n"
-       << "  const int lane = threadIdx.x % 32;\n"
-       << "  const long long o = m / C, c = m % C;\n"
-       << "  " << rd << "::acc acc = " << rd << "::identity();\n"
-       << "  for (long long k = lane; k < chunks; k += 32)\n"
-       << "    acc = " << rd << "::combine(acc, pipe_load_cg(&partials[(o * "
-          "chunks + k) * C + c]));\n"
-       << "  lanes[lane] = acc;\n"
-       << "  __syncwarp();\n"
-       << "  if (lane == 0) {\n"
-       << "    for (int l = 1; l < 32; ++l)\n"
-       << "      acc = " << rd << "::combine(acc, lanes[l]);\n"
-       << "    " << name << "_finish(ARGS_" << name << ", m, acc);\n"
-       << "  }\n"
-       << "  __syncwarp();\n}\n\n";
+       << "      else partials[pair] = total;\n    }\n  }\n}\n\n";
   }
 
   /// The flat elements [o * R + r0, o * R + r1): a scalar head up to a
@@ -483,9 +436,19 @@ private:
        << "  const int lane = threadIdx.x % 32;\n"
        << "  const long long warps = (long long)gridDim.x * (blockDim.x / 32);\n"
        << "  for (long long m = blockIdx.x * (long long)(blockDim.x / 32) + "
-          "threadIdx.x / 32; m < O * C; m += warps)\n"
-       << "    " << name << "_combine(ARGS_" << name
-       << ", m, lanes + threadIdx.x - lane);\n}\n\n";
+          "threadIdx.x / 32; m < O * C; m += warps) {\n"
+       << "    const long long o = m / C, c = m % C;\n"
+       << "    " << rd << "::acc acc = " << rd << "::identity();\n"
+       << "    for (long long k = lane; k < chunks; k += 32)\n"
+       << "      acc = " << rd << "::combine(acc, partials[(o * chunks + k) * C + c]);\n"
+       << "    lanes[threadIdx.x] = acc;\n"
+       << "    __syncwarp();\n"
+       << "    if (lane == 0) {\n"
+       << "      for (int l = 1; l < 32; ++l)\n"
+       << "        acc = " << rd << "::combine(acc, lanes[threadIdx.x + l]);\n"
+       << "      " << name << "_finish(ARGS_" << name << ", m, acc);\n"
+       << "    }\n"
+       << "    __syncwarp();\n  }\n}\n\n";
   }
 
   ReduceKernelOp op;

@@ -467,8 +467,8 @@ static Status launch(const LaunchContext &ctx, CUfunction function,
 
 /// A reduction over [O, R, C] (see codegen/ReductionEmitter.cpp). The
 /// chunking depends on the shape only, so results do not depend on the GPU.
-/// Arguments: prologue inputs, epilogue inputs, outputs, partials,
-/// counters, O, R, C, chunks, chunkLen, vectorOk, then the dims in dimArgs.
+/// Arguments: prologue inputs, epilogue inputs, outputs, partials, O, R, C,
+/// chunks, chunkLen, vectorOk, then the dims in dimArgs.
 static Status launchReduction(const LaunchContext &ctx, const PlanKernel &kernel,
                               const std::vector<CUfunction> &entries) {
   std::vector<int64_t> domain;
@@ -517,31 +517,13 @@ static Status launchReduction(const LaunchContext &ctx, const PlanKernel &kernel
     chunks = std::max(1LL, (R + chunkLen - 1) / chunkLen);
     blocks = std::min(O * chunks * cblocks, sms * 8);
   }
-  CUdeviceptr partials = 0, counters = 0;
+  CUdeviceptr partials = 0;
   if (chunks > 1)
     if (Status s = ctx.allocations.allocate(
             size_t(O * chunks * C) * size_t(kernel.accBytes), 0,
             "partial sums of " + kernel.entries.front(), &partials);
         !s.ok())
       return s;
-  // Rows in chunks: the last block of each row combines them (zeroed
-  // counters say which block is last), instead of a `final` launch. A
-  // memset of O words costs less than a kernel: H100, mask_ratio
-  // u8[64,1024,1024] 37.2 -> TODO us.
-  const bool combineInInner = entry == Inner && chunks > 1;
-  if (combineInInner) {
-    if (Status s = ctx.allocations.allocate(size_t(O) * sizeof(unsigned), 0,
-                                            "block counters of " +
-                                                kernel.entries.front(),
-                                            &counters);
-        !s.ok())
-      return s;
-    if (CUresult r = ctx.cu.cuMemsetD8Async(counters, 0,
-                                            size_t(O) * sizeof(unsigned),
-                                            ctx.stream);
-        r != CUDA_SUCCESS)
-      return checkCuda(r, "cuMemsetD8Async", "for reduction block counters");
-  }
   std::vector<CUdeviceptr> pointers;
   int vectorOk = 1;
   for (size_t i = 0; i < kernel.inputs.size(); ++i) {
@@ -554,7 +536,6 @@ static Status launchReduction(const LaunchContext &ctx, const PlanKernel &kernel
   for (int b : kernel.outputs)
     pointers.push_back(ctx.ptrs[b]);
   pointers.push_back(partials);
-  pointers.push_back(counters);
   long long scalars[5] = {O, R, C, chunks, chunkLen};
   std::vector<long long> dims;
   for (const std::string &dim : kernel.dimArgs)
@@ -571,7 +552,7 @@ static Status launchReduction(const LaunchContext &ctx, const PlanKernel &kernel
                         threads, 1, params);
       !s.ok())
     return s;
-  if (chunks == 1 || combineInInner)
+  if (chunks == 1)
     return Status();
   // A warp per result (8 per block).
   return launch(ctx, entries[Final], kernel.entries[Final],
