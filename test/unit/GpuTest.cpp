@@ -12,6 +12,7 @@
 #include "runtime/Nvrtc.h"
 
 #include <algorithm>
+#include <functional>
 #include <set>
 
 using namespace pipetest;
@@ -273,44 +274,45 @@ TEST(Gpu, NvrtcCompilesEveryKernel) {
   }
 }
 
-TEST(Gpu, MatchesReferenceOnRandomOddSizes) {
-  REQUIRE_GPU();
-  const std::pair<int64_t, int64_t> sizes[] = {
-      {1, 1}, {3, 7}, {5, 333}, {2, 100003}, {0, 5}};
+/// Runs every case at each (n, w) of `sizes` on random inputs (seeds from
+/// `seed`) and expects the GPU to agree with the reference; `afterRun` sees
+/// the pipeline after each run.
+static void expectEveryCaseMatches(
+    const std::vector<std::pair<int64_t, int64_t>> &sizes, unsigned seed,
+    const std::function<void(pipec::JitPipeline &)> &afterRun = {}) {
   for (const Case &c : kCases) {
     auto pipeline = compileOrDie(c.source);
     ASSERT_TRUE(pipeline);
-    unsigned seed = 100;
+    unsigned next = seed;
     for (auto [n, w] : sizes) {
-      expectMatchesReference(*pipeline, randomInputs(c, n, w, seed++),
+      expectMatchesReference(*pipeline, randomInputs(c, n, w, next++),
                              c.relativeTolerance,
                              std::string("of ") + c.name + " at N=" +
                                  std::to_string(n) + " W=" + std::to_string(w));
+      if (afterRun)
+        afterRun(*pipeline);
     }
   }
+}
+
+TEST(Gpu, MatchesReferenceOnRandomOddSizes) {
+  REQUIRE_GPU();
+  expectEveryCaseMatches({{1, 1}, {3, 7}, {5, 333}, {2, 100003}, {0, 5}}, 100);
 }
 
 TEST(Gpu, LastDimGroupsMatchTheReference) {
   REQUIRE_GPU();
   // Last dims that groups of 2, 4, 8 and 16 elements divide, so that
   // kernels reading inputs through broadcasts take the vector variant.
-  const std::pair<int64_t, int64_t> sizes[] = {{4, 96}, {3, 48}, {1, 16}};
   std::set<std::string> grouped;
-  for (const Case &c : kCases) {
-    auto pipeline = compileOrDie(c.source);
-    ASSERT_TRUE(pipeline);
-    unsigned seed = 300;
-    for (auto [n, w] : sizes) {
-      expectMatchesReference(*pipeline, randomInputs(c, n, w, seed++),
-                             c.relativeTolerance,
-                             std::string("of ") + c.name + " at N=" +
-                                 std::to_string(n) + " W=" + std::to_string(w));
-      for (const std::string &entry :
-           pipeline->lastRunStats().elementwiseVariants)
-        if (entry.size() > 4 && entry.compare(entry.size() - 4, 4, "_vec") == 0)
-          grouped.insert(entry);
-    }
-  }
+  expectEveryCaseMatches(
+      {{4, 96}, {3, 48}, {1, 16}}, 300, [&](pipec::JitPipeline &pipeline) {
+        for (const std::string &entry :
+             pipeline.lastRunStats().elementwiseVariants)
+          if (entry.size() > 4 &&
+              entry.compare(entry.size() - 4, 4, "_vec") == 0)
+            grouped.insert(entry);
+      });
   // The ones that must have taken it (more do: broadcast's, reshape's).
   for (const char *entry : {"normalize_k0_vec", "groups_u8_k0_vec",
                             "groups_f64_k0_vec"})
