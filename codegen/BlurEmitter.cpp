@@ -16,6 +16,8 @@
 #include "llvm/Support/Format.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <cstdlib>
+
 using namespace mlir;
 using namespace mlir::pipe;
 
@@ -39,6 +41,11 @@ FailureOr<std::string> pipec::emitCudaBlur(GaussianBlurOp op,
   auto resultType = cast<RankedTensorType>(op.getResult().getType());
   std::string in = getCppScalarType(inputType.getElementType());
   std::string out = getCppScalarType(resultType.getElementType());
+  // A tuning knob for benchmarks, not a user setting: loads in flight per
+  // thread while staging (PipeBlur.cuh).
+  if (const char *batch = std::getenv("PIPE_TUNE_BLUR_BATCH"))
+    if (int value = std::atoi(batch); value > 0 && value <= 64)
+      os << "#define PIPE_BLUR_STAGE_BATCH " << value << "\n";
   if (withPrelude)
     os << getCudaPrelude(/*withStencils=*/true) << "\n";
   os << "// " << name << ": gaussian_blur of " << inputType << " along [";

@@ -19,6 +19,12 @@
 /// bank conflicts (thread t reads word t * K + j).
 #define PIPE_BLUR_PAD(j) ((j) + ((j) >> 5))
 #define PIPE_BLUR_SPAN (PIPE_BLUR_SEG + 2 * PIPE_BLUR_RMAX + 2 * PIPE_BLUR_K)
+/// Loads each thread keeps in flight while staging (the accumulators are
+/// not live yet, so they cost no registers the taps need). BlurEmitter may
+/// define it first (PIPE_TUNE_BLUR_BATCH, for bench/sweep-style runs).
+#ifndef PIPE_BLUR_STAGE_BATCH
+#define PIPE_BLUR_STAGE_BATCH 8
+#endif
 
 /// Resolves each sample's parameters (one block per sample) and, for radii
 /// up to PIPE_BLUR_RMAX, its weights into `weights` (PIPE_BLUR_WMAX per
@@ -79,14 +85,15 @@ pipe_blur_failed(const pipe_blur_params *params, pipe_blur_status *status,
 /// store(first + j, from[j * stride]) for j = 0 .. count - 1, each thread
 /// taking j = t, t + step, ...: values known to be inside the tensor, so no
 /// border rule and no bounds check; 32-bit offsets (the runtime refuses
-/// lines, and blocks of lines, of 2^31 elements or more); eight loads in
-/// flight at a time, unconditional but for the last batch.
+/// lines, and blocks of lines, of 2^31 elements or more); a batch of loads
+/// in flight at a time, unconditional but for the last batch, whose loads
+/// are predicated (so they are in flight together too).
 template <typename Tin, typename Store>
 __device__ __forceinline__ void pipe_blur_stage_inside(const Tin *from,
                                                        int stride, int count,
                                                        int first, int t,
                                                        int step, Store store) {
-  constexpr int B = 8;
+  constexpr int B = PIPE_BLUR_STAGE_BATCH;
   const int jump = step * stride;
   int j = t;
   for (; j + (B - 1) * step < count; j += B * step) {
@@ -99,8 +106,18 @@ __device__ __forceinline__ void pipe_blur_stage_inside(const Tin *from,
     for (int u = 0; u < B; ++u)
       store(first + j + u * step, v[u]);
   }
-  for (; j < count; j += step)
-    store(first + j, pipe_cast<float>(from[j * stride]));
+  if (j < count) {
+    const int offset = j * stride;
+    float v[B];
+#pragma unroll
+    for (int u = 0; u < B; ++u)
+      v[u] = j + u * step < count ? pipe_cast<float>(from[offset + u * jump])
+                                  : 0.f;
+#pragma unroll
+    for (int u = 0; u < B; ++u)
+      if (j + u * step < count)
+        store(first + j + u * step, v[u]);
+  }
 }
 
 /// Copies sample `p`'s weights (`taps` of them) into shared `w`.
