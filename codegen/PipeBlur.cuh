@@ -19,9 +19,9 @@
 /// bank conflicts (thread t reads word t * K + j).
 #define PIPE_BLUR_PAD(j) ((j) + ((j) >> 5))
 #define PIPE_BLUR_SPAN (PIPE_BLUR_SEG + 2 * PIPE_BLUR_RMAX + 2 * PIPE_BLUR_K)
-/// Loads each thread keeps in flight while staging (the accumulators are
-/// not live yet, so they cost no registers the taps need). BlurEmitter may
-/// define it first (PIPE_TUNE_BLUR_BATCH, for bench/sweep-style runs).
+/// Loads each thread keeps in flight while staging: 8 measured faster than
+/// 16 or 32 on an H100 (bench/NOTES.md, change 18). BlurEmitter may define
+/// it first (PIPE_TUNE_BLUR_BATCH, a benchmarking knob).
 #ifndef PIPE_BLUR_STAGE_BATCH
 #define PIPE_BLUR_STAGE_BATCH 8
 #endif
