@@ -429,37 +429,33 @@ static bool usesDependentLaunch(const LaunchContext &ctx) {
   return !disabled && ctx.cu.cuLaunchKernelEx && ctx.device.arch >= 90;
 }
 
-/// Launches `function` on the run's stream (see usesDependentLaunch).
-static CUresult launchKernel(const LaunchContext &ctx, CUfunction function,
-                             unsigned blocks, unsigned threadsX,
-                             unsigned threadsY, void **params) {
-  if (!usesDependentLaunch(ctx))
-    return ctx.cu.cuLaunchKernel(function, blocks, 1, 1, threadsX, threadsY, 1,
-                                 0, ctx.stream, params, nullptr);
-  CUlaunchAttribute attribute{};
-  attribute.id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
-  attribute.value.programmaticStreamSerializationAllowed = 1;
-  CUlaunchConfig config{};
-  config.gridDimX = blocks;
-  config.gridDimY = 1;
-  config.gridDimZ = 1;
-  config.blockDimX = threadsX;
-  config.blockDimY = threadsY;
-  config.blockDimZ = 1;
-  config.sharedMemBytes = 0;
-  config.hStream = ctx.stream;
-  config.attrs = &attribute;
-  config.numAttrs = 1;
-  return ctx.cu.cuLaunchKernelEx(&config, function, params, nullptr);
-}
-
+/// Launches `function` on the run's stream (see usesDependentLaunch);
+/// an error names `entry`.
 static Status launch(const LaunchContext &ctx, CUfunction function,
                      const std::string &entry, long long blocks,
                      unsigned threadsX, unsigned threadsY,
                      std::vector<void *> &params) {
-  CUresult result =
-      launchKernel(ctx, function, unsigned(std::max(1LL, blocks)), threadsX,
-                   threadsY, params.data());
+  const unsigned grid = unsigned(std::max(1LL, blocks));
+  CUresult result;
+  if (!usesDependentLaunch(ctx)) {
+    result = ctx.cu.cuLaunchKernel(function, grid, 1, 1, threadsX, threadsY,
+                                   1, 0, ctx.stream, params.data(), nullptr);
+  } else {
+    CUlaunchAttribute attribute{};
+    attribute.id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
+    attribute.value.programmaticStreamSerializationAllowed = 1;
+    CUlaunchConfig config{};
+    config.gridDimX = grid;
+    config.gridDimY = 1;
+    config.gridDimZ = 1;
+    config.blockDimX = threadsX;
+    config.blockDimY = threadsY;
+    config.blockDimZ = 1;
+    config.hStream = ctx.stream;
+    config.attrs = &attribute;
+    config.numAttrs = 1;
+    result = ctx.cu.cuLaunchKernelEx(&config, function, params.data(), nullptr);
+  }
   if (result != CUDA_SUCCESS)
     return checkCuda(result, "cuLaunchKernel", "for kernel '" + entry + "'");
   return Status();
@@ -761,20 +757,19 @@ static Status launchElementwise(const LaunchContext &ctx,
                   (blocksPerSm > 0 ? blocksPerSm : 2048 / (threads * threadsY));
   if (wanted > cap && function == loaded.rows)
     cap *= 4; // rows are short work items: more blocks balance better
-  // The vector variant runs one step per block, unlooped: measured on an
-  // H200 (bench/sweep.sh), f32 -> u8 over 2^28 elements took 0.315 ms so
-  // against 0.328 ms with one wave of looping blocks.
-  bool vector = (fast && kernel.indexing == PlanKernel::Indexing::Flat &&
-                 function == loaded.function) ||
-                function == loaded.vector;
-  if (vector && blocksPerSm <= 0)
+  // The vector variants run one step (group) per thread over the whole
+  // grid, unlooped: measured on an H200 (bench/sweep.sh), f32 -> u8 over
+  // 2^28 elements took 0.315 ms so against 0.328 ms with one wave of
+  // looping blocks; normalize on an H100, bench/NOTES.md change 15.
+  bool wholeGrid = (fast && kernel.indexing == PlanKernel::Indexing::Flat &&
+                    function == loaded.function) ||
+                   function == loaded.vector;
+  if (wholeGrid && blocksPerSm <= 0)
     cap = (1ll << 31) - 1;
-  unsigned blocks = unsigned(std::max(1LL, std::min(wanted, cap)));
-  CUresult result =
-      launchKernel(ctx, function, blocks, threads, threadsY, params.data());
-  if (result != CUDA_SUCCESS)
-    return checkCuda(result, "cuLaunchKernel",
-                     "for kernel '" + kernel.entry + "'");
+  if (Status s = launch(ctx, function, kernel.entry, std::min(wanted, cap),
+                        threads, threadsY, params);
+      !s.ok())
+    return s;
   variant = function == loaded.vector  ? &kernel.vectorEntry
             : function == loaded.rows  ? &kernel.rowEntry
             : function == loaded.tiles ? &kernel.tileEntry
@@ -817,6 +812,12 @@ Status Executable::schedule(RunState &st) {
     ready[b] = int(b) < plan.numParams || !plan.buffers[b].constantData.empty();
 
   auto concrete = [&](int b) { return resolveBuffer(plan, decided, b); };
+  // Views and decided choices use the memory of the buffer they stand for.
+  auto shareChosenMemory = [&] {
+    for (size_t b = 0; b < numBuffers; ++b)
+      if (int c = concrete(int(b)); c >= 0 && c != int(b))
+        st.ptrs[b] = st.ptrs[c];
+  };
   auto isReady = [&](int b) {
     int c = concrete(b);
     return c >= 0 && ready[c];
@@ -907,9 +908,7 @@ Status Executable::schedule(RunState &st) {
         st.bound[b] = true;
       }
     }
-    for (size_t b = 0; b < numBuffers; ++b)
-      if (int c = concrete(int(b)); c >= 0 && c != int(b))
-        st.ptrs[b] = st.ptrs[c];
+    shareChosenMemory();
 
     bool progress = false;
     for (size_t k = 0; k < numKernels; ++k) {
@@ -1000,19 +999,17 @@ Status Executable::schedule(RunState &st) {
     for (size_t i = 0; i < pending.size(); ++i)
       decided[pending[i]] = *values[i] != 0;
   }
-  for (size_t b = 0; b < numBuffers; ++b)
-    if (int c = concrete(int(b)); c >= 0 && c != int(b))
-      st.ptrs[b] = st.ptrs[c];
+  shareChosenMemory();
   return Status();
 }
 
 Status Executable::checkBlurStatus() const {
-  size_t slot = 0;
-  for (const PlanKernel &kernel : plan_.kernels) {
-    if (kernel.kind != PlanKernel::Kind::Blur)
+  for (size_t k = 0; k < plan_.kernels.size(); ++k) {
+    if (blurSlot_[k] < 0)
       continue;
+    const PlanKernel &kernel = plan_.kernels[k];
     const char *status =
-        static_cast<const char *>(blurStatus_) + slot++ * kStatusBytes;
+        static_cast<const char *>(blurStatus_) + blurSlot_[k] * kStatusBytes;
     unsigned long long first;
     long long window;
     double sigma;
@@ -1098,7 +1095,7 @@ Status Executable::run(const std::vector<TensorRef> &inputs,
   // 2. Buffers that need no memory of their own: a device input or output
   // is used in place, a constant has its own, a view shares its source's,
   // a chosen value is the buffer chosen. The rest are allocated from the
-  // stream-ordered pool when the run first needs them (see Scheduler).
+  // stream-ordered pool when the run first needs them (see schedule).
   RunAllocations allocations(cu, stream);
   const size_t numBuffers = plan_.buffers.size();
   std::vector<CUdeviceptr> ptrs(numBuffers, 0);
