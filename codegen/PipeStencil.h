@@ -120,12 +120,23 @@ template <typename I> PIPE_HD I pipe_border_index_of(I i, I n, int border) {
   case PIPE_CONSTANT:
     return -1;
   case PIPE_WRAP: {
+    // Within one period of the edge (every tap of a window no larger than
+    // the axis) without a division.
+    if (i < 0 && i >= -n)
+      return i + n;
+    if (i >= n && i - n < n)
+      return i - n;
     I r = i % n;
     return r < 0 ? r + n : r;
   }
   default: {
     if (n == 1)
       return 0;
+    // One mirror away from the edge: as below, without a division.
+    if (i < 0 && -i < n)
+      return -i;
+    if (i >= n && i - n < n - 1)
+      return 2 * (n - 1) - i;
     I period = 2 * (n - 1);
     I r = i % period;
     if (r < 0)

@@ -9,6 +9,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -102,6 +103,37 @@ TEST(StencilSemantics, BordersReadPastTheEdges) {
   EXPECT_EQ(pipe_border_index(7, 3, PIPE_WRAP), 1);
   EXPECT_EQ(pipe_border_index(-1, 3, PIPE_CONSTANT), -1);
   EXPECT_EQ(pipe_border_index(2, 3, PIPE_CONSTANT), 2);
+}
+
+// The border rules by their definitions (mirror until inside, modulo,
+// nearest edge), against the fast paths one period from the edge and the
+// general ones past it, in 64 and 32 bits.
+TEST(StencilSemantics, BordersMatchTheirDefinitionsAtAnyDistance) {
+  auto model = [](long long i, long long n, int border) -> long long {
+    switch (border) {
+    case PIPE_CLAMP:
+      return std::min(std::max(i, 0LL), n - 1);
+    case PIPE_CONSTANT:
+      return i >= 0 && i < n ? i : -1;
+    case PIPE_WRAP:
+      return ((i % n) + n) % n;
+    default:
+      if (n == 1)
+        return 0;
+      while (i < 0 || i >= n)
+        i = i < 0 ? -i : 2 * (n - 1) - i;
+      return i;
+    }
+  };
+  for (int border : {PIPE_REFLECT101, PIPE_CLAMP, PIPE_CONSTANT, PIPE_WRAP})
+    for (long long n = 1; n <= 9; ++n)
+      for (long long i = -5 * n - 3; i <= 6 * n + 3; ++i) {
+        long long want = model(i, n, border);
+        EXPECT_EQ(pipe_border_index(i, n, border), want)
+            << "border " << border << ", n " << n << ", i " << i;
+        EXPECT_EQ(pipe_border_index32(int(i), int(n), border), want)
+            << "border " << border << ", n " << n << ", i " << i;
+      }
 }
 
 TEST(StencilSemantics, DaliWindowAndSigmaRules) {
