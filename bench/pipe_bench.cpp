@@ -6,6 +6,7 @@
 // checked against the CPU reference before anything is timed.
 //
 //   pipe_bench [--quick] [--dynamic]   (--dynamic: reductions and blurs)
+//   pipe_bench [--quick] --blur-only   (dyn_blur alone, for tuning)
 //
 // GPU times are medians of CUDA-event-timed runs over rotated input sets
 // (so that repeated runs do not measure the L2 cache); host overhead is the
@@ -270,8 +271,8 @@ std::vector<int> windowsOf(const HostTensor &masks) {
   return windows;
 }
 
-/// The reductions and the seeds' dynamic blur.
-int runDynamic(bool quick) {
+/// mask_ratio and a reduction of each layout class.
+int runReductions(bool quick) {
   // mask_ratio: u8[64, 1024, 1024], and 1 GiB.
   {
     auto pipeline = compile(kMaskRatio);
@@ -333,6 +334,11 @@ int runDynamic(bool quick) {
       cu->cuMemFree(out.ptr);
     }
   }
+  return 0;
+}
+
+/// The seeds' dynamic blur at 1, 16 and 256 samples (1, 4, 16 when quick).
+int runDynamicBlur(bool quick) {
   // dyn_blur: u8[N, 1024, 1024], densities 0.02 .. 0.3 (windows ~22 .. 106).
   {
     auto pipeline = compile(kDynamicBlur);
@@ -387,6 +393,11 @@ int runDynamic(bool quick) {
       cu->cuMemFree(blurred.ptr);
     }
   }
+  return 0;
+}
+
+/// Blurs in a loop whose trip count is on the host or the device.
+int runLoopBlur(bool quick) {
   // loop_blur: a loop of blurs whose trip count the host knows (a host
   // scalar) or reads (a device scalar), against the same loop unrolled to
   // exactly that many iterations and against all 8: the host decides each
@@ -454,11 +465,21 @@ int runDynamic(bool quick) {
   return 0;
 }
 
+/// The reductions and the blurs; only dyn_blur when `blurOnly`.
+int runDynamic(bool quick, bool blurOnly) {
+  if (!blurOnly && runReductions(quick) != 0)
+    return 1;
+  if (runDynamicBlur(quick) != 0)
+    return 1;
+  return blurOnly ? 0 : runLoopBlur(quick);
+}
+
 int main(int argc, char **argv) {
-  bool quick = false, dynamic = false;
+  bool quick = false, dynamic = false, blurOnly = false;
   for (int i = 1; i < argc; ++i) {
     quick |= std::string(argv[i]) == "--quick";
     dynamic |= std::string(argv[i]) == "--dynamic";
+    blurOnly |= std::string(argv[i]) == "--blur-only";
   }
   if (argc > 1 && std::string(argv[1]) == "--host-io-only") {
     if (!pipert::getCudaDevice())
@@ -490,8 +511,8 @@ int main(int argc, char **argv) {
     cu->cuMemFree(a.ptr);
     cu->cuMemFree(b.ptr);
   }
-  if (dynamic)
-    return runDynamic(quick);
+  if (dynamic || blurOnly)
+    return runDynamic(quick, blurOnly);
 
   // Cold compile: parse to loaded kernel, with and without the disk cache.
   {
