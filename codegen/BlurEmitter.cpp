@@ -24,6 +24,7 @@ using namespace mlir::pipe;
 // The runtime launches the kernels by its own copy of their geometry.
 namespace geometry = pipert::blurgeometry;
 static_assert(geometry::kStatusBytes == sizeof(pipe_blur_status));
+static_assert(geometry::kRunBits == 64 - PIPE_BLUR_RUN_SHIFT);
 static_assert(geometry::kParamsBytes == sizeof(pipe_blur_params));
 static_assert(geometry::kWeightsPerSample == PIPE_BLUR_WMAX);
 static_assert(geometry::kRowSegment == PIPE_BLUR_SEG);
@@ -53,11 +54,12 @@ FailureOr<std::string> pipec::emitCudaBlur(GaussianBlurOp op,
   os << "], border " << op.getBorder() << "\n";
   os << "extern \"C\" __global__ void __launch_bounds__(256)\n"
      << name << "_prepare(const pipe_i32 *window, const float *sigma, "
-        "pipe_blur_params *params, float *weights, pipe_blur_status *status, "
-        "long long samples, long long windowPer, long long sigmaPer) {\n"
+        "pipe_blur_params *params, float *weights, unsigned long long *bad, "
+        "unsigned long long run, long long samples, long long windowPer, "
+        "long long sigmaPer) {\n"
      << "  pipe_wait_for_previous_kernel();\n"
-     << "  pipe_blur_prepare(window, sigma, params, weights, status, samples, "
-        "windowPer, sigmaPer);\n}\n\n";
+     << "  pipe_blur_prepare(window, sigma, params, weights, bad, run, "
+        "samples, windowPer, sigmaPer);\n}\n\n";
   info.entries = {name + "_prepare"};
   int border = getBorderId(op.getBorder());
   std::string fill;
@@ -77,17 +79,19 @@ FailureOr<std::string> pipec::emitCudaBlur(GaussianBlurOp op,
        << ")\n"
        << entry << "(const " << from << " *in, " << to
        << " *out, const pipe_blur_params *params, const float *weights, "
-          "pipe_blur_status *status, long long outer, long long length, long "
-          "long inner, long long perSample) {\n"
+          "const unsigned long long *bad, pipe_blur_status *report, unsigned "
+          "long long run, long long outer, long long length, long long inner, "
+          "long long perSample) {\n"
        << "  pipe_wait_for_previous_kernel();\n";
     std::string firstPass = first ? "true" : "false";
     if (rows)
       os << "  (void)inner;\n  pipe_blur_rows<" << from << ", " << to << ", "
-         << border << ">(in, out, params, weights, status, " << firstPass
+         << border << ">(in, out, params, weights, bad, report, run, "
+         << firstPass
          << ", outer, length, perSample, " << fill << ");\n}\n\n";
     else
       os << "  pipe_blur_cols<" << from << ", " << to << ", " << border
-         << ">(in, out, params, weights, status, " << firstPass
+         << ">(in, out, params, weights, bad, report, run, " << firstPass
          << ", outer, length, inner, perSample, " << fill << ");\n}\n\n";
     info.entries.push_back(entry);
   }

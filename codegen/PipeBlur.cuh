@@ -9,7 +9,8 @@
 // strided axis stages a tile of columns (or, for large radii, reads through
 // L1). Both give each thread K consecutive outputs and slide a register
 // window over the taps, so that each value loaded feeds K multiply-adds. A
-// pass does nothing once `status` holds an error: outputs stay untouched.
+// pass does nothing once prepare found a bad sample in this run: outputs
+// stay untouched.
 //
 //===----------------------------------------------------------------------===//
 
@@ -28,13 +29,14 @@
 
 /// Resolves each sample's parameters (one block per sample) and, for radii
 /// up to PIPE_BLUR_RMAX, its weights into `weights` (PIPE_BLUR_WMAX per
-/// sample), so that the passes only copy them. `status->first` (all ones
-/// before) gets the smallest (sample * 8 + error).
+/// sample), so that the passes only copy them. The blur's device word
+/// `bad` (see PIPE_BLUR_RUN_SHIFT) gets run `run`'s smallest (sample * 8 +
+/// error).
 __device__ __forceinline__ void
 pipe_blur_prepare(const pipe_i32 *window, const float *sigma,
                   pipe_blur_params *params, float *weights,
-                  pipe_blur_status *status, long long samples,
-                  long long windowPer, long long sigmaPer) {
+                  unsigned long long *bad, unsigned long long run,
+                  long long samples, long long windowPer, long long sigmaPer) {
   __shared__ pipe_blur_params p;
   __shared__ double raw[PIPE_BLUR_WMAX];
   for (long long s = blockIdx.x; s < samples; s += gridDim.x) {
@@ -43,8 +45,10 @@ pipe_blur_prepare(const pipe_i32 *window, const float *sigma,
       double sg = sigma ? (double)sigma[s / sigmaPer] : 0.0;
       p = pipe_blur_resolve(window != 0, w, sigma != 0, sg);
       if (p.error != PIPE_BLUR_OK)
-        atomicMin(&status->first,
-                  (unsigned long long)s * 8 + (unsigned long long)p.error);
+        atomicMax(bad, (run << PIPE_BLUR_RUN_SHIFT) |
+                           (PIPE_BLUR_CODE_MASK -
+                            ((unsigned long long)s * 8 +
+                             (unsigned long long)p.error)));
     }
     __syncthreads();
     const bool staged = p.error == PIPE_BLUR_OK && p.radius <= PIPE_BLUR_RMAX;
@@ -66,18 +70,21 @@ pipe_blur_prepare(const pipe_i32 *window, const float *sigma,
   }
 }
 
-/// Whether a pass must stop because some sample is bad; block 0 of the
-/// first pass then records what that sample was given.
+/// Whether a pass must stop because some sample of run `run` is bad; block
+/// 0 of the first pass then reports that sample and what it was given.
 __device__ __forceinline__ bool
-pipe_blur_failed(const pipe_blur_params *params, pipe_blur_status *status,
-                 bool first) {
-  const unsigned long long bad = status->first;
-  if (bad == ~0ull)
+pipe_blur_failed(const pipe_blur_params *params, const unsigned long long *bad,
+                 pipe_blur_status *report, unsigned long long run, bool first) {
+  const unsigned long long word = *bad;
+  if (word >> PIPE_BLUR_RUN_SHIFT != run)
     return false;
   if (first && blockIdx.x == 0 && threadIdx.x == 0 && threadIdx.y == 0) {
-    const pipe_blur_params &p = params[bad / 8];
-    status->window = p.window;
-    status->sigma = p.given_sigma;
+    const unsigned long long code =
+        PIPE_BLUR_CODE_MASK - (word & PIPE_BLUR_CODE_MASK);
+    const pipe_blur_params &p = params[code / 8];
+    report->window = p.window;
+    report->sigma = p.given_sigma;
+    report->first = code;
   }
   return true;
 }
@@ -213,13 +220,14 @@ template <typename Tin, typename Tout, int BORDER>
 __device__ __forceinline__ void
 pipe_blur_rows(const Tin *__restrict__ in, Tout *__restrict__ out,
                const pipe_blur_params *__restrict__ params,
-               const float *__restrict__ weights, pipe_blur_status *status,
-               bool first, long long outer, long long length,
-               long long perSample, float fill) {
+               const float *__restrict__ weights,
+               const unsigned long long *bad, pipe_blur_status *report,
+               unsigned long long run, bool first, long long outer,
+               long long length, long long perSample, float fill) {
   constexpr int K = PIPE_BLUR_K, SEG = PIPE_BLUR_SEG;
   __shared__ __align__(16) float w[PIPE_BLUR_WMAX];
   __shared__ float s[PIPE_BLUR_PAD(PIPE_BLUR_SPAN) + 1];
-  if (pipe_blur_failed(params, status, first))
+  if (pipe_blur_failed(params, bad, report, run, first))
     return;
   const long long segs = (length + SEG - 1) / SEG;
   const int t = threadIdx.x;
@@ -312,14 +320,16 @@ template <typename Tin, typename Tout, int BORDER>
 __device__ __forceinline__ void
 pipe_blur_cols(const Tin *__restrict__ in, Tout *__restrict__ out,
                const pipe_blur_params *__restrict__ params,
-               const float *__restrict__ weights, pipe_blur_status *status,
-               bool first, long long outer, long long length, long long inner,
-               long long perSample, float fill) {
+               const float *__restrict__ weights,
+               const unsigned long long *bad, pipe_blur_status *report,
+               unsigned long long run, bool first, long long outer,
+               long long length, long long inner, long long perSample,
+               float fill) {
   constexpr int K = PIPE_BLUR_K, ROWS = PIPE_BLUR_COL_ROWS,
                 TY = PIPE_BLUR_COL_THREADS_Y;
   __shared__ __align__(16) float w[PIPE_BLUR_WMAX];
   __shared__ float tile[ROWS + 2 * PIPE_BLUR_COL_RMAX + 2 * K][32];
-  if (pipe_blur_failed(params, status, first))
+  if (pipe_blur_failed(params, bad, report, run, first))
     return;
   const long long rsegs = (length + ROWS - 1) / ROWS;
   const long long cblocks = (inner + 31) / 32;

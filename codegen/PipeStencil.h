@@ -57,13 +57,24 @@ PIPE_HD double pipe_blur_raw_weight(double sigma, int offset) {
   return exp(-(x * x) / (2.0 * sigma * sigma));
 }
 
-/// What a blur reports about its first bad sample: (sample * 8 + error),
-/// the window and sigma it was given; all ones (first = ~0) when none is.
+/// What a blur reports to the host about its first bad sample: (sample * 8
+/// + error), the window and sigma it was given; the host sets all ones
+/// (first = ~0) before each run, and the blur writes it only for a bad
+/// sample (into mapped pinned memory, so no copy follows the blur).
 struct pipe_blur_status {
   unsigned long long first;
   long long window;
   double sigma;
 };
+
+/// The device's word of a blur, kept from run to run so that no run has to
+/// reset it: (run << PIPE_BLUR_RUN_SHIFT) | (PIPE_BLUR_CODE_MASK - (sample
+/// * 8 + error)) for the first bad sample of run `run`, raised by atomicMax
+/// (a later run, or a smaller sample of the same run, is larger). A word of
+/// an earlier run means no bad sample in this one. Runs are numbered from 1
+/// and the runtime zeroes the words when the number wraps.
+#define PIPE_BLUR_RUN_SHIFT 40
+#define PIPE_BLUR_CODE_MASK ((1ull << PIPE_BLUR_RUN_SHIFT) - 1)
 
 /// DALI's rules: a window only gives radius (w - 1) / 2 and sigma
 /// (radius - 1) * 0.3 + 0.8; a sigma only gives radius ceil(3 sigma).

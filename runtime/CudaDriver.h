@@ -56,7 +56,8 @@ namespace pipert {
   X(cuEventDestroy)                                                            \
   X(cuMemHostAlloc)                                                            \
   X(cuMemFreeHost)                                                             \
-  X(cuLaunchHostFunc)
+  X(cuLaunchHostFunc)                                                          \
+  X(cuMemHostGetDevicePointer)
 
 struct CudaDriver {
 #define PIPE_DECLARE_FN(name) decltype(&::name) name = nullptr;

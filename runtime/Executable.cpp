@@ -106,11 +106,31 @@ Result<std::unique_ptr<Executable>> Executable::load(Plan plan) {
     return s;
   if (numBlurs > 0) {
     if (Status s = checkCuda(cu.cuMemHostAlloc(&executable->blurStatus_,
-                                               numBlurs * kStatusBytes, 0),
+                                               numBlurs * kStatusBytes,
+                                               CU_MEMHOSTALLOC_DEVICEMAP),
                              "cuMemHostAlloc", "for blur status words");
         !s.ok())
       return s;
     std::memset(executable->blurStatus_, 0xff, numBlurs * kStatusBytes);
+    CUdeviceptr mapped = 0;
+    if (Status s = checkCuda(cu.cuMemHostGetDevicePointer(
+                                 &mapped, executable->blurStatus_, 0),
+                             "cuMemHostGetDevicePointer",
+                             "for blur status words");
+        !s.ok())
+      return s;
+    executable->blurStatusDevice_ = mapped;
+    CUdeviceptr words = 0;
+    if (Status s = checkCuda(cu.cuMemAlloc(&words, numBlurs * 8), "cuMemAlloc",
+                             "for blur status words");
+        !s.ok())
+      return s;
+    executable->blurWords_ = words;
+    std::vector<unsigned long long> zeros(numBlurs, 0);
+    if (Status s = checkCuda(cu.cuMemcpyHtoD(words, zeros.data(), numBlurs * 8),
+                             "cuMemcpyHtoD", "for blur status words");
+        !s.ok())
+      return s;
   }
   // Constants (list literals) live on the device for the executable's life.
   for (const PlanBuffer &buffer : executable->plan_.buffers) {
@@ -226,6 +246,8 @@ Executable::~Executable() {
     (*driver)->cuMemFree(ptr);
   if (blurStatus_)
     (*driver)->cuMemFreeHost(blurStatus_);
+  if (blurWords_)
+    (*driver)->cuMemFree(blurWords_);
   if (controlHost_)
     (*driver)->cuMemFreeHost(controlHost_);
 }
@@ -555,12 +577,21 @@ static Status launchReduction(const LaunchContext &ctx, const PlanKernel &kernel
                 std::min((O * C + 7) / 8, sms * 16), threads, 1, params);
 }
 
-/// A blur (see codegen/PipeBlur.cuh): resets its status, resolves each
-/// sample's parameters, runs one pass per axis through f32 scratch buffers,
-/// and copies the status to `statusHost` (checked once the run is done).
+/// Where a blur reports a bad sample (see PIPE_BLUR_RUN_SHIFT in
+/// codegen/PipeStencil.h): its device word, the device address of its
+/// pipe_blur_status in mapped pinned memory, and the run's number.
+struct BlurStatus {
+  CUdeviceptr word, report;
+  unsigned long long run;
+};
+
+/// A blur (see codegen/PipeBlur.cuh): resolves each sample's parameters,
+/// then runs one pass per axis through f32 scratch buffers. A bad sample
+/// is reported in `status` (checked once the run is done); nothing resets
+/// or copies it, so the blur is its kernels alone.
 static Status launchBlur(const LaunchContext &ctx, const PlanKernel &kernel,
                          const std::vector<CUfunction> &entries,
-                         void *statusHost) {
+                         const BlurStatus &status) {
   const std::vector<int64_t> &shape = ctx.shapes[kernel.inputs.front()];
   long long n = 1, samples = 1;
   for (int64_t d : shape)
@@ -584,12 +615,8 @@ static Status launchBlur(const LaunchContext &ctx, const PlanKernel &kernel,
           " elements per position of the dims before it; 2^31 or more is "
           "not supported");
   }
-  // Device memory of this run: status word, per-sample parameters, scratch.
-  CUdeviceptr status = 0, params = 0, scratch[2] = {0, 0};
-  if (Status s = ctx.allocations.allocate(kStatusBytes, 0,
-                                          "blur status", &status);
-      !s.ok())
-    return s;
+  // Device memory of this run: per-sample parameters, scratch.
+  CUdeviceptr params = 0, scratch[2] = {0, 0};
   if (Status s = ctx.allocations.allocate(size_t(samples) * blurgeometry::kParamsBytes, 0,
                                           "blur parameters", &params);
       !s.ok())
@@ -606,11 +633,6 @@ static Status launchBlur(const LaunchContext &ctx, const PlanKernel &kernel,
                                             "blur scratch", &scratch[k]);
         !s.ok())
       return s;
-  if (CUresult r = ctx.cu.cuMemsetD8Async(status, 0xff, kStatusBytes,
-                                          ctx.stream);
-      r != CUDA_SUCCESS)
-    return checkCuda(r, "cuMemsetD8Async", "for a blur status");
-
   // prepare(window, sigma, params, status, samples, windowPer, sigmaPer)
   CUdeviceptr window = 0, sigma = 0;
   long long windowPer = samples, sigmaPer = samples;
@@ -630,8 +652,11 @@ static Status launchBlur(const LaunchContext &ctx, const PlanKernel &kernel,
     sigmaPer = perElement(kernel.inputs[next++]);
   }
   {
-    std::vector<void *> args = {&window,  &sigma,     &params,  &weights,
-                                &status,  &samples,   &windowPer, &sigmaPer};
+    CUdeviceptr word = status.word;
+    unsigned long long run = status.run;
+    std::vector<void *> args = {&window,  &sigma,   &params,
+                                &weights, &word,    &run,
+                                &samples, &windowPer, &sigmaPer};
     if (Status s = launch(ctx, entries[0], kernel.entries[0],
                           std::min(samples, ctx.device.multiprocessors * 8LL),
                           128, 1, args);
@@ -652,8 +677,11 @@ static Status launchBlur(const LaunchContext &ctx, const PlanKernel &kernel,
       inner *= shape[d];
     for (int d = kernel.sampleRank; d < axis; ++d)
       perSample *= shape[d];
-    std::vector<void *> args = {&from,   &to,    &params, &weights, &status,
-                                &outer,  &length, &inner, &perSample};
+    CUdeviceptr word = status.word, report = status.report;
+    unsigned long long run = status.run;
+    std::vector<void *> args = {&from,  &to,    &params, &weights,
+                                &word,  &report, &run,   &outer,
+                                &length, &inner, &perSample};
     using namespace blurgeometry;
     bool rows = axis == int(shape.size()) - 1;
     long long items =
@@ -667,10 +695,6 @@ static Status launchBlur(const LaunchContext &ctx, const PlanKernel &kernel,
       return s;
     from = to;
   }
-  if (CUresult r = ctx.cu.cuMemcpyDtoHAsync(statusHost, status,
-                                            kStatusBytes, ctx.stream);
-      r != CUDA_SUCCESS)
-    return checkCuda(r, "cuMemcpyDtoHAsync", "for a blur status");
   return Status();
 }
 
@@ -929,9 +953,10 @@ Status Executable::schedule(RunState &st) {
       if (kernel.kind == PlanKernel::Kind::Reduction) {
         launched = launchReduction(st.ctx, kernel, kernels_[k]->entries);
       } else if (kernel.kind == PlanKernel::Kind::Blur) {
-        void *statusHost =
-            static_cast<char *>(blurStatus_) + blurSlot_[k] * kStatusBytes;
-        launched = launchBlur(st.ctx, kernel, kernels_[k]->entries, statusHost);
+        BlurStatus status{blurWords_ + blurSlot_[k] * 8,
+                          blurStatusDevice_ + blurSlot_[k] * kStatusBytes,
+                          blurRun_};
+        launched = launchBlur(st.ctx, kernel, kernels_[k]->entries, status);
       } else {
         const std::string *variant = nullptr;
         launched = launchElementwise(st.ctx, kernel, *kernels_[k], variant);
@@ -1185,8 +1210,17 @@ Status Executable::run(const std::vector<TensorRef> &inputs,
 
   LaunchContext context{cu,  **device, stream, allocations,
                         *sizes, ptrs,     shapes};
-  if (blurStatus_)
+  if (blurStatus_) {
     std::memset(blurStatus_, 0xff, kStatusBytes * numBlurs_);
+    // Run numbers fill the words' bits above PIPE_BLUR_RUN_SHIFT; when they
+    // wrap, the words go back to zero (an earlier run's) first.
+    if (++blurRun_ == (1ull << blurgeometry::kRunBits)) {
+      blurRun_ = 1;
+      if (CUresult r = cu.cuMemsetD8Async(blurWords_, 0, numBlurs_ * 8, stream);
+          r != CUDA_SUCCESS)
+        return checkCuda(r, "cuMemsetD8Async", "for blur status words");
+    }
+  }
   RunState state{context, ptrs, bound, inputs, controlBlock};
   if (Status s = schedule(state); !s.ok())
     return s;

@@ -130,9 +130,16 @@ private:
   /// Executable.cpp), made on first use.
   struct Staging;
   std::unique_ptr<Staging> staging_;
-  /// Pinned memory where each blur's device status is copied at the end of
-  /// a run (one pipe_blur_status per blur, in plan order), or null.
+  /// Mapped pinned memory where each blur reports its first bad sample
+  /// (one pipe_blur_status per blur, in plan order; reset before each run),
+  /// or null; its device address.
   void *blurStatus_ = nullptr;
+  unsigned long long blurStatusDevice_ = 0;
+  /// Each blur's device word (see PIPE_BLUR_RUN_SHIFT in
+  /// codegen/PipeStencil.h), kept from run to run, and the number of the
+  /// latest run, so that no run spends a launch on resetting the words.
+  unsigned long long blurWords_ = 0;
+  unsigned long long blurRun_ = 0;
   size_t numBlurs_ = 0;
   /// For each kernel, its slot in blurStatus_ (-1 for other kernels).
   std::vector<int> blurSlot_;

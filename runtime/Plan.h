@@ -35,6 +35,8 @@ std::string describeDims(const std::vector<PlanDim> &dims);
 /// agree.
 namespace blurgeometry {
 constexpr size_t kStatusBytes = 24;
+/// Bits of a run's number in a blur's device word (PIPE_BLUR_RUN_SHIFT).
+constexpr int kRunBits = 24;
 constexpr size_t kParamsBytes = 40;
 constexpr size_t kWeightsPerSample = 2 * 512 + 4 + 16;
 constexpr long long kRowSegment = 1024; ///< Outputs per contiguous-pass item.
