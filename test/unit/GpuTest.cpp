@@ -440,6 +440,16 @@ TEST(Gpu, BadBlurWindowNamesTheSampleAndWritesNothing) {
   auto expected = pipeline->runReference({x, w});
   ASSERT_TRUE(expected.ok());
   EXPECT_TRUE(sameValues(y, (*expected)[0]));
+  // And reports a later run's bad sample, not an earlier run's (the blur's
+  // device word is kept from run to run, tagged with the run).
+  w.as<int32_t>()[1] = 0;
+  HostTensor good = y;
+  status = pipeline->run({x.ref(), w.ref()}, {y.ref()});
+  ASSERT_FALSE(status.ok());
+  EXPECT_EQ(status.message(),
+            "gaussian_blur at test.pipe:2:7: sample 1: its window is 0; a "
+            "window must be positive; nothing was written");
+  EXPECT_TRUE(sameBits(y, good));
 }
 
 TEST(Gpu, ReductionsOfLongRowsAndEmptyAxes) {
