@@ -24,6 +24,7 @@
 #include <cstdio>
 #include <cstring>
 #include <functional>
+#include <numeric>
 #include <random>
 #include <string>
 #include <vector>
@@ -349,8 +350,27 @@ int runDynamicBlur(bool quick) {
     CHECK_CU(cu->cuDeviceGetAttribute(&sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, device));
     // FP32 FMAs per second: 128 lanes per SM (Hopper) at the boost clock.
     double fmaRate = double(sms) * 128 * clockKHz * 1e3;
-    for (int64_t n : {int64_t(1), int64_t(quick ? 4 : 16), int64_t(quick ? 16 : 256)}) {
+    // Densities rise with the sample index; dyn_blur_shuffled takes the
+    // same samples in a random order (real batches are not sorted).
+    struct Case {
+      int64_t n;
+      bool shuffled;
+    };
+    const int64_t middle = quick ? 4 : 16;
+    for (Case c : {Case{1, false}, Case{middle, false}, Case{middle, true},
+                   Case{quick ? 16 : 256, false}}) {
+      const int64_t n = c.n;
       HostTensor masks = densityMasks(n, 1024, 1024, 0.02, 0.3, 9);
+      if (c.shuffled) {
+        std::vector<int64_t> order(n);
+        std::iota(order.begin(), order.end(), 0);
+        std::shuffle(order.begin(), order.end(), std::mt19937(5));
+        HostTensor sorted = masks;
+        for (int64_t i = 0; i < n; ++i)
+          std::memcpy(masks.as<uint8_t>() + i * 1024 * 1024,
+                      sorted.as<uint8_t>() + order[i] * 1024 * 1024,
+                      1024 * 1024);
+      }
       std::vector<int> windows = windowsOf(masks);
       double fmas = 0;
       for (int w : windows)
@@ -376,18 +396,24 @@ int runDynamicBlur(bool quick) {
           return 1;
         }
       }
-      std::string extra = "\"samples\": " + std::to_string(n) +
-                          ", \"fma_floor_ms\": " +
-                          std::to_string(fmas / fmaRate * 1e3) +
-                          ", \"windows\": [" + std::to_string(windows.front()) +
-                          ", " + std::to_string(windows.back()) + "]";
+      std::string extra =
+          "\"samples\": " + std::to_string(n) +
+          ", \"fma_floor_ms\": " + std::to_string(fmas / fmaRate * 1e3) +
+          ", \"windows\": [" +
+          std::to_string(*std::min_element(windows.begin(), windows.end())) +
+          ", " +
+          std::to_string(*std::max_element(windows.begin(), windows.end())) +
+          "]";
       double ms = gpuMs(
           [&](int) {
             if (!pipeline->run({inputs[0].ref()}, {blurred.ref()}, nullptr, false).ok())
               exit(1);
           },
           3, quick ? 10 : 30);
-      record(n == 1 ? "dyn_blur_1" : n <= 16 ? "dyn_blur" : "dyn_blur_256",
+      record(n == 1       ? "dyn_blur_1"
+             : c.shuffled ? "dyn_blur_shuffled"
+             : n <= 16    ? "dyn_blur"
+                          : "dyn_blur_256",
              "pipe", ms, 2.0 * masks.numBytes(), extra);
       cu->cuMemFree(inputs[0].ptr);
       cu->cuMemFree(blurred.ptr);
