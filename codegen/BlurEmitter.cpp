@@ -75,8 +75,8 @@ FailureOr<std::string> pipec::emitCudaBlur(GaussianBlurOp op,
     bool rows = axes[a] == last;
     std::string entry = name + "_axis" + std::to_string(axes[a]);
     os << "extern \"C\" __global__ void __launch_bounds__("
-       << (rows ? PIPE_BLUR_ROW_THREADS : 32 * PIPE_BLUR_COL_THREADS_Y)
-       << ")\n"
+       << (rows ? PIPE_BLUR_ROW_THREADS : 32 * PIPE_BLUR_COL_THREADS_Y) << ", "
+       << (rows ? PIPE_BLUR_ROW_MIN_BLOCKS : PIPE_BLUR_COL_MIN_BLOCKS) << ")\n"
        << entry << "(const " << from << " *in, " << to
        << " *out, const pipe_blur_params *params, const float *weights, "
           "const unsigned long long *bad, pipe_blur_status *report, unsigned "
@@ -84,15 +84,19 @@ FailureOr<std::string> pipec::emitCudaBlur(GaussianBlurOp op,
           "long long perSample) {\n"
        << "  pipe_wait_for_previous_kernel();\n";
     std::string firstPass = first ? "true" : "false";
+    // The last pass forwards, each one before it the other way (see
+    // PipeBlur.cuh, the order of items).
+    const char *backwards = (axes.size() - 1 - pass) % 2 ? "true" : "false";
     if (rows)
       os << "  (void)inner;\n  pipe_blur_rows<" << from << ", " << to << ", "
-         << border << ">(in, out, params, weights, bad, report, run, "
-         << firstPass
+         << border << ", " << backwards
+         << ">(in, out, params, weights, bad, report, run, " << firstPass
          << ", outer, length, perSample, " << fill << ");\n}\n\n";
     else
-      os << "  pipe_blur_cols<" << from << ", " << to << ", " << border
-         << ">(in, out, params, weights, bad, report, run, " << firstPass
-         << ", outer, length, inner, perSample, " << fill << ");\n}\n\n";
+      os << "  pipe_blur_cols<" << from << ", " << to << ", " << border << ", "
+         << backwards << ">(in, out, params, weights, bad, report, run, "
+         << firstPass << ", outer, length, inner, perSample, " << fill
+         << ");\n}\n\n";
     info.entries.push_back(entry);
   }
   return text;

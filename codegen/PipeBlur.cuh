@@ -12,6 +12,11 @@
 // pass does nothing once prepare found a bad sample in this run: outputs
 // stay untouched.
 //
+// The order of items: the last pass goes forwards, and each pass before it
+// BACKWARDS through the items of the pass after it, so that a pass starts
+// on the lines its predecessor wrote last, still in L2 (bench/NOTES.md,
+// change 21).
+//
 //===----------------------------------------------------------------------===//
 
 // The kernels' geometry (PIPE_BLUR_K, _SEG, _WMAX, ...) is in PipeStencil.h,
@@ -216,14 +221,14 @@ __device__ __forceinline__ float pipe_blur_slow(const pipe_blur_params &p,
 
 /// A pass along the last (contiguous) dim: `outer` lines of `length`.
 /// 64 threads; each block item is a segment of 1024 outputs of one line.
-template <typename Tin, typename Tout, int BORDER>
+template <typename Tin, typename Tout, int BORDER, bool BACKWARDS>
 __device__ __forceinline__ void
 pipe_blur_rows(const Tin *__restrict__ in, Tout *__restrict__ out,
                const pipe_blur_params *__restrict__ params,
-               const float *__restrict__ weights,
-               const unsigned long long *bad, pipe_blur_status *report,
-               unsigned long long run, bool first, long long outer,
-               long long length, long long perSample, float fill) {
+               const float *__restrict__ weights, const unsigned long long *bad,
+               pipe_blur_status *report, unsigned long long run, bool first,
+               long long outer, long long length, long long perSample,
+               float fill) {
   constexpr int K = PIPE_BLUR_K, SEG = PIPE_BLUR_SEG;
   __shared__ __align__(16) float w[PIPE_BLUR_WMAX];
   __shared__ float s[PIPE_BLUR_PAD(PIPE_BLUR_SPAN) + 1];
@@ -236,7 +241,8 @@ pipe_blur_rows(const Tin *__restrict__ in, Tout *__restrict__ out,
   const bool vectorStores =
       (unsigned long long)out % 16 == 0 &&
       (length * (long long)sizeof(Tout)) % 16 == 0 && (K * sizeof(Tout)) % 16 == 0;
-  for (long long item = blockIdx.x; item < outer * segs; item += gridDim.x) {
+  for (long long item0 = blockIdx.x; item0 < outer * segs; item0 += gridDim.x) {
+    const long long item = BACKWARDS ? outer * segs - 1 - item0 : item0;
     const long long o = item / segs, seg0 = (item % segs) * SEG;
     const long long sample = o / perSample;
     const pipe_blur_params p = params[sample];
@@ -316,15 +322,14 @@ pipe_blur_rows(const Tin *__restrict__ in, Tout *__restrict__ out,
 /// radii up to PIPE_BLUR_COL_RMAX the item's rows (with the halo) are staged
 /// in shared memory, read coalesced; larger radii read through L1, one tap
 /// at a time.
-template <typename Tin, typename Tout, int BORDER>
+template <typename Tin, typename Tout, int BORDER, bool BACKWARDS>
 __device__ __forceinline__ void
 pipe_blur_cols(const Tin *__restrict__ in, Tout *__restrict__ out,
                const pipe_blur_params *__restrict__ params,
-               const float *__restrict__ weights,
-               const unsigned long long *bad, pipe_blur_status *report,
-               unsigned long long run, bool first, long long outer,
-               long long length, long long inner, long long perSample,
-               float fill) {
+               const float *__restrict__ weights, const unsigned long long *bad,
+               pipe_blur_status *report, unsigned long long run, bool first,
+               long long outer, long long length, long long inner,
+               long long perSample, float fill) {
   constexpr int K = PIPE_BLUR_K, ROWS = PIPE_BLUR_COL_ROWS,
                 TY = PIPE_BLUR_COL_THREADS_Y;
   __shared__ __align__(16) float w[PIPE_BLUR_WMAX];
@@ -334,8 +339,10 @@ pipe_blur_cols(const Tin *__restrict__ in, Tout *__restrict__ out,
   const long long rsegs = (length + ROWS - 1) / ROWS;
   const long long cblocks = (inner + 31) / 32;
   const int tx = threadIdx.x, ty = threadIdx.y, t = ty * 32 + tx;
-  for (long long item = blockIdx.x; item < outer * rsegs * cblocks;
-       item += gridDim.x) {
+  for (long long item0 = blockIdx.x; item0 < outer * rsegs * cblocks;
+       item0 += gridDim.x) {
+    const long long item =
+        BACKWARDS ? outer * rsegs * cblocks - 1 - item0 : item0;
     const long long cb = item % cblocks, rest = item / cblocks;
     const long long row0 = (rest % rsegs) * ROWS, o = rest / rsegs;
     const long long i0 = row0 + ty * K;

@@ -39,6 +39,12 @@ enum pipe_blur_error {
 /// Radii up to this stage a column tile in shared memory.
 #define PIPE_BLUR_COL_RMAX 80
 #define PIPE_BLUR_COL_ROWS (PIPE_BLUR_COL_THREADS_Y * PIPE_BLUR_K)
+/// Blocks of each pass that must fit on an SM at once (__launch_bounds__):
+/// 32 warps, at most 64 registers a thread, so that a change to the
+/// kernels cannot lower their occupancy unnoticed (ptxas gave one variant
+/// of the strided pass 75 registers: 24 warps).
+#define PIPE_BLUR_ROW_MIN_BLOCKS 16
+#define PIPE_BLUR_COL_MIN_BLOCKS 4
 
 /// One sample's resolved blur: `norm` is 1 / (sum of the raw weights, see
 /// pipe_blur_sum), 1 until it is computed;

@@ -14,6 +14,8 @@
 
 using namespace pipert;
 
+using blurgeometry::kBlurWordBytes;
+using blurgeometry::kRunSlots;
 using blurgeometry::kStatusBytes;
 
 namespace {
@@ -121,13 +123,14 @@ Result<std::unique_ptr<Executable>> Executable::load(Plan plan) {
       return s;
     executable->blurStatusDevice_ = mapped;
     CUdeviceptr words = 0;
-    if (Status s = checkCuda(cu.cuMemAlloc(&words, numBlurs * 8), "cuMemAlloc",
+    const size_t wordBytes = numBlurs * kRunSlots * kBlurWordBytes;
+    if (Status s = checkCuda(cu.cuMemAlloc(&words, wordBytes), "cuMemAlloc",
                              "for blur status words");
         !s.ok())
       return s;
     executable->blurWords_ = words;
-    std::vector<unsigned long long> zeros(numBlurs, 0);
-    if (Status s = checkCuda(cu.cuMemcpyHtoD(words, zeros.data(), numBlurs * 8),
+    std::vector<unsigned char> zeros(wordBytes, 0);
+    if (Status s = checkCuda(cu.cuMemcpyHtoD(words, zeros.data(), zeros.size()),
                              "cuMemcpyHtoD", "for blur status words");
         !s.ok())
       return s;
@@ -578,8 +581,9 @@ static Status launchReduction(const LaunchContext &ctx, const PlanKernel &kernel
 }
 
 /// Where a blur reports a bad sample (see PIPE_BLUR_RUN_SHIFT in
-/// codegen/PipeStencil.h): its device word, the device address of its
-/// pipe_blur_status in mapped pinned memory, and the run's number.
+/// codegen/PipeStencil.h): its device word of the run's slot, the device
+/// address of its pipe_blur_status in mapped pinned memory, and the run's
+/// number.
 struct BlurStatus {
   CUdeviceptr word, report;
   unsigned long long run;
@@ -953,9 +957,10 @@ Status Executable::schedule(RunState &st) {
       if (kernel.kind == PlanKernel::Kind::Reduction) {
         launched = launchReduction(st.ctx, kernel, kernels_[k]->entries);
       } else if (kernel.kind == PlanKernel::Kind::Blur) {
-        BlurStatus status{blurWords_ + blurSlot_[k] * 8,
-                          blurStatusDevice_ + blurSlot_[k] * kStatusBytes,
-                          blurRun_};
+        BlurStatus status{
+            blurWords_ + (blurSlot_[k] * kRunSlots + blurRun_ % kRunSlots) *
+                             kBlurWordBytes,
+            blurStatusDevice_ + blurSlot_[k] * kStatusBytes, blurRun_};
         launched = launchBlur(st.ctx, kernel, kernels_[k]->entries, status);
       } else {
         const std::string *variant = nullptr;
@@ -1216,7 +1221,8 @@ Status Executable::run(const std::vector<TensorRef> &inputs,
     // wrap, the words go back to zero (an earlier run's) first.
     if (++blurRun_ == (1ull << blurgeometry::kRunBits)) {
       blurRun_ = 1;
-      if (CUresult r = cu.cuMemsetD8Async(blurWords_, 0, numBlurs_ * 8, stream);
+      if (CUresult r = cu.cuMemsetD8Async(
+              blurWords_, 0, numBlurs_ * kRunSlots * kBlurWordBytes, stream);
           r != CUDA_SUCCESS)
         return checkCuda(r, "cuMemsetD8Async", "for blur status words");
     }

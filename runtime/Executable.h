@@ -135,9 +135,10 @@ private:
   /// or null; its device address.
   void *blurStatus_ = nullptr;
   unsigned long long blurStatusDevice_ = 0;
-  /// Each blur's device word (see PIPE_BLUR_RUN_SHIFT in
-  /// codegen/PipeStencil.h), kept from run to run, and the number of the
-  /// latest run, so that no run spends a launch on resetting the words.
+  /// Each blur's device words (see PIPE_BLUR_RUN_SHIFT in
+  /// codegen/PipeStencil.h, and blurgeometry::kRunSlots), kept from run to
+  /// run, and the number of the latest run, so that no run spends a launch
+  /// on resetting them.
   unsigned long long blurWords_ = 0;
   unsigned long long blurRun_ = 0;
   size_t numBlurs_ = 0;

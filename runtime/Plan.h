@@ -37,6 +37,12 @@ namespace blurgeometry {
 constexpr size_t kStatusBytes = 24;
 /// Bits of a run's number in a blur's device word (PIPE_BLUR_RUN_SHIFT).
 constexpr int kRunBits = 24;
+/// A blur's device words, kept from run to run: one per slot, for its
+/// first bad sample. Run r uses slot r % kRunSlots, so that runs of one
+/// executable queued on different streams at once (fewer than kRunSlots)
+/// do not share a word.
+constexpr size_t kBlurWordBytes = 8;
+constexpr size_t kRunSlots = 64;
 constexpr size_t kParamsBytes = 40;
 constexpr size_t kWeightsPerSample = 2 * 512 + 4 + 16;
 constexpr long long kRowSegment = 1024; ///< Outputs per contiguous-pass item.

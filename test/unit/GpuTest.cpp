@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <random>
 #include <set>
 
 using namespace pipetest;
@@ -472,6 +473,31 @@ TEST(Gpu, ReductionsOfLongRowsAndEmptyAxes) {
     HostTensor f = randomTensor(DType::F32, {n, w}, seed++, 0, 1);
     expectMatchesReference(*pipeline, {x, f}, 1e-5,
                            "at N=" + std::to_string(n) + " W=" + std::to_string(w));
+  }
+}
+
+TEST(Gpu, BlurOfManySamplesEitherWayMatchesTheReference) {
+  REQUIRE_GPU();
+  // A blur's first pass of two takes its items backwards, the last
+  // forwards (PipeBlur.cuh): per-sample windows in no order, repeated and
+  // past the image, through a contiguous and a strided pass and a strided
+  // pass alone, twice on one executable.
+  auto pipeline = compileOrDie(
+      "pipeline p(x: u8[N, H, W], w: i32[N]) -> (a: u8[N, H, W], "
+      "b: f32[N, H, W]) {\n"
+      "  a = gaussian_blur(x, window = w, axes = [1, 2])\n"
+      "  b = gaussian_blur(f32(x), window = w, axes = [1], border = clamp)\n"
+      "}\n");
+  ASSERT_TRUE(pipeline);
+  const int64_t n = 37;
+  HostTensor x = randomTensor(DType::U8, {n, 29, 45}, 31);
+  for (unsigned seed : {1u, 2u}) {
+    HostTensor w(DType::I32, {n});
+    std::mt19937 rng(seed);
+    for (int64_t i = 0; i < n; ++i)
+      w.as<int32_t>()[i] = 2 * int32_t(rng() % 40) + 1; // 1 .. 79
+    expectMatchesReference(*pipeline, {x, w}, 1e-5,
+                           "windows of seed " + std::to_string(seed));
   }
 }
 
