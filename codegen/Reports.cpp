@@ -3,9 +3,10 @@
 // Where copies happen is decided by the plan and the runtime: a parameter or
 // result lives where the caller's memory is (device pointers are used in
 // place, host memory is copied once per run), constants are uploaded once
-// when the executable loads, a blur reports its per-sample verdict in one
-// small copy, the conditions of the branches the host decides come back
-// packed, and every other value stays on the device. These reports
+// when the executable loads, a blur's kernel writes a bad sample's verdict
+// straight into mapped host memory (no copy otherwise), the conditions of
+// the branches the host decides come back packed, and every other value
+// stays on the device. These reports
 // enumerate exactly those copies, so they change when the runtime does.
 //
 //===----------------------------------------------------------------------===//
@@ -112,25 +113,16 @@ std::string pipec::describeTransfers(PipelineOp pipeline,
                              "memory is read in place)",
                       host});
   }
-  // Kernels that run whatever the host decides; the others run only on
-  // the side it picks.
-  std::vector<uint8_t> need = pipert::computeDemand(
-      plan, std::vector<int8_t>(plan.choices.size(), -1));
-  for (size_t k = 0; k < plan.kernels.size(); ++k) {
-    const pipert::PlanKernel &kernel = plan.kernels[k];
-    if (kernel.kind != pipert::PlanKernel::Kind::Blur)
-      continue;
-    bool conditional = pipert::kernelDemand(plan, need, k) != pipert::kNeeded;
-    perRun.push_back({"D2H", "24", 24, "status of gaussian_blur",
-                      kernel.location,
-                      std::string(conditional ? "when the blur runs (the host "
-                                                "decides): "
-                                              : "always: ") +
-                          "which sample's window or sigma is wrong, checked "
-                          "on the GPU so that they need not come to the host "
-                          "first",
-                      /*always=*/true});
-  }
+  // Blurs check their windows and sigmas on the GPU; a bad one is written
+  // by the kernel into mapped host memory, a good run copies nothing.
+  std::vector<std::string> badSampleReports;
+  for (const pipert::PlanKernel &kernel : plan.kernels)
+    if (kernel.kind == pipert::PlanKernel::Kind::Blur)
+      badSampleReports.push_back(
+          "gaussian_blur at " + kernel.location +
+          ": which sample's window or sigma is wrong, 24 bytes written by "
+          "its kernel into mapped host memory, only when one is (checked on "
+          "the GPU, so that they need not come to the host first)");
   std::vector<int> conditions = pipert::getConditionBuffers(plan);
   if (!conditions.empty()) {
     // How many times a run may wait: a condition computed from a value
@@ -262,6 +254,11 @@ std::string pipec::describeTransfers(PipelineOp pipeline,
     os << "never copied:\n";
     for (const std::string &value : pinnedToDevice)
       os << "  " << value << "\n";
+  }
+  if (!badSampleReports.empty()) {
+    os << "only on bad input:\n";
+    for (const std::string &report : badSampleReports)
+      os << "  " << report << "\n";
   }
   if (auto notes = pipeline->getAttrOfType<ArrayAttr>("pipe.placement")) {
     os << "explicit copies in the source:\n";
@@ -507,7 +504,8 @@ std::string pipec::emitDot(PipelineOp pipeline, const pipert::Plan &plan) {
     if (isa<GaussianBlurOp>(op))
       os << "  status_" << id << " [label=\"host\", shape=plaintext];\n  "
          << id << " -> status_" << id
-         << " [style=dashed, color=red, label=\"D2H 24 B status\"];\n";
+         << " [style=dotted, color=red, label=\"24 B verdict, only on a bad "
+            "sample\"];\n";
     if (auto choose = dyn_cast<ChooseOp>(op))
       os << "  cond_" << id << " [label=\"host\", shape=plaintext];\n  "
          << dot.node(choose.getCondition()) << " -> cond_" << id
