@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # On the GPU machine, from the repository root with .device/ carried: the
-# dynamic blur (pipe_bench --blur-only) under each staging and occupancy
-# knob of codegen/BlurEmitter.cpp, to choose the defaults from measurements.
-# Each line: the knobs, then ms and x of the FMA floor per sample count.
+# dynamic blur (pipe_bench --blur-only) under each set of environment
+# variables given (tuning knobs such as PIPE_TUNE_BLUR_BATCH of
+# codegen/BlurEmitter.cpp, or PIPE_DISABLE_PDL=1), to choose defaults from
+# measurements. Each line: the knobs, then ms and x of the FMA floor per
+# case.
 #   bench/sweep-blur.sh [--quick]        (--quick: 1, 4 and 16 samples)
 # Knob sets come from stdin, one per line ("VAR=value ..." or "defaults").
 set -uo pipefail

@@ -6,8 +6,8 @@
 // when the executable loads, a blur's kernel writes a bad sample's verdict
 // straight into mapped host memory (no copy otherwise), the conditions of
 // the branches the host decides come back packed, and every other value
-// stays on the device. These reports
-// enumerate exactly those copies, so they change when the runtime does.
+// stays on the device. These reports enumerate exactly those copies, so
+// they change when the runtime does.
 //
 //===----------------------------------------------------------------------===//
 

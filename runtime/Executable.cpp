@@ -637,7 +637,8 @@ static Status launchBlur(const LaunchContext &ctx, const PlanKernel &kernel,
                                             "blur scratch", &scratch[k]);
         !s.ok())
       return s;
-  // prepare(window, sigma, params, status, samples, windowPer, sigmaPer)
+  // prepare(window, sigma, params, weights, bad, run, samples, windowPer,
+  //         sigmaPer)
   CUdeviceptr window = 0, sigma = 0;
   long long windowPer = samples, sigmaPer = samples;
   size_t next = 1;
