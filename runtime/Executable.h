@@ -117,6 +117,10 @@ public:
   /// The statistics of the last run (of any thread's: one at a time).
   const RunStats &lastRunStats() const { return stats_; }
 
+  /// For tests of the run numbers' wrap (see blurRun_): makes `run` the
+  /// latest run's number, so that the next run is run + 1.
+  void setLatestRunNumberForTesting(unsigned long long run) { blurRun_ = run; }
+
 private:
   explicit Executable(Plan plan);
   Plan plan_;

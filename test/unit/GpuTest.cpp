@@ -453,6 +453,47 @@ TEST(Gpu, BadBlurWindowNamesTheSampleAndWritesNothing) {
   EXPECT_TRUE(sameBits(y, good));
 }
 
+TEST(Gpu, BlurVerdictsSurviveTheRunNumbersWrap) {
+  REQUIRE_GPU();
+  // A blur's device word of run slot r % 64 keeps the tag of the last run
+  // in that slot. After the run numbers wrap (2^24), run 1 shares slot 1
+  // with run 2^24 - 63: unless the wrap zeroes the words, that run's larger
+  // tag would win run 1's atomicMax and hide run 1's bad sample.
+  auto pipeline =
+      compileOrDie("pipeline p(x: u8[N, W], w: i32[N]) -> (y: u8[N, W]) {\n"
+                   "  y = gaussian_blur(x, window = w, axes = [1])\n}\n");
+  ASSERT_TRUE(pipeline);
+  auto executable = pipert::Executable::load(pipeline->plan());
+  ASSERT_TRUE(executable.ok()) << executable.status().message();
+  HostTensor x = randomTensor(DType::U8, {4, 300}, 3);
+  HostTensor w(DType::I32, {4});
+  HostTensor y(DType::U8, {4, 300});
+  std::memset(y.data(), 55, y.numBytes());
+  HostTensor untouched = y;
+  auto runWith = [&](std::vector<int32_t> windows) {
+    std::memcpy(w.data(), windows.data(), 4 * sizeof(int32_t));
+    return (*executable)->run({x.ref(), w.ref()}, {y.ref()});
+  };
+  (*executable)->setLatestRunNumberForTesting((1ull << 24) - 64);
+  pipert::Status status = runWith({3, 5, 4, 7}); // run 2^24 - 63, slot 1
+  ASSERT_FALSE(status.ok());
+  EXPECT_NE(status.message().find("sample 2: its window is 4"),
+            std::string::npos)
+      << status.message();
+  (*executable)->setLatestRunNumberForTesting((1ull << 24) - 1);
+  status = runWith({3, -5, 9, 7}); // wraps: run 1, slot 1
+  ASSERT_FALSE(status.ok());
+  EXPECT_NE(status.message().find("sample 1: its window is -5"),
+            std::string::npos)
+      << status.message();
+  EXPECT_TRUE(sameBits(y, untouched));
+  status = runWith({3, 5, 9, 7}); // run 2
+  ASSERT_TRUE(status.ok()) << status.message();
+  auto expected = pipeline->runReference({x, w});
+  ASSERT_TRUE(expected.ok());
+  EXPECT_TRUE(sameValues(y, (*expected)[0]));
+}
+
 TEST(Gpu, ReductionsOfLongRowsAndEmptyAxes) {
   REQUIRE_GPU();
   // Long rows take several chunks and the final pass; an empty reduced axis
