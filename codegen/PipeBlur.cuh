@@ -339,15 +339,29 @@ pipe_blur_cols(const Tin *__restrict__ in, Tout *__restrict__ out,
   const long long rsegs = (length + ROWS - 1) / ROWS;
   const long long cblocks = (inner + 31) / 32;
   const int tx = threadIdx.x, ty = threadIdx.y, t = ty * 32 + tx;
-  for (long long item0 = blockIdx.x; item0 < outer * rsegs * cblocks;
+  // One item per block when the grid is (column blocks, row segments,
+  // blocks of lines): the block's coordinates, no division. Otherwise a
+  // flat grid over the items, each block taking every gridDim.x-th.
+  const bool gridded = gridDim.x == cblocks && gridDim.y == rsegs &&
+                       gridDim.z == outer;
+  const long long items = gridded ? 1 : outer * rsegs * cblocks;
+  for (long long item0 = gridded ? 0 : blockIdx.x; item0 < items;
        item0 += gridDim.x) {
-    const long long item =
-        BACKWARDS ? outer * rsegs * cblocks - 1 - item0 : item0;
-    const long long cb = item % cblocks, rest = item / cblocks;
-    const long long row0 = (rest % rsegs) * ROWS, o = rest / rsegs;
+    long long cb, rseg, o;
+    if (gridded) {
+      cb = BACKWARDS ? cblocks - 1 - blockIdx.x : blockIdx.x;
+      rseg = BACKWARDS ? rsegs - 1 - blockIdx.y : blockIdx.y;
+      o = BACKWARDS ? outer - 1 - blockIdx.z : blockIdx.z;
+    } else {
+      const long long item = BACKWARDS ? items - 1 - item0 : item0;
+      cb = item % cblocks;
+      rseg = item / cblocks % rsegs;
+      o = item / cblocks / rsegs;
+    }
+    const long long row0 = rseg * ROWS;
     const long long i0 = row0 + ty * K;
     const long long c = cb * 32 + tx;
-    const long long sample = o / perSample;
+    const long long sample = perSample == 1 ? o : o / perSample;
     const pipe_blur_params p = params[sample];
     const int r = p.radius, taps = 2 * r + 1;
     const Tin *column = in + o * length * inner + c;

@@ -456,23 +456,27 @@ static bool usesDependentLaunch(const LaunchContext &ctx) {
 
 /// Launches `function` on the run's stream (see usesDependentLaunch);
 /// an error names `entry`.
+/// A launch's grid of blocks.
+struct Grid {
+  unsigned x = 1, y = 1, z = 1;
+};
+
 static Status launch(const LaunchContext &ctx, CUfunction function,
-                     const std::string &entry, long long blocks,
-                     unsigned threadsX, unsigned threadsY,
-                     std::vector<void *> &params) {
-  const unsigned grid = unsigned(std::max(1LL, blocks));
+                     const std::string &entry, Grid grid, unsigned threadsX,
+                     unsigned threadsY, std::vector<void *> &params) {
   CUresult result;
   if (!usesDependentLaunch(ctx)) {
-    result = ctx.cu.cuLaunchKernel(function, grid, 1, 1, threadsX, threadsY,
-                                   1, 0, ctx.stream, params.data(), nullptr);
+    result = ctx.cu.cuLaunchKernel(function, grid.x, grid.y, grid.z, threadsX,
+                                   threadsY, 1, 0, ctx.stream, params.data(),
+                                   nullptr);
   } else {
     CUlaunchAttribute attribute{};
     attribute.id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
     attribute.value.programmaticStreamSerializationAllowed = 1;
     CUlaunchConfig config{};
-    config.gridDimX = grid;
-    config.gridDimY = 1;
-    config.gridDimZ = 1;
+    config.gridDimX = grid.x;
+    config.gridDimY = grid.y;
+    config.gridDimZ = grid.z;
     config.blockDimX = threadsX;
     config.blockDimY = threadsY;
     config.blockDimZ = 1;
@@ -484,6 +488,15 @@ static Status launch(const LaunchContext &ctx, CUfunction function,
   if (result != CUDA_SUCCESS)
     return checkCuda(result, "cuLaunchKernel", "for kernel '" + entry + "'");
   return Status();
+}
+
+/// A flat grid of `blocks` (at least one).
+static Status launch(const LaunchContext &ctx, CUfunction function,
+                     const std::string &entry, long long blocks,
+                     unsigned threadsX, unsigned threadsY,
+                     std::vector<void *> &params) {
+  return launch(ctx, function, entry, Grid{unsigned(std::max(1LL, blocks))},
+                threadsX, threadsY, params);
 }
 
 /// A reduction over [O, R, C] (see codegen/ReductionEmitter.cpp). The
@@ -689,13 +702,20 @@ static Status launchBlur(const LaunchContext &ctx, const PlanKernel &kernel,
                                 &length, &inner, &perSample};
     using namespace blurgeometry;
     bool rows = axis == int(shape.size()) - 1;
+    const long long rsegs = (length + kColumnRows - 1) / kColumnRows,
+                    cblocks = (inner + 31) / 32;
     long long items =
         rows ? outer * ((length + kRowSegment - 1) / kRowSegment)
-             : outer * ((length + kColumnRows - 1) / kColumnRows) *
-                   ((inner + 31) / 32);
-    if (Status s = launch(ctx, entries[1 + p], kernel.entries[1 + p],
-                          std::min(items, sms * 32), rows ? kRowThreads : 32,
-                          rows ? 1 : kColumnThreadsY, args);
+             : outer * rsegs * cblocks;
+    // A strided pass takes one item per block, the block's coordinates
+    // (column block, row segment, block of lines), where the grid can hold
+    // them: no division to find its item (PipeBlur.cuh, pipe_blur_cols).
+    Grid grid{unsigned(std::min(items, sms * 32))};
+    if (!rows && cblocks < (1ll << 31) && rsegs <= 65535 && outer <= 65535)
+      grid = Grid{unsigned(cblocks), unsigned(rsegs), unsigned(outer)};
+    if (Status s = launch(ctx, entries[1 + p], kernel.entries[1 + p], grid,
+                          rows ? kRowThreads : 32, rows ? 1 : kColumnThreadsY,
+                          args);
         !s.ok())
       return s;
     from = to;
