@@ -241,9 +241,26 @@ pipe_blur_rows(const Tin *__restrict__ in, Tout *__restrict__ out,
   const bool vectorStores =
       (unsigned long long)out % 16 == 0 &&
       (length * (long long)sizeof(Tout)) % 16 == 0 && (K * sizeof(Tout)) % 16 == 0;
-  for (long long item0 = blockIdx.x; item0 < outer * segs; item0 += gridDim.x) {
-    const long long item = BACKWARDS ? outer * segs - 1 - item0 : item0;
-    const long long o = item / segs, seg0 = (item % segs) * SEG;
+  // One item per block when the grid is (segments, lines) (lines over y
+  // and z, blocks past the last line idle): the block's coordinates, no
+  // division. Otherwise a flat grid over the items.
+  const long long line =
+      blockIdx.y + (long long)blockIdx.z * gridDim.y;
+  const bool gridded =
+      gridDim.x == segs && (long long)gridDim.y * gridDim.z >= outer;
+  const long long items = gridded ? (line < outer ? 1 : 0) : outer * segs;
+  for (long long item0 = gridded ? 0 : blockIdx.x; item0 < items;
+       item0 += gridDim.x) {
+    long long o, segment;
+    if (gridded) {
+      segment = BACKWARDS ? segs - 1 - blockIdx.x : blockIdx.x;
+      o = BACKWARDS ? outer - 1 - line : line;
+    } else {
+      const long long item = BACKWARDS ? items - 1 - item0 : item0;
+      o = item / segs;
+      segment = item % segs;
+    }
+    const long long seg0 = segment * SEG;
     const long long sample = o / perSample;
     const pipe_blur_params p = params[sample];
     const int r = p.radius, taps = 2 * r + 1;

@@ -707,10 +707,17 @@ static Status launchBlur(const LaunchContext &ctx, const PlanKernel &kernel,
     long long items =
         rows ? outer * ((length + kRowSegment - 1) / kRowSegment)
              : outer * rsegs * cblocks;
-    // A strided pass takes one item per block, the block's coordinates
-    // (column block, row segment, block of lines), where the grid can hold
-    // them: no division to find its item (PipeBlur.cuh, pipe_blur_cols).
+    // A pass takes one item per block, the block's coordinates (segment and
+    // line; column block, row segment and block of lines), where the grid
+    // can hold them: no division to find its item (PipeBlur.cuh). Lines of
+    // the contiguous pass go over y and z. Else a flat grid, each block
+    // taking every grid-th item.
     Grid grid{unsigned(std::min(items, sms * 32))};
+    const long long segs = (length + kRowSegment - 1) / kRowSegment;
+    const long long lineBlocksY = std::min(outer, 65535LL),
+                    lineBlocksZ = (outer + lineBlocksY - 1) / lineBlocksY;
+    if (rows && segs < (1ll << 31) && lineBlocksZ <= 65535)
+      grid = Grid{unsigned(segs), unsigned(lineBlocksY), unsigned(lineBlocksZ)};
     if (!rows && cblocks < (1ll << 31) && rsegs <= 65535 && outer <= 65535)
       grid = Grid{unsigned(cblocks), unsigned(rsegs), unsigned(outer)};
     if (Status s = launch(ctx, entries[1 + p], kernel.entries[1 + p], grid,

@@ -542,6 +542,24 @@ TEST(Gpu, BlurOfManySamplesEitherWayMatchesTheReference) {
   }
 }
 
+TEST(Gpu, BlurOfMoreLinesThanAGridDimHoldsMatchesTheReference) {
+  REQUIRE_GPU();
+  // Passes take one item per block on a grid of (segment, line) or (column
+  // block, row segment, block of lines); over 65535 lines the contiguous
+  // pass spreads them over two grid dims (blocks past the last idle), and
+  // the strided pass over 65535 blocks of lines falls back to a flat grid.
+  auto pipeline = compileOrDie(
+      "pipeline p(x: u8[A, B], y: u8[C, D, E]) -> (a: u8[A, B], "
+      "b: u8[A, B], c: u8[C, D, E]) {\n"
+      "  a = gaussian_blur(x, window = 5, axes = [1])\n"
+      "  b = gaussian_blur(x, window = 3, axes = [0, 1])\n"
+      "  c = gaussian_blur(y, window = 3, axes = [1], border = wrap)\n}\n");
+  ASSERT_TRUE(pipeline);
+  HostTensor x = randomTensor(DType::U8, {70001, 9}, 41);
+  HostTensor y = randomTensor(DType::U8, {65537, 3, 2}, 42);
+  expectMatchesReference(*pipeline, {x, y}, 0, "70001 lines");
+}
+
 TEST(Gpu, BlurLinesOfAlignedLengthsMatchTheReference) {
   REQUIRE_GPU();
   // Lines whose length makes every line 16-byte aligned take the vector
