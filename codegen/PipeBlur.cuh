@@ -244,8 +244,7 @@ pipe_blur_rows(const Tin *__restrict__ in, Tout *__restrict__ out,
   // One item per block when the grid is (segments, lines) (lines over y
   // and z, blocks past the last line idle): the block's coordinates, no
   // division. Otherwise a flat grid over the items.
-  const long long line =
-      blockIdx.y + (long long)blockIdx.z * gridDim.y;
+  const long long line = blockIdx.y + (long long)blockIdx.z * gridDim.y;
   const bool gridded =
       gridDim.x == segs && (long long)gridDim.y * gridDim.z >= outer;
   const long long items = gridded ? (line < outer ? 1 : 0) : outer * segs;

@@ -454,13 +454,13 @@ static bool usesDependentLaunch(const LaunchContext &ctx) {
   return !disabled && ctx.cu.cuLaunchKernelEx && ctx.device.arch >= 90;
 }
 
-/// Launches `function` on the run's stream (see usesDependentLaunch);
-/// an error names `entry`.
 /// A launch's grid of blocks.
 struct Grid {
   unsigned x = 1, y = 1, z = 1;
 };
 
+/// Launches `function` on the run's stream (see usesDependentLaunch);
+/// an error names `entry`.
 static Status launch(const LaunchContext &ctx, CUfunction function,
                      const std::string &entry, Grid grid, unsigned threadsX,
                      unsigned threadsY, std::vector<void *> &params) {
@@ -702,18 +702,16 @@ static Status launchBlur(const LaunchContext &ctx, const PlanKernel &kernel,
                                 &length, &inner, &perSample};
     using namespace blurgeometry;
     bool rows = axis == int(shape.size()) - 1;
-    const long long rsegs = (length + kColumnRows - 1) / kColumnRows,
+    const long long segs = (length + kRowSegment - 1) / kRowSegment,
+                    rsegs = (length + kColumnRows - 1) / kColumnRows,
                     cblocks = (inner + 31) / 32;
-    long long items =
-        rows ? outer * ((length + kRowSegment - 1) / kRowSegment)
-             : outer * rsegs * cblocks;
+    const long long items = rows ? outer * segs : outer * rsegs * cblocks;
     // A pass takes one item per block, the block's coordinates (segment and
     // line; column block, row segment and block of lines), where the grid
     // can hold them: no division to find its item (PipeBlur.cuh). Lines of
     // the contiguous pass go over y and z. Else a flat grid, each block
     // taking every grid-th item.
     Grid grid{unsigned(std::min(items, sms * 32))};
-    const long long segs = (length + kRowSegment - 1) / kRowSegment;
     const long long lineBlocksY = std::min(outer, 65535LL),
                     lineBlocksZ = (outer + lineBlocksY - 1) / lineBlocksY;
     if (rows && segs < (1ll << 31) && lineBlocksZ <= 65535)
