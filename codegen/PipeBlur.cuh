@@ -370,9 +370,10 @@ pipe_blur_cols(const Tin *__restrict__ in, Tout *__restrict__ out,
       o = BACKWARDS ? outer - 1 - blockIdx.z : blockIdx.z;
     } else {
       const long long item = BACKWARDS ? items - 1 - item0 : item0;
+      const long long rest = item / cblocks;
       cb = item % cblocks;
-      rseg = item / cblocks % rsegs;
-      o = item / cblocks / rsegs;
+      rseg = rest % rsegs;
+      o = rest / rsegs;
     }
     const long long row0 = rseg * ROWS;
     const long long i0 = row0 + ty * K;

@@ -711,13 +711,16 @@ static Status launchBlur(const LaunchContext &ctx, const PlanKernel &kernel,
     // can hold them: no division to find its item (PipeBlur.cuh). Lines of
     // the contiguous pass go over y and z. Else a flat grid, each block
     // taking every grid-th item.
-    Grid grid{unsigned(std::min(items, sms * 32))};
     const long long lineBlocksY = std::min(outer, 65535LL),
                     lineBlocksZ = (outer + lineBlocksY - 1) / lineBlocksY;
+    Grid grid;
     if (rows && segs < (1ll << 31) && lineBlocksZ <= 65535)
       grid = Grid{unsigned(segs), unsigned(lineBlocksY), unsigned(lineBlocksZ)};
-    if (!rows && cblocks < (1ll << 31) && rsegs <= 65535 && outer <= 65535)
+    else if (!rows && cblocks < (1ll << 31) && rsegs <= 65535 &&
+             outer <= 65535)
       grid = Grid{unsigned(cblocks), unsigned(rsegs), unsigned(outer)};
+    else
+      grid = Grid{unsigned(std::min(items, sms * 32))};
     if (Status s = launch(ctx, entries[1 + p], kernel.entries[1 + p], grid,
                           rows ? kRowThreads : 32, rows ? 1 : kColumnThreadsY,
                           args);
