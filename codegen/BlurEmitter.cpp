@@ -10,8 +10,8 @@
 #include "codegen/CudaEmitter.h"
 
 #include "codegen/PlanBuilder.h"
-#include "codegen/PipeScalar.h"
-#include "codegen/PipeStencil.h"
+#include "core/PipeScalar.h"
+#include "core/PipeStencil.h"
 
 #include "llvm/Support/Format.h"
 #include "llvm/Support/raw_ostream.h"

@@ -10,8 +10,8 @@
 namespace pipec {
 
 /// What every generated kernel starts with: the scalar semantics
-/// (codegen/PipeScalar.h) and the device helpers (codegen/PipeKernel.cuh);
-/// for reductions and stencils also codegen/PipeReduce.h, PipeStencil.h and
+/// (core/PipeScalar.h) and the device helpers (codegen/PipeKernel.cuh);
+/// for reductions and stencils also core/PipeReduce.h, PipeStencil.h and
 /// PipeBlur.cuh.
 std::string getCudaPrelude(bool withStencils = false);
 

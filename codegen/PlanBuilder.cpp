@@ -3,7 +3,7 @@
 #include "codegen/PlanBuilder.h"
 
 #include "codegen/CudaEmitter.h"
-#include "codegen/StorageTypes.h"
+#include "core/StorageTypes.h"
 #include "runtime/Nvrtc.h"
 
 #include "llvm/ADT/DenseMap.h"
@@ -63,7 +63,7 @@ pipert::PlanBuffer pipec::getPlanBuffer(RankedTensorType type,
 std::string pipec::getConstantBytes(DenseElementsAttr value) {
   std::string bytes;
   Type elementType = value.getElementType();
-  visitStorageType(getRuntimeDType(elementType), [&](auto tag) {
+  pipert::visitStorageType(getRuntimeDType(elementType), [&](auto tag) {
     using T = decltype(tag);
     std::vector<T> elements;
     if (isa<FloatType>(elementType)) {
@@ -86,7 +86,7 @@ std::string pipec::getConstantBytes(DenseElementsAttr value) {
 }
 
 /// Bytes of one partial result of a reduction (its RD::acc in
-/// codegen/PipeReduce.h).
+/// core/PipeReduce.h).
 static int getAccumulatorBytes(StringRef kind, Type element) {
   if (kind == "any" || kind == "all")
     return 4;

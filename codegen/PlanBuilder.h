@@ -25,12 +25,12 @@ pipert::PlanBuffer getPlanBuffer(mlir::RankedTensorType type,
 /// as a scalar constant is in a kernel.
 std::string getConstantBytes(mlir::DenseElementsAttr value);
 
-/// The pipe_reduce_kind (codegen/PipeReduce.h) of a reduction kind, and its
+/// The pipe_reduce_kind (core/PipeReduce.h) of a reduction kind, and its
 /// name in generated code.
 int getReductionKindId(llvm::StringRef kind);
 const char *getReductionKindName(llvm::StringRef kind);
 
-/// The pipe_border (codegen/PipeStencil.h) of a border name.
+/// The pipe_border (core/PipeStencil.h) of a border name.
 int getBorderId(llvm::StringRef border);
 
 /// The plan of `pipeline`, or failure (with diagnostics at the ops) when an

@@ -16,7 +16,7 @@
 #include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Interfaces/InferTypeOpInterface.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
-#include "runtime/DType.h"
+#include "core/DType.h"
 
 #include "dialect/PipeDialect.h.inc"
 
@@ -51,7 +51,7 @@ pipert::DType getRuntimeDType(Type elementType);
 
 /// Folds elementwise `op` when every operand is a scalar constant
 /// (`operands`, as folders get them): computed as the kernels compute it
-/// (the runtime's host steps over codegen/PipeScalar.h). Ops whose CUDA
+/// (the runtime's host steps over core/PipeScalar.h). Ops whose CUDA
 /// form may differ from the host's in the last bits (exp, log, sin, cos,
 /// tanh, float pow) are left to the kernel.
 OpFoldResult foldScalarElementwise(Operation *op, ArrayRef<Attribute> operands);

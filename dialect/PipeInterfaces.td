@@ -20,7 +20,7 @@ def Pipe_ElementwiseOpInterface : OpInterface<"ElementwiseOpInterface"> {
   let methods = [
     InterfaceMethod<[{
       The C++ expression (valid in CUDA C++ and in host C++ against
-      codegen/PipeScalar.h) that computes one element of the result from the
+      core/PipeScalar.h) that computes one element of the result from the
       expressions of the operands' elements.
     }], "std::string", "getScalarExpression",
       (ins "::llvm::ArrayRef<std::string>":$operands)>,

@@ -109,7 +109,7 @@ def IntegerOrBoolDType : Pipe_DTypeRule<"IntegerOrBool">;
 def BoolDType : Pipe_DTypeRule<"Bool">;
 
 // An elementwise op whose element is `function(operands...)` from
-// codegen/PipeScalar.h. Operands have the result's shape or rank 0; the
+// core/PipeScalar.h. Operands have the result's shape or rank 0; the
 // verifier checks dtypes against `rule` and, for comparisons, a bool result.
 class Pipe_ElementwiseOp<string mnemonic, string function,
                          Pipe_DTypeRule rule, string summaryText,

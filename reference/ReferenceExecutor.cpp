@@ -2,11 +2,11 @@
 
 #include "reference/ReferenceExecutor.h"
 
-#include "codegen/ElementwiseOps.h"
+#include "core/ElementwiseOps.h"
 #include "codegen/PlanBuilder.h"
-#include "codegen/StorageTypes.h"
-#include "codegen/PipeReduce.h"
-#include "codegen/PipeStencil.h"
+#include "core/StorageTypes.h"
+#include "core/PipeReduce.h"
+#include "core/PipeStencil.h"
 #include "runtime/Executable.h"
 
 #include "llvm/ADT/DenseMap.h"
@@ -23,7 +23,7 @@ using pipert::HostTensor;
 
 namespace {
 
-using pipec::visitStorageType;
+using pipert::visitStorageType;
 
 using namespace pipescalar;
 

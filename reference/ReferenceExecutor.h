@@ -4,7 +4,7 @@
 // host tensors. Simple on purpose: it is the oracle every GPU result is
 // compared with, the way tests check semantics on a machine with no GPU, and
 // pipec's fallback when there is no GPU. Each op's per-element semantics
-// come from codegen/PipeScalar.h, the file the GPU kernels are built from.
+// come from core/PipeScalar.h, the file the GPU kernels are built from.
 //
 //===----------------------------------------------------------------------===//
 

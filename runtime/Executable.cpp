@@ -594,7 +594,7 @@ static Status launchReduction(const LaunchContext &ctx, const PlanKernel &kernel
 }
 
 /// Where a blur reports a bad sample (see PIPE_BLUR_RUN_SHIFT in
-/// codegen/PipeStencil.h): its device word of the run's slot, the device
+/// core/PipeStencil.h): its device word of the run's slot, the device
 /// address of its pipe_blur_status in mapped pinned memory, and the run's
 /// number.
 struct BlurStatus {

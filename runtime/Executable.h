@@ -140,7 +140,7 @@ private:
   void *blurStatus_ = nullptr;
   unsigned long long blurStatusDevice_ = 0;
   /// Each blur's device words (see PIPE_BLUR_RUN_SHIFT in
-  /// codegen/PipeStencil.h, and blurgeometry::kRunSlots), kept from run to
+  /// core/PipeStencil.h, and blurgeometry::kRunSlots), kept from run to
   /// run, and the number of the latest run, so that no run spends a launch
   /// on resetting them.
   unsigned long long blurWords_ = 0;

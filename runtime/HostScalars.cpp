@@ -2,15 +2,15 @@
 
 #include "runtime/HostScalars.h"
 
-#include "codegen/ElementwiseOps.h"
-#include "codegen/StorageTypes.h"
+#include "core/ElementwiseOps.h"
+#include "core/StorageTypes.h"
 
 #include <cstring>
 #include <optional>
 
 using namespace pipert;
 using namespace pipescalar;
-using pipec::visitStorageType;
+using pipert::visitStorageType;
 
 namespace {
 

@@ -3,7 +3,7 @@
 // A branch condition computed from scalars that are already on the host (a
 // trip count the caller passes, a flag) need not go to the GPU and back:
 // the runtime runs the kernel's host steps (PlanKernel::hostSteps) with the
-// scalar functions the GPU uses (codegen/PipeScalar.h), so the host gets
+// scalar functions the GPU uses (core/PipeScalar.h), so the host gets
 // the very value the kernel would have written.
 //
 //===----------------------------------------------------------------------===//

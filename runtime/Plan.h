@@ -10,7 +10,7 @@
 #ifndef PIPE_RUNTIME_PLAN_H
 #define PIPE_RUNTIME_PLAN_H
 
-#include "runtime/DType.h"
+#include "core/DType.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -30,7 +30,7 @@ std::string describeDims(const std::vector<PlanDim> &dims);
 
 /// What the runtime needs to know of the blur kernels: the sizes of their
 /// per-run buffers (pipe_blur_status, pipe_blur_params, PIPE_BLUR_WMAX
-/// weights per sample) and their launch geometry. codegen/PipeStencil.h
+/// weights per sample) and their launch geometry. core/PipeStencil.h
 /// defines them for the kernels; codegen/BlurEmitter.cpp checks that both
 /// agree.
 namespace blurgeometry {
@@ -52,7 +52,7 @@ constexpr unsigned kColumnThreadsY = 8; ///< By 32 threads across.
 } // namespace blurgeometry
 
 /// The message for a gaussian_blur sample whose parameters are wrong
-/// (`error` is a pipe_blur_error of codegen/PipeStencil.h).
+/// (`error` is a pipe_blur_error of core/PipeStencil.h).
 std::string describeBlurError(const std::string &location, long long sample,
                               int error, long long window, double sigma);
 

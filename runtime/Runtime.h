@@ -9,7 +9,7 @@
 #ifndef PIPE_RUNTIME_RUNTIME_H
 #define PIPE_RUNTIME_RUNTIME_H
 
-#include "runtime/DType.h"
+#include "core/DType.h"
 #include "runtime/Executable.h"
 #include "runtime/Npy.h"
 #include "runtime/Plan.h"

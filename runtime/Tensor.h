@@ -3,7 +3,7 @@
 #ifndef PIPE_RUNTIME_TENSOR_H
 #define PIPE_RUNTIME_TENSOR_H
 
-#include "runtime/DType.h"
+#include "core/DType.h"
 
 #include <cstdint>
 #include <string>

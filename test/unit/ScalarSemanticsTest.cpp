@@ -5,7 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "codegen/PipeScalar.h"
+#include "core/PipeScalar.h"
 
 #include <gtest/gtest.h>
 
@@ -87,8 +87,8 @@ TEST(ScalarSemantics, FloatArithmeticIsIEEE) {
   EXPECT_EQ(pipe_add<float>(pipe_mul<float>(a, b), c), 0.0f);
 }
 
-#include "codegen/PipeReduce.h"
-#include "codegen/PipeStencil.h"
+#include "core/PipeReduce.h"
+#include "core/PipeStencil.h"
 
 TEST(StencilSemantics, BordersReadPastTheEdges) {
   // reflect101 of n = 3 (abc), from -4: a b c b | a b c | b a b

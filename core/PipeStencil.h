@@ -9,8 +9,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef PIPE_CODEGEN_PIPESTENCIL_H
-#define PIPE_CODEGEN_PIPESTENCIL_H
+#ifndef PIPE_CORE_PIPESTENCIL_H
+#define PIPE_CORE_PIPESTENCIL_H
 
 enum pipe_border { PIPE_REFLECT101, PIPE_CLAMP, PIPE_CONSTANT, PIPE_WRAP };
 
@@ -171,4 +171,4 @@ PIPE_HD int pipe_border_index32(int i, int n, int border) {
   return pipe_border_index_of<int>(i, n, border);
 }
 
-#endif // PIPE_CODEGEN_PIPESTENCIL_H
+#endif // PIPE_CORE_PIPESTENCIL_H

@@ -9,10 +9,10 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef PIPE_CODEGEN_ELEMENTWISEOPS_H
-#define PIPE_CODEGEN_ELEMENTWISEOPS_H
+#ifndef PIPE_CORE_ELEMENTWISEOPS_H
+#define PIPE_CORE_ELEMENTWISEOPS_H
 
-#include "codegen/PipeScalar.h"
+#include "core/PipeScalar.h"
 
 namespace pipescalar {
 
@@ -74,4 +74,4 @@ PIPE_ALLOWED(intOrBoolT)
   X(Ceil, "ceil", pipe_ceil, numericT)                                         \
   X(Round, "round", pipe_round, numericT)
 
-#endif // PIPE_CODEGEN_ELEMENTWISEOPS_H
+#endif // PIPE_CORE_ELEMENTWISEOPS_H

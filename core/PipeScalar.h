@@ -12,8 +12,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef PIPE_CODEGEN_PIPESCALAR_H
-#define PIPE_CODEGEN_PIPESCALAR_H
+#ifndef PIPE_CORE_PIPESCALAR_H
+#define PIPE_CORE_PIPESCALAR_H
 
 #if defined(__CUDACC_RTC__) || defined(__CUDACC__)
 #define PIPE_HD __host__ __device__ __forceinline__
@@ -571,4 +571,4 @@ PIPE_ROUNDING(pipe_ceil, pipe_ceilf)
 PIPE_ROUNDING(pipe_round, pipe_rint)
 #undef PIPE_ROUNDING
 
-#endif // PIPE_CODEGEN_PIPESCALAR_H
+#endif // PIPE_CORE_PIPESCALAR_H

@@ -6,19 +6,18 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef PIPE_CODEGEN_STORAGETYPES_H
-#define PIPE_CODEGEN_STORAGETYPES_H
+#ifndef PIPE_CORE_STORAGETYPES_H
+#define PIPE_CORE_STORAGETYPES_H
 
-#include "codegen/PipeScalar.h"
-#include "runtime/DType.h"
+#include "core/PipeScalar.h"
+#include "core/DType.h"
 
-namespace pipec {
+namespace pipert {
 
 /// Calls fn(T{}) with the PipeScalar.h storage type of `dtype` (pipe_i64 is
 /// long long, which int64_t is not on every platform; bool, f16 and bf16 are
 /// structs).
-template <typename Fn> void visitStorageType(pipert::DType dtype, Fn &&fn) {
-  using pipert::DType;
+template <typename Fn> void visitStorageType(DType dtype, Fn &&fn) {
   switch (dtype) {
   case DType::U8: fn(pipe_u8{}); return;
   case DType::I8: fn(pipe_i8{}); return;
@@ -36,6 +35,6 @@ template <typename Fn> void visitStorageType(pipert::DType dtype, Fn &&fn) {
   }
 }
 
-} // namespace pipec
+} // namespace pipert
 
-#endif // PIPE_CODEGEN_STORAGETYPES_H
+#endif // PIPE_CORE_STORAGETYPES_H

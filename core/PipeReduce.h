@@ -11,8 +11,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef PIPE_CODEGEN_PIPEREDUCE_H
-#define PIPE_CODEGEN_PIPEREDUCE_H
+#ifndef PIPE_CORE_PIPEREDUCE_H
+#define PIPE_CORE_PIPEREDUCE_H
 
 enum pipe_reduce_kind {
   PIPE_SUM,
@@ -126,4 +126,4 @@ template <typename T> struct pipe_reducer<PIPE_ANY, T>
 template <typename T> struct pipe_reducer<PIPE_ALL, T>
     : pipe_logical_reducer<T, true> {};
 
-#endif // PIPE_CODEGEN_PIPEREDUCE_H
+#endif // PIPE_CORE_PIPEREDUCE_H

@@ -1,7 +1,7 @@
 //===- DType.h - Element types of Pipe tensors ------------------*- C++ -*-===//
 
-#ifndef PIPE_RUNTIME_DTYPE_H
-#define PIPE_RUNTIME_DTYPE_H
+#ifndef PIPE_CORE_DTYPE_H
+#define PIPE_CORE_DTYPE_H
 
 #include <cstddef>
 #include <cstdint>
@@ -46,4 +46,4 @@ template <typename Fn> decltype(auto) visitDType(DType dtype, Fn &&fn) {
 
 } // namespace pipert
 
-#endif // PIPE_RUNTIME_DTYPE_H
+#endif // PIPE_CORE_DTYPE_H
