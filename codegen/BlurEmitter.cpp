@@ -51,7 +51,7 @@ FailureOr<std::string> pipec::emitCudaBlur(GaussianBlurOp op,
     os << getCudaPrelude(/*withStencils=*/true) << "\n";
   os << "// " << name << ": gaussian_blur of " << inputType << " along [";
   llvm::interleaveComma(op.getAxes(), os);
-  os << "], border " << op.getBorder() << "\n";
+  os << "], border " << stringifyBorder(op.getBorder()) << "\n";
   os << "extern \"C\" __global__ void __launch_bounds__(256)\n"
      << name << "_prepare(const pipe_i32 *window, const float *sigma, "
         "pipe_blur_params *params, float *weights, unsigned long long *bad, "
@@ -61,7 +61,7 @@ FailureOr<std::string> pipec::emitCudaBlur(GaussianBlurOp op,
      << "  pipe_blur_prepare(window, sigma, params, weights, bad, run, "
         "samples, windowPer, sigmaPer);\n}\n\n";
   info.entries = {name + "_prepare"};
-  int border = getBorderId(op.getBorder());
+  int border = int(op.getBorder());
   std::string fill;
   {
     llvm::raw_string_ostream f(fill);

@@ -7,35 +7,12 @@
 #include "runtime/Nvrtc.h"
 
 #include "llvm/ADT/DenseMap.h"
-#include "llvm/ADT/StringSwitch.h"
 
 using namespace mlir;
 using namespace mlir::pipe;
 
-int pipec::getReductionKindId(llvm::StringRef kind) {
-  return llvm::StringSwitch<int>(kind)
-      .Case("sum", 0)
-      .Case("mean", 1)
-      .Case("prod", 2)
-      .Case("min", 3)
-      .Case("max", 4)
-      .Case("any", 5)
-      .Default(6);
-}
-
-const char *pipec::getReductionKindName(llvm::StringRef kind) {
-  static const char *const names[] = {"PIPE_SUM", "PIPE_MEAN", "PIPE_PROD",
-                                      "PIPE_MIN", "PIPE_MAX",  "PIPE_ANY",
-                                      "PIPE_ALL"};
-  return names[getReductionKindId(kind)];
-}
-
-int pipec::getBorderId(llvm::StringRef border) {
-  return llvm::StringSwitch<int>(border)
-      .Case("clamp", 1)
-      .Case("constant", 2)
-      .Case("wrap", 3)
-      .Default(0);
+std::string pipec::getReductionKindName(ReductionKind kind) {
+  return "PIPE_" + stringifyReductionKind(kind).upper();
 }
 
 pipert::DType pipec::getRuntimeDType(Type type) {
@@ -87,10 +64,10 @@ std::string pipec::getConstantBytes(DenseElementsAttr value) {
 
 /// Bytes of one partial result of a reduction (its RD::acc in
 /// core/PipeReduce.h).
-static int getAccumulatorBytes(StringRef kind, Type element) {
-  if (kind == "any" || kind == "all")
+static int getAccumulatorBytes(ReductionKind kind, Type element) {
+  if (kind == ReductionKind::any || kind == ReductionKind::all)
     return 4;
-  if (kind == "min" || kind == "max")
+  if (kind == ReductionKind::min || kind == ReductionKind::max)
     return int(getElementBytes(element));
   return 8;
 }
@@ -163,10 +140,11 @@ FailureOr<pipert::Plan> pipec::buildPlan(PipelineOp pipeline) {
     plan.kernels.push_back(std::move(kernel));
   };
   Block &body = pipeline.getBody().front();
-  auto memoryOf = [](StringRef memory) {
-    return memory == "host"     ? pipert::PlanMemory::Host
-           : memory == "device" ? pipert::PlanMemory::Device
-                                : pipert::PlanMemory::Any;
+  auto memoryOf = [](std::optional<MemorySpace> memory) {
+    if (!memory)
+      return pipert::PlanMemory::Any;
+    return *memory == MemorySpace::host ? pipert::PlanMemory::Host
+                                        : pipert::PlanMemory::Device;
   };
   for (BlockArgument arg : body.getArguments()) {
     bufferOf[arg] = plan.buffers.size();

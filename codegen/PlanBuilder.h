@@ -25,13 +25,9 @@ pipert::PlanBuffer getPlanBuffer(mlir::RankedTensorType type,
 /// as a scalar constant is in a kernel.
 std::string getConstantBytes(mlir::DenseElementsAttr value);
 
-/// The pipe_reduce_kind (core/PipeReduce.h) of a reduction kind, and its
-/// name in generated code.
-int getReductionKindId(llvm::StringRef kind);
-const char *getReductionKindName(llvm::StringRef kind);
-
-/// The pipe_border (core/PipeStencil.h) of a border name.
-int getBorderId(llvm::StringRef border);
+/// The name in generated code of the pipe_reduce_kind (core/PipeReduce.h)
+/// of a reduction kind: PIPE_SUM, ...
+std::string getReductionKindName(mlir::pipe::ReductionKind kind);
 
 /// The plan of `pipeline`, or failure (with diagnostics at the ops) when an
 /// op outside a pipe.kernel cannot run on the GPU.

@@ -471,7 +471,8 @@ FailureOr<std::string> pipec::emitCudaReduction(ReduceKernelOp op,
   llvm::raw_string_ostream os(text);
   if (withPrelude)
     os << getCudaPrelude(/*withStencils=*/true) << "\n";
-  os << "// " << op.getKernelName() << ": " << op.getKind() << " over "
+  os << "// " << op.getKernelName() << ": "
+     << stringifyReductionKind(op.getKind()) << " over "
      << op.getInputDomainType() << " to " << op.getReductionType() << "\n";
   if (failed(ReductionEmitter(op).emit(os, info)))
     return failure();

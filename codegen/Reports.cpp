@@ -463,7 +463,8 @@ std::string pipec::emitDot(PipelineOp pipeline, const pipert::Plan &plan) {
       std::string axes;
       llvm::raw_string_ostream as(axes);
       llvm::interleaveComma(reduction.getAxes(), as);
-      os << "    " << reduceId << " [label=\"" << reduction.getKind()
+      os << "    " << reduceId << " [label=\""
+         << stringifyReductionKind(reduction.getKind())
          << " axes [" << axes
          << "]\", shape=box, style=\"rounded,filled\", fillcolor=\"#81c784\"];\n"
          << "    " << dot.node(reduction.getReducedValue()) << " -> "
@@ -482,7 +483,7 @@ std::string pipec::emitDot(PipelineOp pipeline, const pipert::Plan &plan) {
       std::string axes;
       llvm::raw_string_ostream as(axes);
       llvm::interleaveComma(blur.getAxes(), as);
-      label = "gaussian_blur axes [" + axes + "] " + blur.getBorder().str() +
+      label = "gaussian_blur axes [" + axes + "] " + stringifyBorder(blur.getBorder()).str() +
               " (GPU)";
     } else if (isa<ChooseOp>(op)) {
       label = "choose (the host decides)";

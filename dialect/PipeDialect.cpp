@@ -9,16 +9,47 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
 
+// After PipeScalar.h, as in a kernel prelude.
+#include "core/PipeScalar.h"
+#include "core/PipeReduce.h"
+#include "core/PipeStencil.h"
+
+#include "mlir/IR/DialectImplementation.h"
+#include "llvm/ADT/TypeSwitch.h"
+
 using namespace mlir;
 using namespace mlir::pipe;
 
 #include "dialect/PipeDialect.cpp.inc"
+#include "dialect/PipeEnums.cpp.inc"
 #include "dialect/PipeInterfaces.cpp.inc"
+#define GET_ATTRDEF_CLASSES
+#include "dialect/PipeAttrs.cpp.inc"
+
+// The kernels and the reference switch on the C enums of core/; the
+// dialect's enum attributes carry the same values.
+static_assert(int(ReductionKind::sum) == PIPE_SUM &&
+                  int(ReductionKind::mean) == PIPE_MEAN &&
+                  int(ReductionKind::prod) == PIPE_PROD &&
+                  int(ReductionKind::min) == PIPE_MIN &&
+                  int(ReductionKind::max) == PIPE_MAX &&
+                  int(ReductionKind::any) == PIPE_ANY &&
+                  int(ReductionKind::all) == PIPE_ALL,
+              "ReductionKind must match pipe_reduce_kind");
+static_assert(int(Border::reflect101) == PIPE_REFLECT101 &&
+                  int(Border::clamp) == PIPE_CLAMP &&
+                  int(Border::constant) == PIPE_CONSTANT &&
+                  int(Border::wrap) == PIPE_WRAP,
+              "Border must match pipe_border");
 
 void PipeDialect::initialize() {
   addOperations<
 #define GET_OP_LIST
 #include "dialect/PipeOps.cpp.inc"
+      >();
+  addAttributes<
+#define GET_ATTRDEF_LIST
+#include "dialect/PipeAttrs.cpp.inc"
       >();
 }
 
@@ -157,18 +188,13 @@ std::string mlir::pipe::getCppScalarType(Type type) {
          std::to_string(intType.getWidth());
 }
 
-bool mlir::pipe::isReductionKind(StringRef kind) {
-  return llvm::is_contained({"sum", "mean", "min", "max", "prod", "any", "all"},
-                            kind);
-}
-
-Type mlir::pipe::getReductionResultType(StringRef kind, Type input) {
+Type mlir::pipe::getReductionResultType(ReductionKind kind, Type input) {
   MLIRContext *context = input.getContext();
-  if (kind == "any" || kind == "all")
+  if (kind == ReductionKind::any || kind == ReductionKind::all)
     return IntegerType::get(context, 1);
-  if (kind == "min" || kind == "max")
+  if (kind == ReductionKind::min || kind == ReductionKind::max)
     return input;
-  if (kind == "mean")
+  if (kind == ReductionKind::mean)
     return input.isF64() ? input : Float32Type::get(context);
   // sum, prod: integers and bool accumulate in 64 bits.
   if (isa<FloatType>(input))
@@ -197,11 +223,6 @@ RankedTensorType mlir::pipe::getReducedType(RankedTensorType input,
   }
   SmallVector<StringRef> nameRefs(names.begin(), names.end());
   return getPipeTensorType(shape, nameRefs, element);
-}
-
-bool mlir::pipe::isBlurBorder(StringRef border) {
-  return llvm::is_contained({"reflect101", "clamp", "constant", "wrap"},
-                            border);
 }
 
 std::string mlir::pipe::describeLocation(Location loc) {

@@ -19,6 +19,10 @@
 #include "core/DType.h"
 
 #include "dialect/PipeDialect.h.inc"
+#include "dialect/PipeEnums.h.inc"
+
+#define GET_ATTRDEF_CLASSES
+#include "dialect/PipeAttrs.h.inc"
 
 namespace mlir {
 namespace pipe {
@@ -75,20 +79,14 @@ enum class DTypeRule { Any, Numeric, Float, Integer, IntegerOrBool, Bool };
 LogicalResult verifyElementwiseOp(Operation *op, DTypeRule rule,
                                   bool compares);
 
-/// The reduction kinds: sum mean min max prod any all.
-bool isReductionKind(StringRef kind);
-
 /// The element type `kind` gives over elements of `input` by default (see
 /// pipe.reduce); `mean` may also give any other float.
-Type getReductionResultType(StringRef kind, Type input);
+Type getReductionResultType(ReductionKind kind, Type input);
 
 /// The shape of reducing `input` along `axes` (dims kept with size 1 under
 /// `keepdims`), with element type `element`.
 RankedTensorType getReducedType(RankedTensorType input, ArrayRef<int64_t> axes,
                                 bool keepdims, Type element);
-
-/// The blur borders: reflect101 clamp constant wrap.
-bool isBlurBorder(StringRef border);
 
 /// "file:line:col" of `loc` (the first of a fused location), or "" when it
 /// has no file position.

@@ -15,6 +15,7 @@ def Pipe_Dialect : Dialect {
   let name = "pipe";
   let cppNamespace = "::mlir::pipe";
   let hasConstantMaterializer = 1;
+  let useDefaultAttributePrinterParser = 1;
   let summary = "Dataflow pipelines over tensors with symbolic dims";
   let description = [{
     A `pipe.pipeline` is a function over tensors. A tensor type is a builtin

@@ -26,6 +26,26 @@ static Type getElementType(Value value) {
   return cast<RankedTensorType>(value.getType()).getElementType();
 }
 
+/// `host` or `device`: a MemorySpaceAttr as a bare keyword (pipe.copy).
+static ParseResult parseMemoryKeyword(OpAsmParser &parser,
+                                      MemorySpaceAttr &memory) {
+  SMLoc loc = parser.getCurrentLocation();
+  StringRef keyword;
+  if (parser.parseKeyword(&keyword))
+    return failure();
+  std::optional<MemorySpace> space = symbolizeMemorySpace(keyword);
+  if (!space)
+    return parser.emitError(loc) << "expected host or device, not '"
+                                 << keyword << "'";
+  memory = MemorySpaceAttr::get(parser.getContext(), *space);
+  return success();
+}
+
+static void printMemoryKeyword(OpAsmPrinter &printer, Operation *,
+                               MemorySpaceAttr memory) {
+  printer << stringifyMemorySpace(memory.getValue());
+}
+
 //===----------------------------------------------------------------------===//
 // PipelineOp
 //===----------------------------------------------------------------------===//
@@ -83,14 +103,14 @@ static StringRef getNameIn(ArrayAttr dicts, unsigned i) {
   return name ? name.getValue() : StringRef();
 }
 
-StringRef PipelineOp::getArgMemory(unsigned i) {
-  auto memory = getArgAttrOfType<StringAttr>(i, getMemoryAttrName());
-  return memory ? memory.getValue() : StringRef();
+std::optional<MemorySpace> PipelineOp::getArgMemory(unsigned i) {
+  auto memory = getArgAttrOfType<MemorySpaceAttr>(i, getMemoryAttrName());
+  return memory ? std::optional(memory.getValue()) : std::nullopt;
 }
 
-StringRef PipelineOp::getResultMemory(unsigned i) {
-  auto memory = getResultAttrOfType<StringAttr>(i, getMemoryAttrName());
-  return memory ? memory.getValue() : StringRef();
+std::optional<MemorySpace> PipelineOp::getResultMemory(unsigned i) {
+  auto memory = getResultAttrOfType<MemorySpaceAttr>(i, getMemoryAttrName());
+  return memory ? std::optional(memory.getValue()) : std::nullopt;
 }
 
 StringRef PipelineOp::getArgName(unsigned i) {
@@ -125,6 +145,15 @@ LogicalResult PipelineOp::verify() {
       if (!isPipeTensorType(types[i]))
         return emitOpError() << what << " '" << name
                              << "' is not a pipe tensor: " << types[i];
+      ArrayAttr dicts = what == StringRef("argument") ? getArgAttrsAttr()
+                                                      : getResAttrsAttr();
+      if (auto dict = dicts ? dyn_cast<DictionaryAttr>(dicts[i]) : nullptr)
+        if (Attribute memory = dict.get(getMemoryAttrName());
+            memory && !isa<MemorySpaceAttr>(memory))
+          return emitOpError() << what << " '" << name << "' has "
+                               << getMemoryAttrName() << " = " << memory
+                               << "; expected #pipe.memory<host> or "
+                                  "#pipe.memory<device>";
     }
     return success();
   };
@@ -612,29 +641,20 @@ OpFoldResult ReshapeOp::fold(FoldAdaptor) {
 // ReduceOp, ReduceKernelOp, GaussianBlurOp
 //===----------------------------------------------------------------------===//
 
-LogicalResult CopyOp::verify() {
-  if (getTo() != "host" && getTo() != "device")
-    return emitOpError() << "copies to \"host\" or \"device\", not \""
-                         << getTo() << "\"";
-  return success();
-}
-
 /// Checks a reduction's kind, axes (in range, increasing) and that `result`
 /// is the reduced shape of `input` with the kind's dtype.
-static LogicalResult verifyReduction(Operation *op, StringRef kind,
+static LogicalResult verifyReduction(Operation *op, ReductionKind kind,
                                      ArrayRef<int64_t> axes, bool keepdims,
                                      RankedTensorType input,
                                      RankedTensorType result) {
-  if (!isReductionKind(kind))
-    return op->emitOpError() << "has unknown kind '" << kind
-                             << "' (sum mean min max prod any all)";
   for (auto [i, axis] : llvm::enumerate(axes))
     if (axis < 0 || axis >= input.getRank() || (i > 0 && axes[i - 1] >= axis))
       return op->emitOpError() << "axes must be increasing dims of the input";
   Type element = result.getElementType();
   Type expected = getReductionResultType(kind, input.getElementType());
-  if (element != expected && !(kind == "mean" && isa<FloatType>(element)))
-    return op->emitOpError() << "'" << kind << "' of "
+  if (element != expected &&
+      !(kind == ReductionKind::mean && isa<FloatType>(element)))
+    return op->emitOpError() << "'" << stringifyReductionKind(kind) << "' of "
                              << input.getElementType() << " gives " << expected
                              << ", not " << element;
   if (!haveSameShape(getReducedType(input, axes, keepdims, element), result))
@@ -720,9 +740,6 @@ LogicalResult GaussianBlurOp::verify() {
     return emitOpError() << "result must have the input's shape";
   if (!getWindow() && !getSigma())
     return emitOpError() << "needs a window or a sigma";
-  if (!isBlurBorder(getBorder()))
-    return emitOpError() << "has unknown border '" << getBorder()
-                         << "' (reflect101 clamp constant wrap)";
   ArrayRef<int64_t> axes = getAxes();
   if (axes.empty())
     return emitOpError() << "needs at least one axis";

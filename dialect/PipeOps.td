@@ -9,6 +9,7 @@
 #define PIPE_OPS_TD
 
 include "dialect/PipeDialect.td"
+include "dialect/PipeEnums.td"
 include "dialect/PipeInterfaces.td"
 include "mlir/IR/BuiltinAttributeInterfaces.td"
 include "mlir/IR/OpAsmInterface.td"
@@ -53,12 +54,12 @@ def Pipe_PipelineOp : Pipe_Op<"pipeline", [
     /// The source name of result `i` (its `pipe.name`).
     StringRef getResultName(unsigned i);
     static StringRef getNameAttrName() { return "pipe.name"; }
-    /// "host" or "device" where the source pins a parameter or result
+    /// A MemorySpaceAttr where the source pins a parameter or result
     /// (`@host`, `@device`); absent where the caller chooses.
     static StringRef getMemoryAttrName() { return "pipe.memory"; }
-    /// The pinned memory of argument / result `i`, or "".
-    StringRef getArgMemory(unsigned i);
-    StringRef getResultMemory(unsigned i);
+    /// The pinned memory of argument / result `i`, if the source pins it.
+    std::optional<MemorySpace> getArgMemory(unsigned i);
+    std::optional<MemorySpace> getResultMemory(unsigned i);
     // OpAsmOpInterface: print arguments under their source names.
     void getAsmBlockArgumentNames(Region &region, OpAsmSetValueNameFn setNameFn);
     static StringRef getDefaultDialect() { return "pipe"; }
@@ -300,14 +301,14 @@ def Pipe_CopyOp : Pipe_Op<"copy", [Pure, SameOperandsAndResultType]> {
     report.
 
     ```mlir
-    %h = pipe.copy %r to "host" : tensor<?xf32, ["N"]>
+    %h = pipe.copy %r to host : tensor<?xf32, ["N"]>
     ```
   }];
-  let arguments = (ins Pipe_Tensor:$input, StrAttr:$to);
+  let arguments = (ins Pipe_Tensor:$input, Pipe_MemorySpaceAttr:$to);
   let results = (outs Pipe_Tensor:$result);
-  let assemblyFormat = "$input `to` $to attr-dict `:` type($result)";
-  let hasVerifier = 1;
-}
+  let assemblyFormat =
+      "$input `to` custom<MemoryKeyword>($to) attr-dict `:` type($result)";
+  }
 
 //===----------------------------------------------------------------------===//
 // Control decided on the host
@@ -359,10 +360,10 @@ def Pipe_ReduceOp : Pipe_Op<"reduce", [Pure]> {
     any false, all true.
 
     ```mlir
-    %r = pipe.reduce "mean" %x [1, 2] : tensor<?x?x?xf32, ["N", "H", "W"]> to tensor<?xf32, ["N"]>
+    %r = pipe.reduce mean %x [1, 2] : tensor<?x?x?xf32, ["N", "H", "W"]> to tensor<?xf32, ["N"]>
     ```
   }];
-  let arguments = (ins Pipe_Tensor:$input, StrAttr:$kind,
+  let arguments = (ins Pipe_Tensor:$input, Pipe_ReductionKind:$kind,
                        DenseI64ArrayAttr:$axes, UnitAttr:$keepdims);
   let results = (outs Pipe_Tensor:$result);
   let assemblyFormat = [{
@@ -389,13 +390,13 @@ def Pipe_ReduceKernelOp : Pipe_Op<"reduce_kernel", [IsolatedFromAbove,
     shape. Codegen reads each input once and writes only the results.
 
     ```mlir
-    %r = pipe.reduce_kernel "mean" [1, 2] "k0" (%m : tensor<?x?xui8, ["N", "W"]>)
+    %r = pipe.reduce_kernel mean [1, 2] "k0" (%m : tensor<?x?xui8, ["N", "W"]>)
         epilogue () -> tensor<?xf32, ["N"]>
       prologue { ^bb0(%a: ...): ... pipe.yield %v : tensor<?x?xf32, ["N", "W"]> }
       epilogue { ^bb0(%mean: tensor<?xf32, ["N"]>): pipe.yield %mean : ... }
     ```
   }];
-  let arguments = (ins StrAttr:$kind, DenseI64ArrayAttr:$axes,
+  let arguments = (ins Pipe_ReductionKind:$kind, DenseI64ArrayAttr:$axes,
                        UnitAttr:$keepdims, StrAttr:$kernel_name,
                        Variadic<Pipe_Tensor>:$prologue_inputs,
                        Variadic<Pipe_Tensor>:$epilogue_inputs);
@@ -443,12 +444,12 @@ def Pipe_GaussianBlurOp : Pipe_Op<"gaussian_blur", [Pure,
     saturates.
 
     ```mlir
-    %b = pipe.gaussian_blur %m window %w : tensor<?xi32, ["N"]> axes [1, 2] border "reflect101" fill 0.0 : tensor<?x?x?xui8, ["N", "H", "W"]> to tensor<?x?x?xui8, ["N", "H", "W"]>
+    %b = pipe.gaussian_blur %m window %w : tensor<?xi32, ["N"]> axes [1, 2] border reflect101 fill 0.0 : tensor<?x?x?xui8, ["N", "H", "W"]> to tensor<?x?x?xui8, ["N", "H", "W"]>
     ```
   }];
   let arguments = (ins Pipe_Tensor:$input, Optional<Pipe_Tensor>:$window,
                        Optional<Pipe_Tensor>:$sigma, DenseI64ArrayAttr:$axes,
-                       StrAttr:$border, F64Attr:$fill);
+                       Pipe_Border:$border, F64Attr:$fill);
   let results = (outs Pipe_Tensor:$result);
   let assemblyFormat = [{
     $input (`window` $window^ `:` type($window))?

@@ -201,7 +201,9 @@ private:
       Value reduced = pipe::ReduceOp::create(
           builder, where,
           pipe::getReducedType(inputType, call.axes, call.keepdims, element),
-          input, builder.getStringAttr(callee),
+          input,
+          pipe::ReductionKindAttr::get(builder.getContext(),
+                                       *pipe::symbolizeReductionKind(callee)),
           builder.getDenseI64ArrayAttr(call.axes),
           call.keepdims ? builder.getUnitAttr() : UnitAttr());
       return castTo(reduced, call.type.dtype, where);
@@ -211,7 +213,9 @@ private:
     if (callee == "cpu" || callee == "gpu")
       return pipe::CopyOp::create(
           builder, where, type, emitExpr(*call.args[0], literalDType),
-          builder.getStringAttr(callee == "cpu" ? "host" : "device"));
+          pipe::MemorySpaceAttr::get(builder.getContext(),
+                                     callee == "cpu" ? pipe::MemorySpace::host
+                                                     : pipe::MemorySpace::device));
     const std::vector<DimAST> &dims = call.type.dims;
     const std::string &dtype = call.operandDType;
     auto arg = [&](unsigned i) {
@@ -265,7 +269,9 @@ private:
     return pipe::GaussianBlurOp::create(
         builder, where, type, input, window, sigma,
         builder.getDenseI64ArrayAttr(call.axes),
-        builder.getStringAttr(call.border), builder.getF64FloatAttr(call.fill));
+        pipe::BorderAttr::get(builder.getContext(),
+                              *pipe::symbolizeBorder(call.border)),
+        builder.getF64FloatAttr(call.fill));
   }
 
   /// Emits `expr`; a weak literal becomes a constant of `literalDType`.
@@ -306,6 +312,12 @@ private:
     llvm_unreachable("unknown expression kind");
   }
 
+  /// `@host` or `@device` as the pipeline's attribute (Sema checked it).
+  Attribute memoryAttr(llvm::StringRef memory) {
+    return pipe::MemorySpaceAttr::get(
+        builder.getContext(), *pipe::symbolizeMemorySpace(memory));
+  }
+
   void emitPipeline(const PipelineAST &pipeline) {
     SmallVector<Type> argTypes, resultTypes;
     SmallVector<StringRef> argNames, resultNames;
@@ -326,11 +338,11 @@ private:
     for (auto [i, param] : llvm::enumerate(pipeline.params))
       if (!param.memory.empty())
         op.setArgAttr(i, pipe::PipelineOp::getMemoryAttrName(),
-                      builder.getStringAttr(param.memory));
+                      memoryAttr(param.memory));
     for (auto [i, result] : llvm::enumerate(pipeline.results))
       if (!result.memory.empty())
         op.setResultAttr(i, pipe::PipelineOp::getMemoryAttrName(),
-                         builder.getStringAttr(result.memory));
+                         memoryAttr(result.memory));
 
     OpBuilder::InsertionGuard guard(builder);
     builder.setInsertionPointToEnd(&entry);

@@ -55,7 +55,7 @@ bool sendsToHost(Value condition) {
     Operation *def = worklist.pop_back_val().getDefiningOp();
     if (!def || !visited.insert(def).second)
       continue;
-    if (auto copy = dyn_cast<CopyOp>(def); copy && copy.getTo() == "host")
+    if (auto copy = dyn_cast<CopyOp>(def); copy && copy.getTo() == MemorySpace::host)
       return true;
     if (isa<ElementwiseOpInterface>(def))
       llvm::append_range(worklist, def->getOperands());
@@ -91,7 +91,7 @@ SmallVector<Operation *> getExclusiveProducers(SelectOp select,
 std::string getCostlyWork(ArrayRef<Operation *> ops) {
   for (Operation *op : ops) {
     if (isa<ReduceOp>(op))
-      return "a " + cast<ReduceOp>(op).getKind().str();
+      return "a " + stringifyReductionKind(cast<ReduceOp>(op).getKind()).str();
     if (isa<GaussianBlurOp>(op))
       return "a gaussian_blur";
     if (isa<ChooseOp>(op))

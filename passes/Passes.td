@@ -39,7 +39,7 @@ def HostControl : Pass<"pipe-host-control", "::mlir::pipe::PipelineOp"> {
 
     Before:
     ```mlir
-    %b = pipe.gaussian_blur %x window %w [0, 1] "reflect101" ...
+    %b = pipe.gaussian_blur %x window %w ... axes [0, 1] border reflect101 ...
     %c = pipe.broadcast %t ... : tensor<i1> to tensor<?x?xi1, ["H", "W"]>
     %x1 = pipe.select %c, %b, %x {pipe.merge = "'x' updated by the for loop"} ...
     ```
@@ -111,12 +111,12 @@ def FuseReductions : Pass<"pipe-fuse-reductions", "::mlir::pipe::PipelineOp"> {
     Before:
     ```mlir
     %m = pipe.kernel "p_k0" (%x : tensor<?x?xui8, ["N", "W"]>) -> tensor<?x?xf32, ["N", "W"]> {...}
-    %r = pipe.reduce "mean" %m [1] : tensor<?x?xf32, ["N", "W"]> to tensor<?xf32, ["N"]>
+    %r = pipe.reduce mean %m [1] : tensor<?x?xf32, ["N", "W"]> to tensor<?xf32, ["N"]>
     %w = pipe.kernel "p_k1" (%r : tensor<?xf32, ["N"]>) -> tensor<?xsi32, ["N"]> {...}
     ```
     After:
     ```mlir
-    %w = pipe.reduce_kernel "mean" [1] "p_r0" (%x : tensor<?x?xui8, ["N", "W"]>)
+    %w = pipe.reduce_kernel mean [1] "p_r0" (%x : tensor<?x?xui8, ["N", "W"]>)
         epilogue () -> tensor<?xsi32, ["N"]> prologue {...} epilogue {...}
     ```
   }];

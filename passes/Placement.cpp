@@ -64,9 +64,9 @@ void PlacementPass::runOnOperation() {
   body.walk([&](CopyOp copy) { copies.push_back(copy); });
   for (CopyOp copy : copies) {
     std::string where = mlir::pipe::describeLocation(copy.getLoc());
-    std::string what = copy.getTo() == "host" ? ".cpu()" : ".gpu()";
+    std::string what = copy.getTo() == MemorySpace::host ? ".cpu()" : ".gpu()";
     std::string note = (where.empty() ? "" : where + ": ") + what;
-    if (copy.getTo() == "host") {
+    if (copy.getTo() == MemorySpace::host) {
       // Results it reaches become host results; every other use is on the
       // GPU, where the value already is.
       SmallVector<std::string> results;
@@ -74,14 +74,14 @@ void PlacementPass::runOnOperation() {
         if (use.getOwner() != ret)
           continue;
         unsigned r = use.getOperandNumber();
-        if (pipeline.getResultMemory(r) == "device") {
+        if (pipeline.getResultMemory(r) == MemorySpace::device) {
           copy.emitError() << "'.cpu()' sends result '"
                            << pipeline.getResultName(r)
                            << "' to the host, but it is declared @device";
           return signalPassFailure();
         }
         pipeline.setResultAttr(r, PipelineOp::getMemoryAttrName(),
-                               builder.getStringAttr("host"));
+                               MemorySpaceAttr::get(builder.getContext(), MemorySpace::host));
         results.push_back(pipeline.getResultName(r).str());
       }
       bool decides = decidesOnHost(copy.getResult());

@@ -207,7 +207,7 @@ private:
 
   /// Combines the elements of `input` along `axes` into `result`, one element
   /// at a time in order, with the accumulators the kernels use.
-  void runReduce(Value input, StringRef kind, ArrayRef<int64_t> axes,
+  void runReduce(Value input, ReductionKind kind, ArrayRef<int64_t> axes,
                  Value result) {
     TensorPtr out = allocate(result);
     const HostTensor &in = *values.lookup(input);
@@ -223,7 +223,7 @@ private:
         keptStride[d] = stride;
         stride *= shape[d];
       }
-    int kindId = pipec::getReductionKindId(kind);
+    int kindId = int(kind);
     visitStorageType(in.dtype(), [&](auto inTag) {
       using T = decltype(inTag);
       visitStorageType(out->dtype(), [&](auto outTag) {
@@ -316,7 +316,7 @@ private:
       for (int64_t i = 0; i < n; ++i)
         current[i] = pipe_cast<float>(in.as<T>()[i]);
     });
-    int border = pipec::getBorderId(blur.getBorder());
+    int border = int(blur.getBorder());
     float fill = float(blur.getFill().convertToDouble());
     ArrayRef<int64_t> axes = blur.getAxes();
     std::vector<float> next(n);

@@ -107,8 +107,8 @@ pipe.pipeline @kernel_body(%x: tensor<?xf32, ["N"]> {pipe.name = "x"}) -> (tenso
 // -----
 
 pipe.pipeline @reduce_kind(%x: tensor<?xf32, ["N"]> {pipe.name = "x"}) -> (tensor<f32> {pipe.name = "y"}) {
-  // expected-error @+1 {{has unknown kind 'median' (sum mean min max prod any all)}}
-  %0 = pipe.reduce "median" %x [0] : tensor<?xf32, ["N"]> to tensor<f32>
+  // expected-error @+1 {{expected string or keyword containing one of the following enum values for attribute 'kind' [sum, mean, prod, min, max, any, all]}}
+  %0 = pipe.reduce median %x [0] : tensor<?xf32, ["N"]> to tensor<f32>
   pipe.return %0 : tensor<f32>
 }
 
@@ -116,7 +116,7 @@ pipe.pipeline @reduce_kind(%x: tensor<?xf32, ["N"]> {pipe.name = "x"}) -> (tenso
 
 pipe.pipeline @reduce_dtype(%x: tensor<?xui8, ["N"]> {pipe.name = "x"}) -> (tensor<ui8> {pipe.name = "y"}) {
   // expected-error @+1 {{'sum' of 'ui8' gives 'ui64', not 'ui8'}}
-  %0 = pipe.reduce "sum" %x [0] : tensor<?xui8, ["N"]> to tensor<ui8>
+  %0 = pipe.reduce sum %x [0] : tensor<?xui8, ["N"]> to tensor<ui8>
   pipe.return %0 : tensor<ui8>
 }
 
@@ -124,7 +124,7 @@ pipe.pipeline @reduce_dtype(%x: tensor<?xui8, ["N"]> {pipe.name = "x"}) -> (tens
 
 pipe.pipeline @reduce_shape(%x: tensor<?x3xf32, ["N"]> {pipe.name = "x"}) -> (tensor<?xf32, ["N"]> {pipe.name = "y"}) {
   // expected-error @+1 {{result 'tensor<?xf32, ["N"]>' is not the reduced shape of 'tensor<?x3xf32, ["N"]>'}}
-  %0 = pipe.reduce "max" %x [0] : tensor<?x3xf32, ["N"]> to tensor<?xf32, ["N"]>
+  %0 = pipe.reduce max %x [0] : tensor<?x3xf32, ["N"]> to tensor<?xf32, ["N"]>
   pipe.return %0 : tensor<?xf32, ["N"]>
 }
 
@@ -132,15 +132,15 @@ pipe.pipeline @reduce_shape(%x: tensor<?x3xf32, ["N"]> {pipe.name = "x"}) -> (te
 
 pipe.pipeline @reduce_axes(%x: tensor<?x3xf32, ["N"]> {pipe.name = "x"}) -> (tensor<f32> {pipe.name = "y"}) {
   // expected-error @+1 {{axes must be increasing dims of the input}}
-  %0 = pipe.reduce "max" %x [1, 0] : tensor<?x3xf32, ["N"]> to tensor<f32>
+  %0 = pipe.reduce max %x [1, 0] : tensor<?x3xf32, ["N"]> to tensor<f32>
   pipe.return %0 : tensor<f32>
 }
 
 // -----
 
 pipe.pipeline @blur_border(%x: tensor<?x?xui8, ["N", "W"]> {pipe.name = "x"}, %w: tensor<si32> {pipe.name = "w"}) -> (tensor<?x?xui8, ["N", "W"]> {pipe.name = "y"}) {
-  // expected-error @+1 {{has unknown border 'mirror' (reflect101 clamp constant wrap)}}
-  %0 = pipe.gaussian_blur %x window %w : tensor<si32> axes [1] border "mirror" fill 0.0 : tensor<?x?xui8, ["N", "W"]> to tensor<?x?xui8, ["N", "W"]>
+  // expected-error @+1 {{expected string or keyword containing one of the following enum values for attribute 'border' [reflect101, clamp, constant, wrap]}}
+  %0 = pipe.gaussian_blur %x window %w : tensor<si32> axes [1] border mirror fill 0.0 : tensor<?x?xui8, ["N", "W"]> to tensor<?x?xui8, ["N", "W"]>
   pipe.return %0 : tensor<?x?xui8, ["N", "W"]>
 }
 
@@ -148,7 +148,7 @@ pipe.pipeline @blur_border(%x: tensor<?x?xui8, ["N", "W"]> {pipe.name = "x"}, %w
 
 pipe.pipeline @blur_per_sample(%x: tensor<?x?xui8, ["N", "W"]> {pipe.name = "x"}, %w: tensor<?xsi32, ["W"]> {pipe.name = "w"}) -> (tensor<?x?xui8, ["N", "W"]> {pipe.name = "y"}) {
   // expected-error @+1 {{a per-sample parameter must have the input's leading dims}}
-  %0 = pipe.gaussian_blur %x window %w : tensor<?xsi32, ["W"]> axes [1] border "clamp" fill 0.0 : tensor<?x?xui8, ["N", "W"]> to tensor<?x?xui8, ["N", "W"]>
+  %0 = pipe.gaussian_blur %x window %w : tensor<?xsi32, ["W"]> axes [1] border clamp fill 0.0 : tensor<?x?xui8, ["N", "W"]> to tensor<?x?xui8, ["N", "W"]>
   pipe.return %0 : tensor<?x?xui8, ["N", "W"]>
 }
 
@@ -156,7 +156,7 @@ pipe.pipeline @blur_per_sample(%x: tensor<?x?xui8, ["N", "W"]> {pipe.name = "x"}
 
 pipe.pipeline @blur_nothing(%x: tensor<?x?xui8, ["N", "W"]> {pipe.name = "x"}) -> (tensor<?x?xui8, ["N", "W"]> {pipe.name = "y"}) {
   // expected-error @+1 {{needs a window or a sigma}}
-  %0 = pipe.gaussian_blur %x axes [1] border "clamp" fill 0.0 : tensor<?x?xui8, ["N", "W"]> to tensor<?x?xui8, ["N", "W"]>
+  %0 = pipe.gaussian_blur %x axes [1] border clamp fill 0.0 : tensor<?x?xui8, ["N", "W"]> to tensor<?x?xui8, ["N", "W"]>
   pipe.return %0 : tensor<?x?xui8, ["N", "W"]>
 }
 

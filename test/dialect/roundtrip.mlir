@@ -35,13 +35,13 @@ pipe.pipeline @kernel(%x: tensor<?x3xsi32, ["N"]> {pipe.name = "x"})
 }
 
 // CHECK-LABEL: pipe.pipeline @reductions_and_blur
-// CHECK: = reduce "mean" %{{.*}} [1, 2] : tensor<?x?x?xf32, ["N", "H", "W"]> to tensor<?xf32, ["N"]>
-// CHECK: = reduce "max" %{{.*}} [1] keepdims : tensor<?x?x?xf32, ["N", "H", "W"]> to tensor<?x1x?xf32, ["N", "W"]>
-// CHECK: = gaussian_blur %{{.*}} window %{{.*}} : tensor<?xsi32, ["N"]> sigma %{{.*}} : tensor<f32> axes [1, 2] border "wrap" fill 0.000000e+00
+// CHECK: = reduce mean %{{.*}} [1, 2] : tensor<?x?x?xf32, ["N", "H", "W"]> to tensor<?xf32, ["N"]>
+// CHECK: = reduce max %{{.*}} [1] keepdims : tensor<?x?x?xf32, ["N", "H", "W"]> to tensor<?x1x?xf32, ["N", "W"]>
+// CHECK: = gaussian_blur %{{.*}} window %{{.*}} : tensor<?xsi32, ["N"]> sigma %{{.*}} : tensor<f32> axes [1, 2] border wrap fill 0.000000e+00
 pipe.pipeline @reductions_and_blur(%x: tensor<?x?x?xf32, ["N", "H", "W"]> {pipe.name = "x"}, %w: tensor<?xsi32, ["N"]> {pipe.name = "w"}, %s: tensor<f32> {pipe.name = "s"}) -> (tensor<?xf32, ["N"]> {pipe.name = "m"}, tensor<?x1x?xf32, ["N", "W"]> {pipe.name = "k"}, tensor<?x?x?xf32, ["N", "H", "W"]> {pipe.name = "b"}) {
-  %m = pipe.reduce "mean" %x [1, 2] : tensor<?x?x?xf32, ["N", "H", "W"]> to tensor<?xf32, ["N"]>
-  %k = pipe.reduce "max" %x [1] keepdims : tensor<?x?x?xf32, ["N", "H", "W"]> to tensor<?x1x?xf32, ["N", "W"]>
-  %b = pipe.gaussian_blur %x window %w : tensor<?xsi32, ["N"]> sigma %s : tensor<f32> axes [1, 2] border "wrap" fill 0.0 : tensor<?x?x?xf32, ["N", "H", "W"]> to tensor<?x?x?xf32, ["N", "H", "W"]>
+  %m = pipe.reduce mean %x [1, 2] : tensor<?x?x?xf32, ["N", "H", "W"]> to tensor<?xf32, ["N"]>
+  %k = pipe.reduce max %x [1] keepdims : tensor<?x?x?xf32, ["N", "H", "W"]> to tensor<?x1x?xf32, ["N", "W"]>
+  %b = pipe.gaussian_blur %x window %w : tensor<?xsi32, ["N"]> sigma %s : tensor<f32> axes [1, 2] border wrap fill 0.0 : tensor<?x?x?xf32, ["N", "H", "W"]> to tensor<?x?x?xf32, ["N", "H", "W"]>
   pipe.return %m, %k, %b : tensor<?xf32, ["N"]>, tensor<?x1x?xf32, ["N", "W"]>, tensor<?x?x?xf32, ["N", "H", "W"]>
 }
 

@@ -6,13 +6,13 @@ module {
   pipe.pipeline @blur_loop(%x: tensor<?x?xui8, ["H", "W"]> {pipe.name = "x"}, %n: tensor<si32> {pipe.name = "n"}) -> (tensor<?x?xui8, ["H", "W"]> {pipe.name = "y"}) {
     %0 = constant 0 : si32
     %1 = constant 3 : si32
-    %2 = gaussian_blur %x window %1 : tensor<si32> axes [1] border "reflect101" fill 0.000000e+00 : tensor<?x?xui8, ["H", "W"]> to tensor<?x?xui8, ["H", "W"]>
+    %2 = gaussian_blur %x window %1 : tensor<si32> axes [1] border reflect101 fill 0.000000e+00 : tensor<?x?xui8, ["H", "W"]> to tensor<?x?xui8, ["H", "W"]>
     %3 = constant 0 : si32
     %4 = lt %3, %n : tensor<si32>, tensor<si32> -> tensor<i1>
     %5 = select %4, %2, %x {pipe.merge = "'y' updated by the for loop"} : tensor<i1>, tensor<?x?xui8, ["H", "W"]>, tensor<?x?xui8, ["H", "W"]> -> tensor<?x?xui8, ["H", "W"]>
     %6 = constant 1 : si32
     %7 = constant 3 : si32
-    %8 = gaussian_blur %5 window %7 : tensor<si32> axes [1] border "reflect101" fill 0.000000e+00 : tensor<?x?xui8, ["H", "W"]> to tensor<?x?xui8, ["H", "W"]>
+    %8 = gaussian_blur %5 window %7 : tensor<si32> axes [1] border reflect101 fill 0.000000e+00 : tensor<?x?xui8, ["H", "W"]> to tensor<?x?xui8, ["H", "W"]>
     %9 = constant 1 : si32
     %10 = lt %9, %n : tensor<si32>, tensor<si32> -> tensor<i1>
     %11 = select %10, %8, %5 {pipe.merge = "'y' updated by the for loop"} : tensor<i1>, tensor<?x?xui8, ["H", "W"]>, tensor<?x?xui8, ["H", "W"]> -> tensor<?x?xui8, ["H", "W"]>
@@ -29,15 +29,15 @@ module {
   pipe.pipeline @per_sample(%x: tensor<?x?xui8, ["N", "W"]> {pipe.name = "x"}) -> (tensor<?x?xui8, ["N", "W"]> {pipe.name = "y"}) {
     %0 = constant 200 : ui8
     %1 = gt %x, %0 : tensor<?x?xui8, ["N", "W"]>, tensor<ui8> -> tensor<?x?xi1, ["N", "W"]>
-    %2 = reduce "any" %1 [1] keepdims : tensor<?x?xi1, ["N", "W"]> to tensor<?x1xi1, ["N"]>
+    %2 = reduce any %1 [1] keepdims : tensor<?x?xi1, ["N", "W"]> to tensor<?x1xi1, ["N"]>
     %3 = constant 5 : si32
-    %4 = gaussian_blur %x window %3 : tensor<si32> axes [1] border "reflect101" fill 0.000000e+00 : tensor<?x?xui8, ["N", "W"]> to tensor<?x?xui8, ["N", "W"]>
+    %4 = gaussian_blur %x window %3 : tensor<si32> axes [1] border reflect101 fill 0.000000e+00 : tensor<?x?xui8, ["N", "W"]> to tensor<?x?xui8, ["N", "W"]>
     %5 = broadcast %2 [0, 1] : tensor<?x1xi1, ["N"]> to tensor<?x?xi1, ["N", "W"]>
     %6 = select %5, %4, %x {pipe.merge = "'y' after the if"} : tensor<?x?xi1, ["N", "W"]>, tensor<?x?xui8, ["N", "W"]>, tensor<?x?xui8, ["N", "W"]> -> tensor<?x?xui8, ["N", "W"]>
     return %6 : tensor<?x?xui8, ["N", "W"]>
   }
   pipe.pipeline @requested(%x: tensor<?x?xf32, ["N", "W"]> {pipe.name = "x"}, %t: tensor<f32> {pipe.name = "t"}) -> (tensor<?x?xf32, ["N", "W"]> {pipe.name = "y"}) {
-    %0 = copy %t to "host" : tensor<f32>
+    %0 = copy %t to host : tensor<f32>
     %1 = constant 5.000000e-01 : f32
     %2 = gt %0, %1 : tensor<f32>, tensor<f32> -> tensor<i1>
     %3 = constant 1.000000e+00 : f32
@@ -75,6 +75,6 @@ module {
 // .cpu() on (what computes) the condition asks for the host's decision.
 // CHECK-LABEL: pipe.pipeline @requested
 // CHECK-SAME: pipe.control = ["{{.*}}: 'y' after the if: decided on the host, as the source asks (.cpu() on the condition)"]
-// CHECK:      %[[T:.*]] = copy %t to "host"
+// CHECK:      %[[T:.*]] = copy %t to host
 // CHECK:      %[[C:.*]] = gt %[[T]]
 // CHECK:      choose %[[C]], %{{.*}}, %x

@@ -1,0 +1,48 @@
+//===- PipeEnums.td - Enum attributes of the pipe dialect -*- tablegen -*-===//
+//
+// Closed sets of choices, as enum attributes: the verifier rejects a value
+// outside the set, and codegen, the reference and the runtime switch on the
+// C++ enum instead of comparing strings. The values are those of the C
+// enums in core/PipeReduce.h and core/PipeStencil.h, which the kernels
+// use (PipeDialect.cpp checks that they agree).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef PIPE_ENUMS_TD
+#define PIPE_ENUMS_TD
+
+include "dialect/PipeDialect.td"
+include "mlir/IR/EnumAttr.td"
+
+def Pipe_ReductionKind : I32EnumAttr<"ReductionKind",
+    "a reduction: sum mean prod min max any all", [
+      I32EnumAttrCase<"sum", 0>, I32EnumAttrCase<"mean", 1>,
+      I32EnumAttrCase<"prod", 2>, I32EnumAttrCase<"min", 3>,
+      I32EnumAttrCase<"max", 4>, I32EnumAttrCase<"any", 5>,
+      I32EnumAttrCase<"all", 6>]> {
+  let cppNamespace = "::mlir::pipe";
+}
+
+def Pipe_Border : I32EnumAttr<"Border",
+    "what lies beyond a tensor's edge: reflect101 clamp constant wrap", [
+      I32EnumAttrCase<"reflect101", 0>, I32EnumAttrCase<"clamp", 1>,
+      I32EnumAttrCase<"constant", 2>, I32EnumAttrCase<"wrap", 3>]> {
+  let cppNamespace = "::mlir::pipe";
+}
+
+def Pipe_MemorySpace : I32EnumAttr<"MemorySpace",
+    "where a value lives: host or device", [
+      I32EnumAttrCase<"host", 1>, I32EnumAttrCase<"device", 2>]> {
+  let cppNamespace = "::mlir::pipe";
+  let genSpecializedAttr = 0;
+}
+
+// As a pipeline's argument or result attribute (`pipe.memory`), where the
+// source pins the caller's memory with @host or @device:
+// `{pipe.memory = #pipe.memory<host>}`. An op that takes one (pipe.copy)
+// prints it as a bare keyword.
+def Pipe_MemorySpaceAttr : EnumAttr<Pipe_Dialect, Pipe_MemorySpace, "memory"> {
+  let assemblyFormat = "`<` $value `>`";
+}
+
+#endif // PIPE_ENUMS_TD
