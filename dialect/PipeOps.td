@@ -10,6 +10,7 @@
 
 include "dialect/PipeDialect.td"
 include "dialect/PipeEnums.td"
+include "dialect/PipeSource.td"
 include "dialect/PipeInterfaces.td"
 include "mlir/IR/BuiltinAttributeInterfaces.td"
 include "mlir/IR/OpAsmInterface.td"
@@ -112,15 +113,24 @@ def BoolDType : Pipe_DTypeRule<"Bool">;
 // An elementwise op whose element is `function(operands...)` from
 // core/PipeScalar.h. Operands have the result's shape or rank 0; the
 // verifier checks dtypes against `rule` and, for comparisons, a bool result.
+// `spellings` say how a .pipe program writes it (dialect/PipeSource.td).
 class Pipe_ElementwiseOp<string mnemonic, string function,
                          Pipe_DTypeRule rule, string summaryText,
-                         bit compares = 0>
+                         bit compares = 0, list<Pipe_Spelling> spellings_ = []>
     : Pipe_Op<mnemonic, [Pure,
         DeclareOpInterfaceMethods<Pipe_ElementwiseOpInterface>]> {
   let summary = summaryText;
   let results = (outs Pipe_Tensor:$result);
   let hasVerifier = 1;
   let hasFolder = 1;
+  // Read by utils/op-registry/generate.py.
+  string scalarFunction = function;
+  string dtypeRule = rule.rule;
+  list<Pipe_Spelling> spellings = spellings_;
+  // Whether constant folding may compute it on the host for float
+  // operands: not where CUDA's math library may differ from the host's in
+  // the last bits (the kernel computes it instead).
+  bit foldsFloats = 1;
   let extraClassDefinition = [{
     ::mlir::OpFoldResult $cppClass::fold(FoldAdaptor adaptor) {
       return ::mlir::pipe::foldScalarElementwise(getOperation(),
@@ -139,69 +149,117 @@ class Pipe_ElementwiseOp<string mnemonic, string function,
 }
 
 class Pipe_BinaryOp<string mnemonic, string function, Pipe_DTypeRule rule,
-                    string summaryText, bit compares = 0>
-    : Pipe_ElementwiseOp<mnemonic, function, rule, summaryText, compares> {
+                    string summaryText, bit compares = 0,
+                    list<Pipe_Spelling> spellings = []>
+    : Pipe_ElementwiseOp<mnemonic, function, rule, summaryText, compares,
+                         spellings> {
   let arguments = (ins Pipe_Tensor:$lhs, Pipe_Tensor:$rhs);
   let assemblyFormat =
       "$lhs `,` $rhs attr-dict `:` type($lhs) `,` type($rhs) `->` type($result)";
 }
 
 class Pipe_UnaryOp<string mnemonic, string function, Pipe_DTypeRule rule,
-                   string summaryText>
-    : Pipe_ElementwiseOp<mnemonic, function, rule, summaryText> {
+                   string summaryText, list<Pipe_Spelling> spellings = []>
+    : Pipe_ElementwiseOp<mnemonic, function, rule, summaryText, 0, spellings> {
   let arguments = (ins Pipe_Tensor:$input);
   let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
 }
 
+// Shorthands for the spellings.
+class Op_<string name, Pipe_Accepts a> : Pipe_OperatorSpelling<name, a>;
+class Fn_<string name, Pipe_Accepts a> : Pipe_FunctionSpelling<name, a>;
+
 // Arithmetic. Integers wrap modulo 2^bits; integer // and % by zero give 0.
-def Pipe_AddOp : Pipe_BinaryOp<"add", "pipe_add", NumericDType, "a + b">;
-def Pipe_SubOp : Pipe_BinaryOp<"sub", "pipe_sub", NumericDType, "a - b">;
-def Pipe_MulOp : Pipe_BinaryOp<"mul", "pipe_mul", NumericDType, "a * b">;
-def Pipe_DivOp : Pipe_BinaryOp<"div", "pipe_div", FloatDType, "a / b (floats)">;
+def Pipe_AddOp : Pipe_BinaryOp<"add", "pipe_add", NumericDType, "a + b", 0,
+    [Op_<"+", AcceptsNumeric>]>;
+def Pipe_SubOp : Pipe_BinaryOp<"sub", "pipe_sub", NumericDType, "a - b", 0,
+    [Op_<"-", AcceptsNumeric>]>;
+def Pipe_MulOp : Pipe_BinaryOp<"mul", "pipe_mul", NumericDType, "a * b", 0,
+    [Op_<"*", AcceptsNumeric>]>;
+def Pipe_DivOp : Pipe_BinaryOp<"div", "pipe_div", FloatDType, "a / b (floats)",
+    0, [Op_<"/", AcceptsFloatResult>]>;
 def Pipe_FloorDivOp : Pipe_BinaryOp<"floordiv", "pipe_floordiv", NumericDType,
-    "a // b, rounding toward negative infinity">;
+    "a // b, rounding toward negative infinity", 0,
+    [Op_<"//", AcceptsNumeric>]>;
 def Pipe_RemOp : Pipe_BinaryOp<"rem", "pipe_rem", NumericDType,
-    "a % b, with the sign of b">;
-def Pipe_PowOp : Pipe_BinaryOp<"pow", "pipe_pow", NumericDType, "a ** b">;
+    "a % b, with the sign of b", 0, [Op_<"%", AcceptsNumeric>]>;
+def Pipe_PowOp : Pipe_BinaryOp<"pow", "pipe_pow", NumericDType, "a ** b", 0,
+    [Op_<"**", AcceptsNumeric>, Fn_<"pow", AcceptsNumeric>]> {
+  let foldsFloats = 0;
+}
 def Pipe_MinOp : Pipe_BinaryOp<"min", "pipe_min", NumericDType,
-    "The smaller of a and b; NaN if either is">;
+    "The smaller of a and b; NaN if either is", 0,
+    [Fn_<"min", AcceptsNumeric>]>;
 def Pipe_MaxOp : Pipe_BinaryOp<"max", "pipe_max", NumericDType,
-    "The larger of a and b; NaN if either is">;
+    "The larger of a and b; NaN if either is", 0,
+    [Fn_<"max", AcceptsNumeric>]>;
 
 // Comparisons give bool.
-def Pipe_EqOp : Pipe_BinaryOp<"eq", "pipe_eq", AnyDType, "a == b", 1>;
-def Pipe_NeOp : Pipe_BinaryOp<"ne", "pipe_ne", AnyDType, "a != b", 1>;
-def Pipe_LtOp : Pipe_BinaryOp<"lt", "pipe_lt", NumericDType, "a < b", 1>;
-def Pipe_LeOp : Pipe_BinaryOp<"le", "pipe_le", NumericDType, "a <= b", 1>;
-def Pipe_GtOp : Pipe_BinaryOp<"gt", "pipe_gt", NumericDType, "a > b", 1>;
-def Pipe_GeOp : Pipe_BinaryOp<"ge", "pipe_ge", NumericDType, "a >= b", 1>;
+def Pipe_EqOp : Pipe_BinaryOp<"eq", "pipe_eq", AnyDType, "a == b", 1,
+    [Op_<"==", AcceptsAny>]>;
+def Pipe_NeOp : Pipe_BinaryOp<"ne", "pipe_ne", AnyDType, "a != b", 1,
+    [Op_<"!=", AcceptsAny>]>;
+def Pipe_LtOp : Pipe_BinaryOp<"lt", "pipe_lt", NumericDType, "a < b", 1,
+    [Op_<"<", AcceptsNumeric>]>;
+def Pipe_LeOp : Pipe_BinaryOp<"le", "pipe_le", NumericDType, "a <= b", 1,
+    [Op_<"<=", AcceptsNumeric>]>;
+def Pipe_GtOp : Pipe_BinaryOp<"gt", "pipe_gt", NumericDType, "a > b", 1,
+    [Op_<">", AcceptsNumeric>]>;
+def Pipe_GeOp : Pipe_BinaryOp<"ge", "pipe_ge", NumericDType, "a >= b", 1,
+    [Op_<">=", AcceptsNumeric>]>;
 
 // Bitwise on integers, logical on bool.
-def Pipe_AndOp : Pipe_BinaryOp<"and", "pipe_and", IntegerOrBoolDType, "a & b">;
-def Pipe_OrOp : Pipe_BinaryOp<"or", "pipe_or", IntegerOrBoolDType, "a | b">;
-def Pipe_XorOp : Pipe_BinaryOp<"xor", "pipe_xor", IntegerOrBoolDType, "a ^ b">;
-def Pipe_ShlOp : Pipe_BinaryOp<"shl", "pipe_shl", IntegerDType, "a << b">;
+def Pipe_AndOp : Pipe_BinaryOp<"and", "pipe_and", IntegerOrBoolDType, "a & b",
+    0, [Op_<"&", AcceptsIntegerOrBool>, Op_<"&&", AcceptsBool>]>;
+def Pipe_OrOp : Pipe_BinaryOp<"or", "pipe_or", IntegerOrBoolDType, "a | b", 0,
+    [Op_<"|", AcceptsIntegerOrBool>, Op_<"||", AcceptsBool>]>;
+def Pipe_XorOp : Pipe_BinaryOp<"xor", "pipe_xor", IntegerOrBoolDType, "a ^ b",
+    0, [Op_<"^", AcceptsIntegerOrBool>]>;
+def Pipe_ShlOp : Pipe_BinaryOp<"shl", "pipe_shl", IntegerDType, "a << b", 0,
+    [Op_<"<<", AcceptsInteger>]>;
 def Pipe_ShrOp : Pipe_BinaryOp<"shr", "pipe_shr", IntegerDType,
-    "a >> b (arithmetic for signed integers)">;
+    "a >> b (arithmetic for signed integers)", 0,
+    [Op_<">>", AcceptsInteger>]>;
 
 def Pipe_NotOp : Pipe_UnaryOp<"not", "pipe_not", IntegerOrBoolDType,
-    "~a on integers, !a on bool">;
-def Pipe_AbsOp : Pipe_UnaryOp<"abs", "pipe_abs", NumericDType, "|a|">;
-def Pipe_SqrtOp : Pipe_UnaryOp<"sqrt", "pipe_sqrt", FloatDType, "Square root">;
+    "~a on integers, !a on bool",
+    [Op_<"~", AcceptsIntegerOrBool>, Op_<"!", AcceptsBool>]>;
+def Pipe_AbsOp : Pipe_UnaryOp<"abs", "pipe_abs", NumericDType, "|a|",
+    [Fn_<"abs", AcceptsNumeric>]>;
+def Pipe_SqrtOp : Pipe_UnaryOp<"sqrt", "pipe_sqrt", FloatDType, "Square root",
+    [Fn_<"sqrt", AcceptsFloatResult>]>;
 def Pipe_RsqrtOp : Pipe_UnaryOp<"rsqrt", "pipe_rsqrt", FloatDType,
-    "1 / sqrt(a), each step correctly rounded">;
-def Pipe_ExpOp : Pipe_UnaryOp<"exp", "pipe_exp", FloatDType, "e ** a">;
-def Pipe_LogOp : Pipe_UnaryOp<"log", "pipe_log", FloatDType, "Natural logarithm">;
-def Pipe_SinOp : Pipe_UnaryOp<"sin", "pipe_sin", FloatDType, "Sine">;
-def Pipe_CosOp : Pipe_UnaryOp<"cos", "pipe_cos", FloatDType, "Cosine">;
+    "1 / sqrt(a), each step correctly rounded",
+    [Fn_<"rsqrt", AcceptsFloatResult>]>;
+def Pipe_ExpOp : Pipe_UnaryOp<"exp", "pipe_exp", FloatDType, "e ** a",
+    [Fn_<"exp", AcceptsFloatResult>]> {
+  let foldsFloats = 0;
+}
+def Pipe_LogOp : Pipe_UnaryOp<"log", "pipe_log", FloatDType, "Natural logarithm",
+    [Fn_<"log", AcceptsFloatResult>]> {
+  let foldsFloats = 0;
+}
+def Pipe_SinOp : Pipe_UnaryOp<"sin", "pipe_sin", FloatDType, "Sine",
+    [Fn_<"sin", AcceptsFloatResult>]> {
+  let foldsFloats = 0;
+}
+def Pipe_CosOp : Pipe_UnaryOp<"cos", "pipe_cos", FloatDType, "Cosine",
+    [Fn_<"cos", AcceptsFloatResult>]> {
+  let foldsFloats = 0;
+}
 def Pipe_TanhOp : Pipe_UnaryOp<"tanh", "pipe_tanh", FloatDType,
-    "Hyperbolic tangent">;
+    "Hyperbolic tangent", [Fn_<"tanh", AcceptsFloatResult>]> {
+  let foldsFloats = 0;
+}
 def Pipe_FloorOp : Pipe_UnaryOp<"floor", "pipe_floor", NumericDType,
-    "Rounds toward negative infinity (integers unchanged)">;
+    "Rounds toward negative infinity (integers unchanged)",
+    [Fn_<"floor", AcceptsNumeric>]>;
 def Pipe_CeilOp : Pipe_UnaryOp<"ceil", "pipe_ceil", NumericDType,
-    "Rounds toward positive infinity (integers unchanged)">;
+    "Rounds toward positive infinity (integers unchanged)",
+    [Fn_<"ceil", AcceptsNumeric>]>;
 def Pipe_RoundOp : Pipe_UnaryOp<"round", "pipe_round", NumericDType,
-    "Rounds half to even (integers unchanged)">;
+    "Rounds half to even (integers unchanged)",
+    [Fn_<"round", AcceptsNumeric>]>;
 
 def Pipe_SelectOp : Pipe_ElementwiseOp<"select", "pipe_select", AnyDType,
     "c ? a : b, elementwise"> {

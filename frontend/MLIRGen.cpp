@@ -13,6 +13,8 @@
 #include "dialect/PipeDialect.h"
 #include "frontend/Sema.h"
 
+#include "dialect/PipeSpellings.inc"
+
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/StringMap.h"
 
@@ -143,34 +145,17 @@ private:
                        where);
   }
 
-  Value emitBinary(BinaryOp op, Value lhs, Value rhs, RankedTensorType type,
-                   Location where) {
-    switch (op) {
-    case BinaryOp::Add: return pipe::AddOp::create(builder, where, type, lhs, rhs);
-    case BinaryOp::Sub: return pipe::SubOp::create(builder, where, type, lhs, rhs);
-    case BinaryOp::Mul: return pipe::MulOp::create(builder, where, type, lhs, rhs);
-    case BinaryOp::Div: return pipe::DivOp::create(builder, where, type, lhs, rhs);
-    case BinaryOp::FloorDiv:
-      return pipe::FloorDivOp::create(builder, where, type, lhs, rhs);
-    case BinaryOp::Rem: return pipe::RemOp::create(builder, where, type, lhs, rhs);
-    case BinaryOp::Pow: return pipe::PowOp::create(builder, where, type, lhs, rhs);
-    case BinaryOp::Eq: return pipe::EqOp::create(builder, where, type, lhs, rhs);
-    case BinaryOp::Ne: return pipe::NeOp::create(builder, where, type, lhs, rhs);
-    case BinaryOp::Lt: return pipe::LtOp::create(builder, where, type, lhs, rhs);
-    case BinaryOp::Le: return pipe::LeOp::create(builder, where, type, lhs, rhs);
-    case BinaryOp::Gt: return pipe::GtOp::create(builder, where, type, lhs, rhs);
-    case BinaryOp::Ge: return pipe::GeOp::create(builder, where, type, lhs, rhs);
-    case BinaryOp::BitAnd:
-    case BinaryOp::LogicalAnd:
-      return pipe::AndOp::create(builder, where, type, lhs, rhs);
-    case BinaryOp::BitOr:
-    case BinaryOp::LogicalOr:
-      return pipe::OrOp::create(builder, where, type, lhs, rhs);
-    case BinaryOp::BitXor: return pipe::XorOp::create(builder, where, type, lhs, rhs);
-    case BinaryOp::Shl: return pipe::ShlOp::create(builder, where, type, lhs, rhs);
-    case BinaryOp::Shr: return pipe::ShrOp::create(builder, where, type, lhs, rhs);
-    }
-    llvm_unreachable("unknown binary op");
+  /// The elementwise op that `spelling` (an operator, or a function name)
+  /// of `operands.size()` operands names (dialect/PipeSource.td).
+  Value emitElementwise(llvm::StringRef spelling, bool isOperator,
+                        ValueRange operands, RankedTensorType type,
+                        Location where) {
+#define PIPE_SPELLING(Class, name, op, arity, accepts)                         \
+  if (isOperator == bool(op) && operands.size() == arity && spelling == name)  \
+    return pipe::Class##Op::create(builder, where, TypeRange{type}, operands);
+    PIPE_ELEMENTWISE_SPELLINGS(PIPE_SPELLING)
+#undef PIPE_SPELLING
+    llvm_unreachable("Sema let a spelling without an op through");
   }
 
   Value emitCall(const CallExprAST &call, llvm::StringRef literalDType) {
@@ -231,29 +216,14 @@ private:
                         builder.getStringAttr(call.versionMerge));
       return select;
     }
-    if (callee == "min")
-      return pipe::MinOp::create(builder, where, type, arg(0), arg(1));
-    if (callee == "max")
-      return pipe::MaxOp::create(builder, where, type, arg(0), arg(1));
-    if (callee == "pow")
-      return pipe::PowOp::create(builder, where, type, arg(0), arg(1));
     if (callee == "clamp") {
       Value low = pipe::MaxOp::create(builder, where, computed, arg(0), arg(1));
       return pipe::MinOp::create(builder, where, type, low, arg(2));
     }
-    Value x = arg(0);
-    if (callee == "abs") return pipe::AbsOp::create(builder, where, type, x);
-    if (callee == "sqrt") return pipe::SqrtOp::create(builder, where, type, x);
-    if (callee == "rsqrt") return pipe::RsqrtOp::create(builder, where, type, x);
-    if (callee == "exp") return pipe::ExpOp::create(builder, where, type, x);
-    if (callee == "log") return pipe::LogOp::create(builder, where, type, x);
-    if (callee == "sin") return pipe::SinOp::create(builder, where, type, x);
-    if (callee == "cos") return pipe::CosOp::create(builder, where, type, x);
-    if (callee == "tanh") return pipe::TanhOp::create(builder, where, type, x);
-    if (callee == "floor") return pipe::FloorOp::create(builder, where, type, x);
-    if (callee == "ceil") return pipe::CeilOp::create(builder, where, type, x);
-    assert(callee == "round" && "Sema let an unknown function through");
-    return pipe::RoundOp::create(builder, where, type, x);
+    SmallVector<Value> operands;
+    for (unsigned i = 0; i < call.args.size(); ++i)
+      operands.push_back(arg(i));
+    return emitElementwise(callee, /*isOperator=*/false, operands, type, where);
   }
 
   Value emitGaussianBlur(const CallExprAST &call, RankedTensorType type,
@@ -291,7 +261,8 @@ private:
       Value input = castTo(emitExpr(*unary.operand, dtype), dtype, where);
       auto type = cast<RankedTensorType>(input.getType());
       if (unary.op != UnaryOp::Neg)
-        return pipe::NotOp::create(builder, where, type, input);
+        return emitElementwise(getSpelling(unary.op), /*isOperator=*/true,
+                             ValueRange{input}, type, where);
       Value zero = pipe::ConstantOp::create(
           builder, where,
           cast<TypedAttr>(builder.getZeroAttr(type.getElementType())));
@@ -303,8 +274,9 @@ private:
       const std::vector<DimAST> &dims = expr.type.dims;
       Value lhs = operand(*binary.lhs, binary.operandDType, dims, where);
       Value rhs = operand(*binary.rhs, binary.operandDType, dims, where);
-      return emitBinary(binary.op, lhs, rhs,
-                        tensorType(expr.type.dtype, dims), where);
+      return emitElementwise(getSpelling(binary.op), /*isOperator=*/true,
+                             ValueRange{lhs, rhs},
+                             tensorType(expr.type.dtype, dims), where);
     }
     case ExprAST::Kind::Call:
       return emitCall(llvm::cast<CallExprAST>(expr), literalDType);

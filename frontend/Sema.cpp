@@ -2,6 +2,8 @@
 
 #include "frontend/Sema.h"
 
+#include "dialect/PipeSpellings.inc"
+
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/Casting.h"
@@ -19,6 +21,8 @@ static const char *const kDTypes[] = {"bool", "u8",  "i8",   "u16", "i16",
                                       "bf16", "f32", "f64"};
 static const char *const kDTypeList =
     "bool u8 i8 u16 i16 u32 i32 u64 i64 f16 bf16 f32 f64";
+
+llvm::ArrayRef<const char *> pipec::getDTypeNames() { return kDTypes; }
 
 bool pipec::isDType(llvm::StringRef name) {
   return llvm::is_contained(kDTypes, name);
@@ -68,16 +72,6 @@ std::optional<std::string> pipec::promoteDTypes(llvm::StringRef a,
   if (unsignedBits < 64)
     return "i" + std::to_string(unsignedBits * 2);
   return std::nullopt;
-}
-
-static const char *const kBuiltins[] = {
-    "select", "min",  "max", "clamp", "abs",   "sqrt", "rsqrt", "exp",
-    "log",    "sin",  "cos", "tanh",  "pow",   "floor", "ceil", "round",
-    "transpose", "reshape", "sum", "mean", "prod", "any", "all",
-    "gaussian_blur", "cpu", "gpu"};
-
-bool pipec::isBuiltinFunction(llvm::StringRef name) {
-  return llvm::is_contained(kBuiltins, name);
 }
 
 bool pipec::isReductionCall(llvm::StringRef name, size_t numArgs) {
@@ -156,6 +150,38 @@ enum class Accepts {
   Bool,          ///< && || !
   Any,           ///< == !=
 };
+
+/// A spelling of an elementwise op (dialect/PipeSource.td): a function name
+/// or an operator, its arity, and what it accepts.
+struct Spelling {
+  const char *name;
+  bool isOperator;
+  unsigned arity;
+  Accepts accepts;
+};
+const Spelling kSpellings[] = {
+#define PIPE_SPELLING(Class, name, isOperator, arity, accepts)                 \
+  {name, bool(isOperator), arity, Accepts::accepts},
+    PIPE_ELEMENTWISE_SPELLINGS(PIPE_SPELLING)
+#undef PIPE_SPELLING
+};
+
+/// The spelling `name` of `arity` operands, or null.
+const Spelling *findSpelling(llvm::StringRef name, bool isOperator,
+                             size_t arity) {
+  for (const Spelling &spelling : kSpellings)
+    if (spelling.isOperator == isOperator && spelling.arity == arity &&
+        name == spelling.name)
+      return &spelling;
+  return nullptr;
+}
+
+/// Functions that are not one op: compositions, and ops with operands of
+/// different roles. (The structured functions come from the ODS records
+/// too, as PIPE_FUNCTIONS.)
+const char *const kSpecialFunctions[] = {
+    "select", "clamp", "transpose", "reshape", "sum", "mean", "prod", "any",
+    "all", "min", "max", "gaussian_blur", "cpu", "gpu"};
 
 /// Checks one pipeline. Errors are counted, not fatal: each statement is
 /// checked even after an earlier one failed, so a user sees all of them.
@@ -607,19 +633,9 @@ bool PipelineChecker::checkList(ListExprAST &list) {
 }
 
 static Accepts acceptsOf(BinaryOp op) {
-  switch (op) {
-  case BinaryOp::Div: return Accepts::FloatResult;
-  case BinaryOp::Eq:
-  case BinaryOp::Ne: return Accepts::Any;
-  case BinaryOp::BitAnd:
-  case BinaryOp::BitOr:
-  case BinaryOp::BitXor: return Accepts::IntegerOrBool;
-  case BinaryOp::Shl:
-  case BinaryOp::Shr: return Accepts::Integer;
-  case BinaryOp::LogicalAnd:
-  case BinaryOp::LogicalOr: return Accepts::Bool;
-  default: return Accepts::Numeric;
-  }
+  const Spelling *spelling = findSpelling(getSpelling(op), true, 2);
+  assert(spelling && "an operator of the parser has no op (dialect/PipeOps.td)");
+  return spelling->accepts;
 }
 
 static bool isComparison(BinaryOp op) {
@@ -652,9 +668,13 @@ bool PipelineChecker::checkUnary(UnaryExprAST &expr) {
     return false;
   std::string what = std::string("'") + getSpelling(expr.op) + "'";
   ExprAST *operands[] = {expr.operand.get()};
-  Accepts accepts = expr.op == UnaryOp::Neg          ? Accepts::Numeric
-                    : expr.op == UnaryOp::LogicalNot ? Accepts::Bool
-                                                     : Accepts::IntegerOrBool;
+  // Unary minus is 0 - x (MLIRGen); the others are ops.
+  Accepts accepts = Accepts::Numeric;
+  if (expr.op != UnaryOp::Neg) {
+    const Spelling *spelling = findSpelling(getSpelling(expr.op), true, 1);
+    assert(spelling && "a unary operator has no op (dialect/PipeOps.td)");
+    accepts = spelling->accepts;
+  }
   if (expr.operand->type.isWeakLiteral()) {
     expr.type = expr.operand->type; // folded away by foldLiteralTrees
     return true;
@@ -667,23 +687,27 @@ bool PipelineChecker::checkUnary(UnaryExprAST &expr) {
   return true;
 }
 
-namespace {
-struct FunctionInfo {
-  const char *name;
-  unsigned arity;
-  Accepts accepts;
-};
-const FunctionInfo kFunctions[] = {
-    {"min", 2, Accepts::Numeric},        {"max", 2, Accepts::Numeric},
-    {"clamp", 3, Accepts::Numeric},      {"abs", 1, Accepts::Numeric},
-    {"sqrt", 1, Accepts::FloatResult},   {"rsqrt", 1, Accepts::FloatResult},
-    {"exp", 1, Accepts::FloatResult},    {"log", 1, Accepts::FloatResult},
-    {"sin", 1, Accepts::FloatResult},    {"cos", 1, Accepts::FloatResult},
-    {"tanh", 1, Accepts::FloatResult},   {"pow", 2, Accepts::Numeric},
-    {"floor", 1, Accepts::Numeric},      {"ceil", 1, Accepts::Numeric},
-    {"round", 1, Accepts::Numeric},      {"select", 3, Accepts::Any},
-};
-} // namespace
+/// The function names a call may use besides casts: every function
+/// spelling of an elementwise op, and the special functions.
+bool pipec::isBuiltinFunction(llvm::StringRef name) {
+  return llvm::is_contained(kSpecialFunctions, name) ||
+         llvm::any_of(kSpellings, [&](const Spelling &spelling) {
+           return !spelling.isOperator && name == spelling.name;
+         });
+}
+
+std::vector<std::string> pipec::listLanguage() {
+  std::set<std::string> lines;
+  for (const char *name : kSpecialFunctions)
+    lines.insert(std::string("function ") + name);
+  for (const Spelling &spelling : kSpellings)
+    lines.insert((spelling.isOperator ? "operator " : "elementwise ") +
+                 std::string(spelling.name) + " " +
+                 std::to_string(spelling.arity));
+  for (const char *dtype : kDTypes)
+    lines.insert(std::string("dtype ") + dtype);
+  return std::vector<std::string>(lines.begin(), lines.end());
+}
 
 bool PipelineChecker::checkCall(CallExprAST &expr) {
   const std::string &callee = expr.callee;
@@ -715,13 +739,24 @@ bool PipelineChecker::checkCall(CallExprAST &expr) {
     return error(expr.kwargs.front().loc, "'" + callee +
                                               "' takes no keyword argument '" +
                                               expr.kwargs.front().name + "'");
+  // Casts take one argument; clamp is max then min; the others are ops.
   unsigned arity = 1;
   Accepts accepts = Accepts::Any;
-  for (const FunctionInfo &info : kFunctions)
-    if (callee == info.name) {
-      arity = info.arity;
-      accepts = info.accepts;
-    }
+  if (callee == "select") {
+    arity = 3;
+  } else if (callee == "clamp") {
+    arity = 3;
+    accepts = Accepts::Numeric;
+  } else if (!isDType(callee)) {
+    const Spelling *spelling = nullptr;
+    for (const Spelling &candidate : kSpellings)
+      if (!candidate.isOperator && callee == candidate.name &&
+          (!spelling || candidate.arity == expr.args.size()))
+        spelling = &candidate;
+    assert(spelling && "isBuiltinFunction let an unknown function through");
+    arity = spelling->arity;
+    accepts = spelling->accepts;
+  }
   if (expr.args.size() != arity)
     return error(expr.getLoc(),
                  (isDType(callee) ? "the cast '" : "'") + callee + "' takes " +

@@ -16,11 +16,14 @@
 #include "llvm/Support/SourceMgr.h"
 
 #include <optional>
+#include <string>
+#include <vector>
 
 namespace pipec {
 
 /// The dtypes: bool u8 i8 u16 i16 u32 i32 u64 i64 f16 bf16 f32 f64.
 bool isDType(llvm::StringRef name);
+llvm::ArrayRef<const char *> getDTypeNames();
 bool isFloatDType(llvm::StringRef name);
 bool isUnsignedDType(llvm::StringRef name);
 bool isIntegerDType(llvm::StringRef name);
@@ -32,6 +35,13 @@ std::optional<std::string> promoteDTypes(llvm::StringRef a, llvm::StringRef b);
 
 /// The functions a call may name, besides casts.
 bool isBuiltinFunction(llvm::StringRef name);
+
+/// What the language knows, one line each, sorted: `elementwise NAME
+/// ARITY` and `operator SPELLING ARITY` for the elementwise ops' spellings,
+/// `function NAME` for the other functions, `dtype NAME` for the dtypes
+/// (casts). `pipec --list-functions` prints it for tools (the fuzzer, the
+/// editor grammars' test).
+std::vector<std::string> listLanguage();
 
 /// Whether a call to `name` with `numArgs` positional arguments is a
 /// reduction: sum mean prod any all, and min/max of one tensor.

@@ -20,9 +20,14 @@ NPY = os.path.abspath(os.path.join(build, 'tools', 'pipe-npy', 'pipe-npy'))
 os.chdir(tempfile.mkdtemp(prefix='pipe-fuzz-'))
 dtypes = ['bool', 'u8', 'i8', 'u16', 'i16', 'u32', 'i32', 'u64', 'i64', 'f16', 'bf16', 'f32', 'f64']
 shapes = [('[N, 3]', '5,3'), ('[3]', '3'), ('', ''), ('[N, 1]', '5,1')]
-binops = ['+', '-', '*', '/', '//', '%', '**', '==', '!=', '<', '<=', '>', '>=', '&', '|', '^', '<<', '>>', '&&', '||']
-funcs1 = ['abs', 'sqrt', 'rsqrt', 'exp', 'log', 'sin', 'cos', 'tanh', 'floor', 'ceil', 'round'] + dtypes
-funcs2 = ['min', 'max', 'pow']
+# The operators and elementwise functions the compiler knows (from the ODS
+# records), so that a new op is fuzzed without an edit here.
+language = [line.split() for line in
+            subprocess.run([PIPEC, '--list-functions'], capture_output=True,
+                           text=True, check=True).stdout.splitlines()]
+binops = [w[1] for w in language if w[0] == 'operator' and w[2] == '2']
+funcs1 = [w[1] for w in language if w[0] == 'elementwise' and w[2] == '1'] + dtypes
+funcs2 = [w[1] for w in language if w[0] == 'elementwise' and w[2] == '2']
 def expr(params, depth):
     r = random.random()
     if depth <= 0 or r < 0.25:

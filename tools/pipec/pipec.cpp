@@ -16,6 +16,7 @@
 #include "codegen/PlanBuilder.h"
 #include "codegen/Reports.h"
 #include "compiler/Compiler.h"
+#include "frontend/Sema.h"
 #include "dialect/PipeDialect.h"
 #include "reference/ReferenceExecutor.h"
 #include "runtime/Nvrtc.h"
@@ -143,6 +144,10 @@ static cl::opt<std::string> dimSizes(
 static cl::opt<bool> nvrtcInfo("nvrtc-info",
                                cl::desc("Print the NVRTC version, or why it "
                                         "cannot be loaded (exit code 1)"));
+static cl::opt<bool> listFunctions(
+    "list-functions",
+    cl::desc("Print the functions, operators and dtypes the language knows, "
+             "one per line, and exit"));
 static cl::opt<bool> gpuInfo("gpu-info",
                              cl::desc("Print the GPU the runtime would use, "
                                       "or why there is none (exit code 1)"));
@@ -297,6 +302,11 @@ int main(int argc, char **argv) {
                               "  pipec run FILE.pipe --input NAME=FILE.npy "
                               "... --output DIR\n");
 
+  if (listFunctions) {
+    for (const std::string &line : pipec::listLanguage())
+      llvm::outs() << line << "\n";
+    return 0;
+  }
   if (nvrtcInfo) {
     auto version = pipert::getNvrtcVersion();
     llvm::outs() << (version ? *version : "no NVRTC: " + version.status().message())
