@@ -126,47 +126,31 @@ AotSources pipec::emitAot(const std::vector<pipert::Plan> &plans,
       s << "});\n";
     }
     for (const pipert::PlanKernel &kernel : plan.kernels) {
+      auto strings = [&](const std::vector<std::string> &values) {
+        for (size_t i = 0; i < values.size(); ++i)
+          s << (i ? ", " : "") << "\"" << values[i] << "\"";
+      };
+      auto ints = [&](const std::vector<int> &values) {
+        for (size_t i = 0; i < values.size(); ++i)
+          s << (i ? ", " : "") << values[i];
+      };
       s << "    {\n      pipert::PlanKernel k;\n"
-        << "      k.entry = \"" << kernel.entry << "\";\n"
-        << "      k.fallbackEntry = \"" << kernel.fallbackEntry << "\";\n"
-        << "      k.rowEntry = \"" << kernel.rowEntry << "\";\n"
-        << "      k.tileEntry = \"" << kernel.tileEntry << "\";\n"
-        << "      k.tileDim = " << kernel.tileDim << ";\n"
-        << "      k.vectorEntry = \"" << kernel.vectorEntry << "\";\n"
-        << "      k.vectorWidth = " << kernel.vectorWidth << ";\n"
-        << "      k.indexing = pipert::PlanKernel::Indexing::"
-        << (kernel.indexing == pipert::PlanKernel::Indexing::Flat
-                ? "Flat"
-                : "Coordinates")
-        << ";\n"
-        << "      k.elementsPerThread = " << kernel.elementsPerThread << ";\n"
-        << "      k.dimArgs = {";
-      for (size_t i = 0; i < kernel.dimArgs.size(); ++i)
-        s << (i ? ", " : "") << "\"" << kernel.dimArgs[i] << "\"";
-      s << "};\n      k.inputs = {";
-      for (size_t i = 0; i < kernel.inputs.size(); ++i)
-        s << (i ? ", " : "") << kernel.inputs[i];
-      s << "};\n      k.outputs = {";
-      for (size_t i = 0; i < kernel.outputs.size(); ++i)
-        s << (i ? ", " : "") << kernel.outputs[i];
-      static const char *const kinds[] = {"Elementwise", "Reduction", "Blur"};
-      s << "};\n      k.kind = pipert::PlanKernel::Kind::"
-        << kinds[int(kernel.kind)] << ";\n      k.entries = {";
-      for (size_t i = 0; i < kernel.entries.size(); ++i)
-        s << (i ? ", " : "") << "\"" << kernel.entries[i] << "\"";
-      s << "};\n      k.domain = {";
+        << "      k.family = \"" << kernel.family << "\";\n"
+        << "      k.name = \"" << kernel.name << "\";\n"
+        << "      k.entries = {";
+      strings(kernel.entries);
+      s << "};\n      k.params = \"" << kernel.params << "\";\n"
+        << "      k.domain = {";
       for (size_t d = 0; d < kernel.domain.size(); ++d)
         s << (d ? ", " : "") << "{" << kernel.domain[d].size << ", \""
           << kernel.domain[d].symbol << "\"}";
-      s << "};\n      k.axes = {";
-      for (size_t i = 0; i < kernel.axes.size(); ++i)
-        s << (i ? ", " : "") << kernel.axes[i];
-      s << "};\n      k.numPrologueInputs = " << kernel.numPrologueInputs
-        << ";\n      k.accBytes = " << kernel.accBytes
-        << ";\n      k.hasWindow = " << (kernel.hasWindow ? "true" : "false")
-        << ";\n      k.hasSigma = " << (kernel.hasSigma ? "true" : "false")
-        << ";\n      k.sampleRank = " << kernel.sampleRank
-        << ";\n      k.location = ";
+      s << "};\n      k.dimArgs = {";
+      strings(kernel.dimArgs);
+      s << "};\n      k.inputs = {";
+      ints(kernel.inputs);
+      s << "};\n      k.outputs = {";
+      ints(kernel.outputs);
+      s << "};\n      k.location = ";
       writeString(s, kernel.location);
       s << ";\n";
       for (const pipert::PlanScalarStep &step : kernel.hostSteps) {

@@ -2,7 +2,7 @@
 
 #include "codegen/PlanBuilder.h"
 
-#include "codegen/CudaEmitter.h"
+#include "codegen/KernelFamily.h"
 #include "core/StorageTypes.h"
 #include "runtime/Nvrtc.h"
 
@@ -62,83 +62,13 @@ std::string pipec::getConstantBytes(DenseElementsAttr value) {
   return bytes;
 }
 
-/// Bytes of one partial result of a reduction (its RD::acc in
-/// core/PipeReduce.h).
-static int getAccumulatorBytes(ReductionKind kind, Type element) {
-  if (kind == ReductionKind::any || kind == ReductionKind::all)
-    return 4;
-  if (kind == ReductionKind::min || kind == ReductionKind::max)
-    return int(getElementBytes(element));
-  return 8;
-}
-
-/// The host steps of a kernel whose values are all scalars (see
-/// PlanKernel::hostSteps), or nothing when it has an op without a host form.
-static void addHostSteps(KernelOp kernel, pipert::PlanKernel &planKernel) {
-  auto isScalar = [](Value value) {
-    return cast<RankedTensorType>(value.getType()).getRank() == 0;
-  };
-  if (!llvm::all_of(kernel.getInputs(), isScalar) ||
-      !llvm::all_of(kernel.getResults(), isScalar))
-    return;
-  Block &body = kernel.getBody().front();
-  llvm::DenseMap<Value, int> registerOf;
-  for (BlockArgument arg : body.getArguments())
-    registerOf[arg] = arg.getArgNumber();
-  int next = body.getNumArguments();
-  std::vector<pipert::PlanScalarStep> steps;
-  auto dtypeOf = [](Value value) {
-    return pipec::getRuntimeDType(
-        cast<RankedTensorType>(value.getType()).getElementType());
-  };
-  for (Operation &op : body.without_terminator()) {
-    pipert::PlanScalarStep step;
-    step.resultDType = dtypeOf(op.getResult(0));
-    if (auto constant = dyn_cast<ConstantOp>(op)) {
-      auto dense = dyn_cast<DenseElementsAttr>(constant.getValue());
-      if (!dense)
-        dense = DenseElementsAttr::get(constant.getType(),
-                                       ArrayRef<Attribute>{constant.getValue()});
-      step.op = "constant";
-      step.dtype = step.resultDType;
-      step.constant = pipec::getConstantBytes(dense);
-    } else if (isa<ElementwiseOpInterface>(op) && op.getNumOperands() > 0) {
-      step.op = op.getName().stripDialect().str();
-      // A select's dtype is its values'; every other op's, its operands'.
-      step.dtype = dtypeOf(op.getOperand(isa<SelectOp>(op) ? 1 : 0));
-      for (Value operand : op.getOperands()) {
-        auto it = registerOf.find(operand);
-        if (it == registerOf.end())
-          return;
-        step.args.push_back(it->second);
-      }
-    } else {
-      return;
-    }
-    registerOf[op.getResult(0)] = next++;
-    steps.push_back(std::move(step));
-  }
-  for (Value result : body.getTerminator()->getOperands())
-    planKernel.hostResults.push_back(registerOf.at(result));
-  planKernel.hostSteps = std::move(steps);
-}
-
-FailureOr<pipert::Plan> pipec::buildPlan(PipelineOp pipeline) {
+FailureOr<pipert::Plan> pipec::buildPlan(PipelineOp pipeline,
+                                         bool withPrelude) {
   pipert::Plan plan;
   plan.name = pipeline.getSymName().str();
   llvm::DenseMap<Value, int> bufferOf;
-  unsigned numBlurs = 0;
-  // A buffer for each of `results`, the outputs of `kernel`, which then
-  // joins the plan.
-  auto addOutputs = [&](pipert::PlanKernel &kernel, ResultRange results) {
-    for (Value result : results) {
-      bufferOf[result] = plan.buffers.size();
-      kernel.outputs.push_back(plan.buffers.size());
-      plan.buffers.push_back(
-          getPlanBuffer(cast<RankedTensorType>(result.getType()), ""));
-    }
-    plan.kernels.push_back(std::move(kernel));
-  };
+  // How many kernels of each family came before (for their names).
+  llvm::DenseMap<const KernelFamily *, unsigned> counts;
   Block &body = pipeline.getBody().front();
   auto memoryOf = [](std::optional<MemorySpace> memory) {
     if (!memory)
@@ -182,84 +112,22 @@ FailureOr<pipert::Plan> pipec::buildPlan(PipelineOp pipeline) {
       plan.buffers.push_back(std::move(buffer));
       continue;
     }
-    if (auto kernel = dyn_cast<KernelOp>(op)) {
-      KernelInfo info;
-      FailureOr<std::string> source = pipec::emitCudaKernel(kernel, info);
-      if (failed(source))
+    if (const KernelFamily *family = findKernelFamily(&op)) {
+      std::string name = family->getKernelName(&op, plan.name, counts[family]++);
+      FailureOr<pipert::PlanKernel> kernel =
+          family->build(&op, name, withPrelude);
+      if (failed(kernel))
         return failure();
-      pipert::PlanKernel planKernel;
-      planKernel.entry = info.entry;
-      planKernel.fallbackEntry = info.fallbackEntry;
-      planKernel.rowEntry = info.rowEntry;
-      planKernel.tileEntry = info.tileEntry;
-      planKernel.tileDim = info.tileDim;
-      planKernel.vectorEntry = info.vectorEntry;
-      planKernel.vectorWidth = info.vectorWidth;
-      planKernel.elementsPerThread = info.elementsPerThread;
-      planKernel.dimArgs = info.dimArgs;
-      planKernel.indexing = info.coordinates
-                                ? pipert::PlanKernel::Indexing::Coordinates
-                                : pipert::PlanKernel::Indexing::Flat;
-      planKernel.source = std::move(*source);
-      for (Value input : kernel.getInputs())
-        planKernel.inputs.push_back(bufferOf.at(input));
-      addHostSteps(kernel, planKernel);
-      addOutputs(planKernel, kernel.getResults());
-      continue;
-    }
-    if (auto reduction = dyn_cast<ReduceKernelOp>(op)) {
-      KernelInfo info;
-      FailureOr<std::string> source = pipec::emitCudaReduction(reduction, info);
-      if (failed(source))
-        return failure();
-      pipert::PlanKernel planKernel;
-      planKernel.kind = pipert::PlanKernel::Kind::Reduction;
-      planKernel.entries = info.entries;
-      planKernel.entry = info.entries.front();
-      planKernel.dimArgs = info.dimArgs;
-      planKernel.domain = getPlanBuffer(reduction.getInputDomainType(), "").dims;
-      planKernel.axes.assign(reduction.getAxes().begin(),
-                             reduction.getAxes().end());
-      planKernel.numPrologueInputs = reduction.getPrologueInputs().size();
-      planKernel.accBytes = getAccumulatorBytes(
-          reduction.getKind(), reduction.getInputDomainType().getElementType());
-      planKernel.location = mlir::pipe::describeLocation(reduction.getLoc());
-      planKernel.source = std::move(*source);
-      for (Value input : reduction.getPrologueInputs())
-        planKernel.inputs.push_back(bufferOf.at(input));
-      for (Value input : reduction.getEpilogueInputs())
-        planKernel.inputs.push_back(bufferOf.at(input));
-      addOutputs(planKernel, reduction.getResults());
-      continue;
-    }
-    if (auto blur = dyn_cast<GaussianBlurOp>(op)) {
-      KernelInfo info;
-      std::string name = (pipeline.getSymName() + "_b" +
-                          std::to_string(numBlurs++)).str();
-      FailureOr<std::string> source = pipec::emitCudaBlur(blur, name, info);
-      if (failed(source))
-        return failure();
-      pipert::PlanKernel planKernel;
-      planKernel.kind = pipert::PlanKernel::Kind::Blur;
-      planKernel.entries = info.entries;
-      planKernel.entry = info.entries.front();
-      auto inputType = cast<RankedTensorType>(blur.getInput().getType());
-      planKernel.domain = getPlanBuffer(inputType, "").dims;
-      planKernel.axes.assign(blur.getAxes().begin(), blur.getAxes().end());
-      planKernel.location = mlir::pipe::describeLocation(blur.getLoc());
-      planKernel.source = std::move(*source);
-      planKernel.inputs.push_back(bufferOf.at(blur.getInput()));
-      for (Value param : {blur.getWindow(), blur.getSigma()}) {
-        if (!param)
-          continue;
-        planKernel.inputs.push_back(bufferOf.at(param));
-        planKernel.sampleRank =
-            std::max<int>(planKernel.sampleRank,
-                          cast<RankedTensorType>(param.getType()).getRank());
+      kernel->family = family->getName().str();
+      for (Value input : op.getOperands())
+        kernel->inputs.push_back(bufferOf.at(input));
+      for (Value result : op.getResults()) {
+        bufferOf[result] = plan.buffers.size();
+        kernel->outputs.push_back(plan.buffers.size());
+        plan.buffers.push_back(
+            getPlanBuffer(cast<RankedTensorType>(result.getType()), ""));
       }
-      planKernel.hasWindow = bool(blur.getWindow());
-      planKernel.hasSigma = bool(blur.getSigma());
-      addOutputs(planKernel, blur->getResults());
+      plan.kernels.push_back(std::move(*kernel));
       continue;
     }
     if (auto choose = dyn_cast<ChooseOp>(op)) {
@@ -289,19 +157,20 @@ FailureOr<pipert::Plan> pipec::buildPlan(PipelineOp pipeline) {
       continue;
     }
     return op.emitOpError()
-           << "cannot run on the GPU: only ops fused into 'pipe.kernel' can "
-              "(run the pipe-fuse-elementwise pass first)";
+           << "cannot run on the GPU: no kernel family compiles it (only ops "
+              "fused into 'pipe.kernel' and the like; run the default pass "
+              "pipeline first)";
   }
   return plan;
 }
 
 pipert::Status pipec::addKernelImages(pipert::Plan &plan, int arch) {
   for (pipert::PlanKernel &kernel : plan.kernels) {
-    auto cubin = pipert::compileCuda(kernel.source, kernel.entry, arch,
+    auto cubin = pipert::compileCuda(kernel.source, kernel.name, arch,
                                      /*ptx=*/false, plan.fastMath);
     if (!cubin)
       return cubin.status();
-    auto ptx = pipert::compileCuda(kernel.source, kernel.entry, arch,
+    auto ptx = pipert::compileCuda(kernel.source, kernel.name, arch,
                                    /*ptx=*/true, plan.fastMath);
     if (!ptx)
       return ptx.status();

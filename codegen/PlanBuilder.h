@@ -30,8 +30,11 @@ std::string getConstantBytes(mlir::DenseElementsAttr value);
 std::string getReductionKindName(mlir::pipe::ReductionKind kind);
 
 /// The plan of `pipeline`, or failure (with diagnostics at the ops) when an
-/// op outside a pipe.kernel cannot run on the GPU.
-mlir::FailureOr<pipert::Plan> buildPlan(mlir::pipe::PipelineOp pipeline);
+/// op no kernel family compiles is left. Each kernel's source starts with
+/// the prelude unless `withPrelude` is false (pipec --emit=cuda prints it
+/// once).
+mlir::FailureOr<pipert::Plan> buildPlan(mlir::pipe::PipelineOp pipeline,
+                                        bool withPrelude = true);
 
 /// Compiles each kernel of `plan` with NVRTC for `arch` and stores the cubin
 /// and PTX in it, as an ahead-of-time artifact carries them.

@@ -13,6 +13,7 @@
 
 #include "codegen/Reports.h"
 
+#include "codegen/KernelFamily.h"
 #include "codegen/PlanBuilder.h"
 
 #include "llvm/ADT/DenseMap.h"
@@ -23,6 +24,8 @@
 
 using namespace mlir;
 using namespace mlir::pipe;
+using pipec::findKernelFamily;
+using pipec::KernelFamily;
 
 namespace {
 
@@ -113,16 +116,15 @@ std::string pipec::describeTransfers(PipelineOp pipeline,
                              "memory is read in place)",
                       host});
   }
-  // Blurs check their windows and sigmas on the GPU; a bad one is written
-  // by the kernel into mapped host memory, a good run copies nothing.
+  // Kernels that check their input on the GPU (a blur's windows and
+  // sigmas) write a bad one into mapped host memory; a good run copies
+  // nothing.
   std::vector<std::string> badSampleReports;
   for (const pipert::PlanKernel &kernel : plan.kernels)
-    if (kernel.kind == pipert::PlanKernel::Kind::Blur)
-      badSampleReports.push_back(
-          "gaussian_blur at " + kernel.location +
-          ": which sample's window or sigma is wrong, 24 bytes written by "
-          "its kernel into mapped host memory, only when one is (checked on "
-          "the GPU, so that they need not come to the host first)");
+    if (const KernelFamily *family = findKernelFamily(kernel.family))
+      if (std::string copy = family->describeBadInputCopy(kernel);
+          !copy.empty())
+        badSampleReports.push_back(copy);
   std::vector<int> conditions = pipert::getConditionBuffers(plan);
   if (!conditions.empty()) {
     // How many times a run may wait: a condition computed from a value

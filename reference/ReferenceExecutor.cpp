@@ -7,6 +7,7 @@
 #include "core/StorageTypes.h"
 #include "core/PipeReduce.h"
 #include "core/PipeStencil.h"
+#include "families/blur/BlurParams.h"
 #include "runtime/Executable.h"
 
 #include "llvm/ADT/DenseMap.h"

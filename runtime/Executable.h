@@ -7,11 +7,16 @@
 // another output, gives a Status that names the tensors (and the dim), and
 // leaves the caller's buffers untouched.
 //
+// The executable knows its kernels only through their families' launchers
+// (runtime/KernelLauncher.h): it validates, binds dims, allocates, stages
+// host tensors, and schedules (runtime/Scheduler.cpp); the launchers launch.
+//
 //===----------------------------------------------------------------------===//
 
 #ifndef PIPE_RUNTIME_EXECUTABLE_H
 #define PIPE_RUNTIME_EXECUTABLE_H
 
+#include "runtime/Launch.h"
 #include "runtime/Plan.h"
 #include "runtime/Status.h"
 #include "runtime/Tensor.h"
@@ -26,6 +31,8 @@ typedef struct CUstream_st *CUstream;
 namespace pipert {
 
 struct CudaDriver;
+class KernelLauncher;
+struct Staging;
 
 /// Checks `inputs` against the parameters `params` of pipeline `pipeline`
 /// (count, dtype, rank, literal sizes, non-null data) and binds each symbolic
@@ -51,6 +58,9 @@ Status waitFor(CUstream stream);
 /// The shape of `buffer` under the dims `sizes` binds.
 std::vector<int64_t> shapeOf(const PlanBuffer &buffer,
                              const std::map<std::string, int64_t> &sizes);
+
+/// How messages name buffer `b` of `plan`: 'name', or intermediate %b.
+std::string describeBuffer(const Plan &plan, int b);
 
 class Executable {
 public:
@@ -78,13 +88,14 @@ public:
   /// copied by the driver from the caller's memory; PIPE_PINNED_STAGING=1
   /// (with `wait`) moves them through pinned buffers instead, the CPU's copy
   /// of one chunk overlapping the DMA of the last (slower on the machines
-  /// measured so far; see Executable.cpp). A pipeline with a gaussian_blur
-  /// checks its per-sample windows on the GPU: with `wait`, run reports a
-  /// bad one; without, wait() does. A blur that finds one writes nothing,
-  /// and host outputs are then not copied either (so with host outputs the
-  /// run waits for that verdict before copying them back). A pipeline with
-  /// branches the host decides waits, even without `wait`, for each
-  /// condition computed on the GPU (lastRunStats().decisions times).
+  /// measured so far; see runtime/Staging.h). A kernel that checks its
+  /// input on the GPU (a gaussian_blur's per-sample windows) reports a bad
+  /// one: with `wait`, run does; without, wait() does. Such a kernel writes
+  /// nothing on bad input, and host outputs are then not copied either (so
+  /// with host outputs the run waits for that verdict before copying them
+  /// back). A pipeline with branches the host decides waits, even without
+  /// `wait`, for each condition computed on the GPU
+  /// (lastRunStats().decisions times).
   Status run(const std::vector<TensorRef> &inputs,
              const std::vector<TensorRef> &outputs, CUstream stream = nullptr,
              bool wait = true);
@@ -99,56 +110,33 @@ public:
   /// Runs on host tensors and returns the results as host tensors.
   Result<std::vector<HostTensor>> run(const std::vector<HostTensor> &inputs);
 
-  /// What one run did. Branches and loop iterations the host decides
-  /// (Plan::choices) launch only the kernels the chosen values need; each
-  /// time the run cannot go on without conditions the GPU computed, it
-  /// reads all of those that are ready in one copy and waits for it.
-  struct RunStats {
-    int kernelsLaunched = 0; ///< Plan kernels (a blur's passes count once).
-    int kernelsSkipped = 0;  ///< Not needed by the values chosen.
-    int decisions = 0;       ///< Waits for conditions.
-    int controlCopies = 0;   ///< Device-to-host copies of conditions.
-    size_t controlBytes = 0; ///< Bytes those copies moved.
-    /// The entry (variant) of each elementwise kernel launched, in order:
-    /// which of a kernel's variants (PlanKernel) the shapes and pointers
-    /// allowed.
-    std::vector<std::string> elementwiseVariants;
-  };
+  using RunStats = pipert::RunStats;
   /// The statistics of the last run (of any thread's: one at a time).
   const RunStats &lastRunStats() const { return stats_; }
 
-  /// For tests of the run numbers' wrap (see blurRun_): makes `run` the
-  /// latest run's number, so that the next run is run + 1.
-  void setLatestRunNumberForTesting(unsigned long long run) { blurRun_ = run; }
+  /// For tests of the run numbers' wrap: makes `run` the latest run's
+  /// number, so that the next run is run + 1.
+  void setLatestRunNumberForTesting(unsigned long long run) {
+    runNumber_ = run;
+  }
 
 private:
   explicit Executable(Plan plan);
   Plan plan_;
-  struct LoadedKernel;
-  std::vector<std::unique_ptr<LoadedKernel>> kernels_;
+  /// Each kernel's module and its family's launcher, in plan order.
+  std::vector<CUmodule> modules_;
+  std::vector<std::unique_ptr<KernelLauncher>> launchers_;
   /// Device memory of each buffer's constant data (0 for other buffers),
   /// and the allocations behind them.
   std::vector<unsigned long long> constantPtrs_;
   std::vector<unsigned long long> constants_;
-  /// Pinned host memory for host inputs and outputs (see Staging in
-  /// Executable.cpp), made on first use.
-  struct Staging;
+  /// Pinned host memory for host inputs and outputs, made on first use.
   std::unique_ptr<Staging> staging_;
-  /// Mapped pinned memory where each blur reports its first bad sample
-  /// (one pipe_blur_status per blur, in plan order; reset before each run),
-  /// or null; its device address.
-  void *blurStatus_ = nullptr;
-  unsigned long long blurStatusDevice_ = 0;
-  /// Each blur's device words (see PIPE_BLUR_RUN_SHIFT in
-  /// core/PipeStencil.h, and blurgeometry::kRunSlots), kept from run to
-  /// run, and the number of the latest run, so that no run spends a launch
-  /// on resetting them.
-  unsigned long long blurWords_ = 0;
-  unsigned long long blurRun_ = 0;
-  size_t numBlurs_ = 0;
-  /// For each kernel, its slot in blurStatus_ (-1 for other kernels).
-  std::vector<int> blurSlot_;
-  Status checkBlurStatus() const;
+  /// The number of the latest run (see kRunNumberBits).
+  unsigned long long runNumber_ = 0;
+  /// Whether some kernel reports a verdict after the run.
+  bool hasVerdicts_ = false;
+  Status checkVerdicts() const;
 
   /// Where each condition a choice reads sits in the run's block of
   /// conditions (-1 for other buffers), the block's size, and pinned host
@@ -158,8 +146,17 @@ private:
   void *controlHost_ = nullptr;
   RunStats stats_;
   /// Allocates, launches, skips and decides, in an order the buffers'
-  /// dependencies and the choices allow (see Executable.cpp).
-  struct RunState;
+  /// dependencies and the choices allow (see Scheduler.cpp).
+  /// One run's buffers, as run() set them up.
+  struct RunState {
+    const LaunchContext &ctx;
+    std::vector<CUdeviceptr> &ptrs;
+    /// Buffers whose memory is known: the caller's, a constant's, a
+    /// condition's slot. Others are allocated when first needed.
+    std::vector<bool> &bound;
+    const std::vector<TensorRef> &inputs;
+    CUdeviceptr controlBlock;
+  };
   Status schedule(RunState &state);
   Status prepareControl(const CudaDriver &cu);
 };

@@ -126,11 +126,11 @@ Status pipert::evaluateHostSteps(const Plan &plan, const PlanKernel &kernel,
     const PlanScalarStep &step = kernel.hostSteps[s];
     for (int arg : step.args)
       if (arg < 0 || size_t(arg) >= inputs.size() + s)
-        return Status::error("kernel '" + kernel.entry + "': host step " +
+        return Status::error("kernel '" + kernel.name + "': host step " +
                              std::to_string(s) + " reads register " +
                              std::to_string(arg) + ", not yet computed");
     if (!runStep(step, registers, registers[inputs.size() + s]))
-      return Status::error("kernel '" + kernel.entry + "': the host cannot run "
+      return Status::error("kernel '" + kernel.name + "': the host cannot run "
                            "step " + std::to_string(s) + " ('" + step.op +
                            "' on " + dtypeName(step.dtype) + ")");
   }

@@ -79,7 +79,7 @@ uint8_t pipert::kernelDemand(const Plan &plan, const std::vector<uint8_t> &need,
 
 bool pipert::isScalarKernel(const Plan &plan, size_t kernel) {
   const PlanKernel &k = plan.kernels[kernel];
-  return k.kind == PlanKernel::Kind::Elementwise &&
+  return k.family == "elementwise" &&
          std::all_of(k.outputs.begin(), k.outputs.end(),
                      [&](int b) { return plan.buffers[b].dims.empty(); });
 }

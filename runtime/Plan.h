@@ -28,34 +28,6 @@ struct PlanDim {
 /// "[N, 3]".
 std::string describeDims(const std::vector<PlanDim> &dims);
 
-/// What the runtime needs to know of the blur kernels: the sizes of their
-/// per-run buffers (pipe_blur_status, pipe_blur_params, PIPE_BLUR_WMAX
-/// weights per sample) and their launch geometry. core/PipeStencil.h
-/// defines them for the kernels; codegen/BlurEmitter.cpp checks that both
-/// agree.
-namespace blurgeometry {
-constexpr size_t kStatusBytes = 24;
-/// Bits of a run's number in a blur's device word (PIPE_BLUR_RUN_SHIFT).
-constexpr int kRunBits = 24;
-/// A blur's device words, kept from run to run: one per slot, for its
-/// first bad sample. Run r uses slot r % kRunSlots, so that runs of one
-/// executable queued on different streams at once (fewer than kRunSlots)
-/// do not share a word.
-constexpr size_t kBlurWordBytes = 8;
-constexpr size_t kRunSlots = 64;
-constexpr size_t kParamsBytes = 40;
-constexpr size_t kWeightsPerSample = 2 * 512 + 4 + 16;
-constexpr long long kRowSegment = 1024; ///< Outputs per contiguous-pass item.
-constexpr unsigned kRowThreads = 64;
-constexpr long long kColumnRows = 128; ///< Rows per strided-pass item.
-constexpr unsigned kColumnThreadsY = 8; ///< By 32 threads across.
-} // namespace blurgeometry
-
-/// The message for a gaussian_blur sample whose parameters are wrong
-/// (`error` is a pipe_blur_error of core/PipeStencil.h).
-std::string describeBlurError(const std::string &location, long long sample,
-                              int error, long long window, double sigma);
-
 /// Where a parameter or result must be: the caller's choice, or pinned by
 /// `@host` / `@device` in the source.
 enum class PlanMemory : uint8_t { Any, Host, Device };
@@ -105,64 +77,36 @@ struct PlanScalarStep {
   std::string constant;
 };
 
-/// One CUDA kernel, in two variants with one signature:
-///   extern "C" __global__ void entry(const T0 *in0, ..., T *out0, ...,
-///                                    long long n, long long dim0, ...)
-/// over the `n` elements of the outputs' shape; `dimArgs` name the symbolic
-/// dims passed after `n`. An input of rank 0 is read at index 0.
-///  - Flat indexing: `entry` handles `elementsPerThread` consecutive
-///    elements per step with 16-byte loads and stores, and needs every
-///    pointer 16-byte aligned; `fallbackEntry` takes any alignment.
-///  - Coordinates (inputs read through broadcasts or transposes): `entry`
-///    computes indices in 32 bits and needs every tensor it touches to have
-///    fewer than 2^31 elements; `fallbackEntry` uses 64 bits; `vectorEntry`
-///    (32 bits) gives each thread `vectorWidth` consecutive elements of the
-///    last dim, for last dims that many divide and every array 16-byte
-///    aligned; `rowEntry` (32 bits) gives each block whole rows of the last
-///    dim, for rows long enough to keep a block's threads busy.
+/// One kernel of the plan: CUDA source with entries that its family's
+/// launcher runs (families/<family>/, runtime/KernelLauncher.h). The runtime
+/// knows a kernel only through these fields: which buffers it reads and
+/// writes, which symbolic dims it needs, and its family's parameters, which
+/// only the family reads.
 /// Images are optional: the runtime loads a cubin built for the device's
 /// architecture, else the PTX, else compiles `source` with NVRTC.
 struct PlanKernel {
-  /// Elementwise kernels are described above. The other kinds run several
-  /// entries of one source, all taking the arguments that runtime/
-  /// Executable.cpp documents for them:
-  ///  - Reduction (`entries`: inner, rows, outer, final): `domain` is the
-  ///    reduced tensor's dims and `axes` the reduced ones; `inputs` are the
-  ///    prologue's (`numPrologueInputs`) then the epilogue's; partial
-  ///    results are `accBytes` each.
-  ///  - Blur (`entries`: prepare, then one pass per axis, the last axis
-  ///    first): `domain` is the blurred tensor's dims; `inputs` are the
-  ///    tensor, then the window and the sigma where `hasWindow`/`hasSigma`;
-  ///    the parameters have the tensor's first `sampleRank` dims or fewer.
-  enum class Kind : uint8_t { Elementwise, Reduction, Blur };
-  enum class Indexing : uint8_t { Flat, Coordinates };
-  Kind kind = Kind::Elementwise;
+  /// The family that compiled it and launches it: "elementwise",
+  /// "reduction", "blur".
+  std::string family;
+  /// The kernel's name, which its entries start with.
+  std::string name;
+  /// The entries of `source`, in the order the family defines ("" for a
+  /// variant this kernel does not have).
   std::vector<std::string> entries;
+  /// The family's parameters (runtime/KernelParams.h), written by its
+  /// compiler half and read by its launcher.
+  std::string params;
+  /// The shape the family's work is laid out over (for a reduction, its
+  /// input's; for a blur, the blurred tensor's; for elementwise kernels,
+  /// the outputs').
   std::vector<PlanDim> domain;
-  std::vector<int> axes;
-  int numPrologueInputs = 0;
-  int accBytes = 0;
-  bool hasWindow = false;
-  bool hasSigma = false;
-  int sampleRank = 0;
+  /// The symbolic dims passed to the entries, in order.
+  std::vector<std::string> dimArgs;
   /// Where the op is in the source ("file:line:col"), for run-time errors.
   std::string location;
-  std::string entry;
-  std::string fallbackEntry;
-  std::string rowEntry;
-  /// For a kernel that reads an input transposed: 32x32 tiles through
-  /// shared memory, launched with 32x8 threads; `tileDim` is the domain dim
-  /// the tiles span besides the last.
-  std::string tileEntry;
-  int tileDim = -1;
-  std::string vectorEntry;
-  int vectorWidth = 1;
-  Indexing indexing = Indexing::Flat;
-  int elementsPerThread = 1;
-  std::vector<std::string> dimArgs;
   std::string source;
-  std::vector<int> inputs;  ///< Buffer ids.
-  std::vector<int> outputs; ///< Buffer ids, all of the domain's shape.
+  std::vector<int> inputs;  ///< Buffer ids, in the order the entries take them.
+  std::vector<int> outputs; ///< Buffer ids.
   /// For an elementwise kernel over rank-0 values only (a few scalar
   /// operations, typically branch conditions): the same computation for the
   /// host, which the runtime runs instead of reading the results back when

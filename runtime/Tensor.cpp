@@ -44,31 +44,3 @@ std::string pipert::describeDims(const std::vector<PlanDim> &dims) {
 std::string HostTensor::describe() const {
   return describeTensor(dtype_, shape_);
 }
-
-std::string pipert::describeBlurError(const std::string &location,
-                                      long long sample, int error,
-                                      long long window, double sigma) {
-  // The codes of pipe_blur_error (core/PipeStencil.h).
-  std::string what;
-  switch (error) {
-  case 1:
-    what = "its window is " + std::to_string(window) +
-           "; a window must be positive";
-    break;
-  case 2:
-    what = "its window is " + std::to_string(window) +
-           "; a window must be odd";
-    break;
-  case 3:
-    what = "its sigma is " + std::to_string(sigma) +
-           "; sigma must be positive";
-    break;
-  default:
-    what = "its window (" + std::to_string(window) + ") or sigma (" +
-           std::to_string(sigma) + ") is larger than 2^24 taps";
-    break;
-  }
-  return "gaussian_blur" + (location.empty() ? "" : " at " + location) +
-         ": sample " + std::to_string(sample) + ": " + what +
-         "; nothing was written";
-}

@@ -268,7 +268,7 @@ TEST(Gpu, NvrtcCompilesEveryKernel) {
     auto pipeline = compileOrDie(c.source);
     ASSERT_TRUE(pipeline);
     for (const pipert::PlanKernel &kernel : pipeline->plan().kernels) {
-      auto cubin = pipert::compileCuda(kernel.source, kernel.entry, 90, false);
+      auto cubin = pipert::compileCuda(kernel.source, kernel.name, 90, false);
       EXPECT_TRUE(cubin.ok()) << c.name << ": " << cubin.status().message();
       EXPECT_GT(cubin->image.size(), 0u);
     }

@@ -12,7 +12,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "codegen/AotEmitter.h"
-#include "codegen/CudaEmitter.h"
+#include "codegen/KernelFamily.h"
 #include "codegen/PlanBuilder.h"
 #include "codegen/Reports.h"
 #include "compiler/Compiler.h"
@@ -181,24 +181,8 @@ static std::string describePlan(const pipert::Plan &plan) {
        << "\n";
   }
   for (const pipert::PlanKernel &kernel : plan.kernels) {
-    switch (kernel.kind) {
-    case pipert::PlanKernel::Kind::Elementwise:
-      os << "  kernel " << kernel.entry << " (";
-      break;
-    case pipert::PlanKernel::Kind::Reduction:
-      os << "  reduction " << kernel.entries.back().substr(
-                                  0, kernel.entries.back().size() - 6)
-         << " " << pipert::describeDims(kernel.domain) << " axes [";
-      llvm::interleaveComma(kernel.axes, os);
-      os << "] (";
-      break;
-    case pipert::PlanKernel::Kind::Blur:
-      os << "  blur " << kernel.entry.substr(0, kernel.entry.size() - 8)
-         << " " << pipert::describeDims(kernel.domain) << " axes [";
-      llvm::interleaveComma(kernel.axes, os);
-      os << "] (";
-      break;
-    }
+    const pipec::KernelFamily *family = pipec::findKernelFamily(kernel.family);
+    os << "  " << (family ? family->describe(kernel) : kernel.name) << " (";
     for (size_t i = 0; i < kernel.inputs.size(); ++i)
       os << (i ? ", " : "") << "%" << kernel.inputs[i];
     os << ") -> (";
@@ -417,41 +401,32 @@ int main(int argc, char **argv) {
   }
   switch (emitAction) {
   case Emit::Cuda: {
+    // The prelude once, then each kernel's own source.
+    std::vector<pipert::Plan> sources;
     bool stencils = false;
-    for (pipe::PipelineOp pipeline : pipelines)
-      pipeline.walk([&](Operation *op) {
-        stencils |= isa<pipe::ReduceKernelOp, pipe::GaussianBlurOp>(op);
-      });
-    os << pipec::getCudaPrelude(stencils) << "\n";
     for (pipe::PipelineOp pipeline : pipelines) {
-      unsigned numBlurs = 0;
-      for (Operation &op : pipeline.getBody().front()) {
-        pipec::KernelInfo info;
-        FailureOr<std::string> source = std::string();
-        if (auto kernel = dyn_cast<pipe::KernelOp>(op))
-          source = pipec::emitCudaKernel(kernel, info, /*withPrelude=*/false);
-        else if (auto reduction = dyn_cast<pipe::ReduceKernelOp>(op))
-          source = pipec::emitCudaReduction(reduction, info,
-                                            /*withPrelude=*/false);
-        else if (auto blur = dyn_cast<pipe::GaussianBlurOp>(op))
-          source = pipec::emitCudaBlur(
-              blur, (pipeline.getSymName() + "_b" + Twine(numBlurs++)).str(),
-              info, /*withPrelude=*/false);
-        if (failed(source))
-          return 1;
-        os << *source;
-      }
+      FailureOr<pipert::Plan> plan =
+          pipec::buildPlan(pipeline, /*withPrelude=*/false);
+      if (failed(plan))
+        return 1;
+      for (const pipert::PlanKernel &kernel : plan->kernels)
+        stencils |= pipec::findKernelFamily(kernel.family)->needsStencilPrelude();
+      sources.push_back(std::move(*plan));
     }
+    os << pipec::getCudaPrelude(stencils) << "\n";
+    for (const pipert::Plan &plan : sources)
+      for (const pipert::PlanKernel &kernel : plan.kernels)
+        os << kernel.source;
     break;
   }
   case Emit::Ptx:
     for (const pipert::Plan &plan : plans)
       for (const pipert::PlanKernel &kernel : plan.kernels) {
-        auto ptx = pipert::compileCuda(kernel.source, kernel.entry, gpuArch,
+        auto ptx = pipert::compileCuda(kernel.source, kernel.name, gpuArch,
                                        /*ptx=*/true, plan.fastMath);
         if (!ptx)
           return fail(ptx.status().message());
-        os << "// kernel " << kernel.entry << "\n"
+        os << "// kernel " << kernel.name << "\n"
            << llvm::StringRef(ptx->image).rtrim('\0') << "\n";
       }
     break;

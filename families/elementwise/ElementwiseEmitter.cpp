@@ -1,4 +1,4 @@
-//===- CudaEmitter.cpp - pipe.kernel ops to CUDA C++ ----------------------===//
+//===- ElementwiseEmitter.cpp - pipe.kernel ops to CUDA C++ ---------------===//
 //
 // A kernel computes its results for each element of its domain. Each thread
 // loads the inputs' elements, evaluates the body's ops in order (each op
@@ -7,7 +7,7 @@
 // they are loaded or computed once per thread, before any loop.
 //
 // Every kernel is emitted in several variants; the runtime picks one per
-// launch (runtime/Executable.cpp, PlanKernel in runtime/Plan.h):
+// launch (ElementwiseLauncher.cpp; ElementwiseParams.h lists them):
 //  - flat (every input read at the element's own index): a vector variant,
 //    each thread taking groups of elements whose widest array moves 16
 //    bytes, each group contiguous across the warp, one block per step; and a
@@ -24,13 +24,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "codegen/CudaEmitter.h"
-
-#include "codegen/PipeBlurEmbedded.h"
-#include "codegen/PipeKernelEmbedded.h"
-#include "codegen/PipeReduceEmbedded.h"
-#include "codegen/PipeScalarEmbedded.h"
-#include "codegen/PipeStencilEmbedded.h"
+#include "families/elementwise/ElementwiseEmitter.h"
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/Support/raw_ostream.h"
@@ -41,16 +35,6 @@
 
 using namespace mlir;
 using namespace mlir::pipe;
-
-std::string pipec::getCudaPrelude(bool withStencils) {
-  std::string prelude = std::string(kPipeScalarSource) + "\n";
-  if (withStencils)
-    prelude += std::string(kPipeReduceSource) + "\n" + kPipeStencilSource + "\n";
-  prelude += kPipeKernelSource;
-  if (withStencils)
-    prelude += std::string("\n") + kPipeBlurSource;
-  return prelude;
-}
 
 static std::string getCppType(Type tensorType) {
   return getCppScalarType(cast<RankedTensorType>(tensorType).getElementType());
@@ -92,7 +76,7 @@ public:
   explicit KernelEmitter(KernelOp kernel)
       : kernel(kernel), body(kernel.getBody().front()) {}
 
-  LogicalResult emit(llvm::raw_ostream &os, pipec::KernelInfo &info) {
+  LogicalResult emit(llvm::raw_ostream &os, pipec::ElementwiseInfo &info) {
     for (Operation &op : body.without_terminator())
       if (!isa<ElementwiseOpInterface, BroadcastOp>(op))
         return op.emitOpError() << "has no CUDA lowering";
@@ -765,12 +749,10 @@ private:
 
 } // namespace
 
-FailureOr<std::string> pipec::emitCudaKernel(KernelOp kernel, KernelInfo &info,
-                                             bool withPrelude) {
+FailureOr<std::string> pipec::emitElementwiseKernel(KernelOp kernel,
+                                                    ElementwiseInfo &info) {
   std::string text;
   llvm::raw_string_ostream os(text);
-  if (withPrelude)
-    os << getCudaPrelude() << "\n";
   os << "// " << kernel.getKernelName() << ": " << kernel.getInputs().size()
      << " inputs, " << kernel.getNumResults() << " outputs over "
      << kernel.getDomainType() << "\n";

@@ -1,14 +1,15 @@
 //===- BlurEmitter.cpp - pipe.gaussian_blur ops to CUDA C++ ---------------===//
 //
-// A blur's source is the templates of codegen/PipeBlur.cuh instantiated for
+// A blur's source is the templates of PipeBlur.cuh instantiated for
 // its dtypes and border: a `prepare` entry, then one entry per axis, the
 // last axis first. The first pass reads the input's dtype, the last writes
 // the result's, and passes in between read and write f32.
 //
 //===----------------------------------------------------------------------===//
 
-#include "codegen/CudaEmitter.h"
+#include "families/blur/BlurParams.h"
 
+#include "codegen/KernelFamily.h"
 #include "codegen/PlanBuilder.h"
 #include "core/PipeScalar.h"
 #include "core/PipeStencil.h"
@@ -21,21 +22,12 @@
 using namespace mlir;
 using namespace mlir::pipe;
 
-// The runtime launches the kernels by its own copy of their geometry.
-namespace geometry = pipert::blurgeometry;
-static_assert(geometry::kStatusBytes == sizeof(pipe_blur_status));
-static_assert(geometry::kRunBits == 64 - PIPE_BLUR_RUN_SHIFT);
-static_assert(geometry::kParamsBytes == sizeof(pipe_blur_params));
-static_assert(geometry::kWeightsPerSample == PIPE_BLUR_WMAX);
-static_assert(geometry::kRowSegment == PIPE_BLUR_SEG);
-static_assert(geometry::kRowThreads == PIPE_BLUR_ROW_THREADS);
-static_assert(geometry::kColumnRows == PIPE_BLUR_COL_ROWS);
-static_assert(geometry::kColumnThreadsY == PIPE_BLUR_COL_THREADS_Y);
+namespace {
 
-FailureOr<std::string> pipec::emitCudaBlur(GaussianBlurOp op,
-                                           const std::string &name,
-                                           KernelInfo &info,
-                                           bool withPrelude) {
+/// The blur's source: `<name>_prepare`, then one entry per axis, the last
+/// axis first (added to `entries`).
+std::string emitBlur(GaussianBlurOp op, const std::string &name,
+                     std::vector<std::string> &entries, bool withPrelude) {
   std::string text;
   llvm::raw_string_ostream os(text);
   auto inputType = cast<RankedTensorType>(op.getInput().getType());
@@ -48,7 +40,7 @@ FailureOr<std::string> pipec::emitCudaBlur(GaussianBlurOp op,
     if (int value = std::atoi(batch); value > 0 && value <= 64)
       os << "#define PIPE_BLUR_STAGE_BATCH " << value << "\n";
   if (withPrelude)
-    os << getCudaPrelude(/*withStencils=*/true) << "\n";
+    os << pipec::getCudaPrelude(/*withStencils=*/true) << "\n";
   os << "// " << name << ": gaussian_blur of " << inputType << " along [";
   llvm::interleaveComma(op.getAxes(), os);
   os << "], border " << stringifyBorder(op.getBorder()) << "\n";
@@ -60,7 +52,7 @@ FailureOr<std::string> pipec::emitCudaBlur(GaussianBlurOp op,
      << "  pipe_wait_for_previous_kernel();\n"
      << "  pipe_blur_prepare(window, sigma, params, weights, bad, run, "
         "samples, windowPer, sigmaPer);\n}\n\n";
-  info.entries = {name + "_prepare"};
+  entries = {name + "_prepare"};
   int border = int(op.getBorder());
   std::string fill;
   {
@@ -97,7 +89,66 @@ FailureOr<std::string> pipec::emitCudaBlur(GaussianBlurOp op,
          << backwards << ">(in, out, params, weights, bad, report, run, "
          << firstPass << ", outer, length, inner, perSample, " << fill
          << ");\n}\n\n";
-    info.entries.push_back(entry);
+    entries.push_back(entry);
   }
   return text;
 }
+
+/// The compiler half of the blur family: a `pipe.gaussian_blur` becomes a
+/// plan kernel whose launcher (BlurLauncher.cpp) runs prepare and the
+/// passes, and reports a bad sample after the run.
+class BlurFamily : public pipec::KernelFamily {
+public:
+  StringRef getName() const override { return "blur"; }
+  bool matches(Operation *op) const override { return isa<GaussianBlurOp>(op); }
+  std::string getKernelName(Operation *, StringRef pipeline,
+                            unsigned index) const override {
+    return (pipeline + "_b" + Twine(index)).str();
+  }
+  bool needsStencilPrelude() const override { return true; }
+
+  FailureOr<pipert::PlanKernel> build(Operation *op, const std::string &name,
+                                      bool withPrelude) const override {
+    auto blur = cast<GaussianBlurOp>(op);
+    pipert::PlanKernel kernel;
+    kernel.name = name;
+    kernel.source = emitBlur(blur, name, kernel.entries, withPrelude);
+    auto inputType = cast<RankedTensorType>(blur.getInput().getType());
+    kernel.domain = pipec::getPlanBuffer(inputType, "").dims;
+    kernel.location = describeLocation(blur.getLoc());
+    pipert::BlurParams params;
+    params.axes.assign(blur.getAxes().begin(), blur.getAxes().end());
+    params.hasWindow = bool(blur.getWindow());
+    params.hasSigma = bool(blur.getSigma());
+    for (Value param : {blur.getWindow(), blur.getSigma()})
+      if (param)
+        params.sampleRank =
+            std::max<int>(params.sampleRank,
+                          cast<RankedTensorType>(param.getType()).getRank());
+    kernel.params = params.encode();
+    return kernel;
+  }
+
+  std::string describe(const pipert::PlanKernel &kernel) const override {
+    auto params = pipert::BlurParams::decode(kernel.params);
+    return "blur " + kernel.name + " " + pipert::describeDims(kernel.domain) +
+           " axes " + (params ? pipec::formatList(params->axes) : "?");
+  }
+
+  std::string
+  describeBadInputCopy(const pipert::PlanKernel &kernel) const override {
+    return "gaussian_blur at " + kernel.location +
+           ": which sample's window or sigma is wrong, 24 bytes written by "
+           "its kernel into mapped host memory, only when one is (checked on "
+           "the GPU, so that they need not come to the host first)";
+  }
+};
+
+} // namespace
+
+namespace pipec {
+const KernelFamily &getBlurFamily() {
+  static const BlurFamily family;
+  return family;
+}
+} // namespace pipec

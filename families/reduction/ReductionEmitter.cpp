@@ -22,8 +22,9 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "codegen/CudaEmitter.h"
+#include "families/reduction/ReductionParams.h"
 
+#include "codegen/KernelFamily.h"
 #include "codegen/PlanBuilder.h"
 
 #include "llvm/ADT/DenseMap.h"
@@ -55,7 +56,8 @@ public:
       : op(op), prologue(op.getPrologue().front()),
         epilogue(op.getEpilogue().front()) {}
 
-  LogicalResult emit(llvm::raw_ostream &os, pipec::KernelInfo &info) {
+  /// Emits the entries and sets `info`'s entries and dims.
+  LogicalResult emit(llvm::raw_ostream &os, pipert::PlanKernel &info) {
     for (Block *block : {&prologue, &epilogue})
       for (Operation &inner : block->without_terminator())
         if (!isa<ElementwiseOpInterface, BroadcastOp>(inner))
@@ -462,19 +464,69 @@ private:
   std::set<std::string> dimArgs;
 };
 
+/// Bytes of one partial result of a reduction (its RD::acc in
+/// core/PipeReduce.h).
+int getAccumulatorBytes(ReductionKind kind, Type element) {
+  if (kind == ReductionKind::any || kind == ReductionKind::all)
+    return 4;
+  if (kind == ReductionKind::min || kind == ReductionKind::max)
+    return int(getElementBytes(element));
+  return 8;
+}
+
+/// The compiler half of the reduction family: a `pipe.reduce_kernel`
+/// becomes a plan kernel with the four entries above.
+class ReductionFamily : public pipec::KernelFamily {
+public:
+  StringRef getName() const override { return "reduction"; }
+  bool matches(Operation *op) const override {
+    return isa<ReduceKernelOp>(op);
+  }
+  std::string getKernelName(Operation *op, StringRef, unsigned) const override {
+    return cast<ReduceKernelOp>(op).getKernelName().str();
+  }
+  bool needsStencilPrelude() const override { return true; }
+
+  FailureOr<pipert::PlanKernel> build(Operation *op, const std::string &name,
+                                      bool withPrelude) const override {
+    auto reduction = cast<ReduceKernelOp>(op);
+    pipert::PlanKernel kernel;
+    kernel.name = name;
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    if (withPrelude)
+      os << pipec::getCudaPrelude(/*withStencils=*/true) << "\n";
+    os << "// " << name << ": " << stringifyReductionKind(reduction.getKind())
+       << " over " << reduction.getInputDomainType() << " to "
+       << reduction.getReductionType() << "\n";
+    if (failed(ReductionEmitter(reduction).emit(os, kernel)))
+      return failure();
+    kernel.source = std::move(text);
+    kernel.domain =
+        pipec::getPlanBuffer(reduction.getInputDomainType(), "").dims;
+    pipert::ReductionParams params;
+    params.axes.assign(reduction.getAxes().begin(), reduction.getAxes().end());
+    params.numPrologueInputs = reduction.getPrologueInputs().size();
+    params.accBytes = getAccumulatorBytes(
+        reduction.getKind(), reduction.getInputDomainType().getElementType());
+    kernel.params = params.encode();
+    kernel.location = describeLocation(reduction.getLoc());
+    return kernel;
+  }
+
+  std::string describe(const pipert::PlanKernel &kernel) const override {
+    auto params = pipert::ReductionParams::decode(kernel.params);
+    return "reduction " + kernel.name + " " +
+           pipert::describeDims(kernel.domain) + " axes " +
+           (params ? pipec::formatList(params->axes) : "?");
+  }
+};
+
 } // namespace
 
-FailureOr<std::string> pipec::emitCudaReduction(ReduceKernelOp op,
-                                                KernelInfo &info,
-                                                bool withPrelude) {
-  std::string text;
-  llvm::raw_string_ostream os(text);
-  if (withPrelude)
-    os << getCudaPrelude(/*withStencils=*/true) << "\n";
-  os << "// " << op.getKernelName() << ": "
-     << stringifyReductionKind(op.getKind()) << " over "
-     << op.getInputDomainType() << " to " << op.getReductionType() << "\n";
-  if (failed(ReductionEmitter(op).emit(os, info)))
-    return failure();
-  return text;
+namespace pipec {
+const KernelFamily &getReductionFamily() {
+  static const ReductionFamily family;
+  return family;
 }
+} // namespace pipec

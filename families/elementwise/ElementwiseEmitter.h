@@ -1,0 +1,37 @@
+//===- ElementwiseEmitter.h - pipe.kernel ops to CUDA C++ -------*- C++ -*-===//
+
+#ifndef PIPE_FAMILIES_ELEMENTWISE_ELEMENTWISEEMITTER_H
+#define PIPE_FAMILIES_ELEMENTWISE_ELEMENTWISEEMITTER_H
+
+#include "dialect/PipeDialect.h"
+
+#include <string>
+#include <vector>
+
+namespace pipec {
+
+/// What the emitter decided that the launcher needs (ElementwiseParams.h):
+/// the entries of the variants it emitted ("" for one it did not).
+struct ElementwiseInfo {
+  std::string entry;
+  std::string fallbackEntry;
+  std::string rowEntry;
+  std::string tileEntry;
+  std::string vectorEntry;
+  int vectorWidth = 1;
+  int elementsPerThread = 1;
+  int tileDim = -1;
+  /// Whether elements are indexed through coordinates (else flat).
+  bool coordinates = false;
+  std::vector<std::string> dimArgs;
+};
+
+/// The CUDA C++ source of one kernel's variants (without the prelude), and
+/// how to launch them. Fails (with a diagnostic at the op) on an op that
+/// has no CUDA lowering.
+mlir::FailureOr<std::string> emitElementwiseKernel(mlir::pipe::KernelOp kernel,
+                                                   ElementwiseInfo &info);
+
+} // namespace pipec
+
+#endif // PIPE_FAMILIES_ELEMENTWISE_ELEMENTWISEEMITTER_H

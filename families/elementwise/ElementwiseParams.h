@@ -1,0 +1,76 @@
+//===- ElementwiseParams.h - What an elementwise kernel carries -*- C++ -*-===//
+//
+// Shared by the elementwise family's compiler half (ElementwiseFamily.cpp)
+// and its launcher (ElementwiseLauncher.cpp).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef PIPE_FAMILIES_ELEMENTWISE_ELEMENTWISEPARAMS_H
+#define PIPE_FAMILIES_ELEMENTWISE_ELEMENTWISEPARAMS_H
+
+#include "runtime/KernelParams.h"
+
+#include <string>
+
+namespace pipert {
+
+/// An elementwise kernel's entries, in PlanKernel::entries' order; every
+/// one takes (const T0 *in0, ..., T *out0, ..., long long n, then the
+/// PlanKernel::dimArgs) over the `n` elements of the outputs' shape; an
+/// input of rank 0 is read at index 0.
+///  - Flat indexing (every input read at the element's own index): `Main`
+///    handles `elementsPerThread` consecutive elements per step with
+///    16-byte loads and stores, and needs every pointer 16-byte aligned;
+///    `Fallback` takes any alignment.
+///  - Coordinates (inputs read through index maps): `Main` computes
+///    indices in 32 bits and needs every tensor it touches to have fewer
+///    than 2^31 elements; `Fallback` uses 64 bits; `Vector` (32 bits) gives
+///    each thread `vectorWidth` consecutive elements of the last dim, for
+///    last dims that many divide and every array 16-byte aligned; `Rows`
+///    (32 bits) gives each block whole rows of the last dim; `Tiles` (32
+///    bits, 32x8 threads) reads an input transposed through 32x32 tiles in
+///    shared memory, over the domain dim `tileDim` and the last.
+enum ElementwiseEntry {
+  kElementwiseMain,
+  kElementwiseFallback,
+  kElementwiseVector,
+  kElementwiseRows,
+  kElementwiseTiles,
+  kNumElementwiseEntries
+};
+
+struct ElementwiseParams {
+  bool coordinates = false;
+  int vectorWidth = 1;
+  int elementsPerThread = 1;
+  int tileDim = -1;
+
+  std::string encode() const {
+    return KernelParamWriter()
+        .add("coordinates", coordinates)
+        .add("vector_width", vectorWidth)
+        .add("elements_per_thread", elementsPerThread)
+        .add("tile_dim", tileDim)
+        .str();
+  }
+  static Result<ElementwiseParams> decode(const std::string &text) {
+    auto reader = KernelParamReader::parse("elementwise", text);
+    if (!reader)
+      return reader.status();
+    ElementwiseParams params;
+    params.coordinates = reader->getInt("coordinates") != 0;
+    params.vectorWidth = int(reader->getInt("vector_width"));
+    params.elementsPerThread = int(reader->getInt("elements_per_thread"));
+    params.tileDim = int(reader->getInt("tile_dim"));
+    if (!reader->status().ok())
+      return reader->status();
+    if (params.vectorWidth < 1 || params.elementsPerThread < 1)
+      return Status::error("an 'elementwise' kernel has a vector width or "
+                           "elements per thread below 1");
+    return params;
+  }
+};
+
+} // namespace pipert
+
+#endif // PIPE_FAMILIES_ELEMENTWISE_ELEMENTWISEPARAMS_H

@@ -1,0 +1,105 @@
+//===- Binding.cpp - Checking a run's tensors and binding its dims --------===//
+//
+// Before a run touches the GPU: each input's dtype, rank, literal sizes and
+// memory against its parameter, and the size each symbolic dim takes.
+//
+//===----------------------------------------------------------------------===//
+
+#include "runtime/Executable.h"
+
+using namespace pipert;
+
+Status pipert::checkPinnedMemory(const std::string &what, PlanMemory pinned,
+                                 Memory actual) {
+  if (pinned == PlanMemory::Any ||
+      (pinned == PlanMemory::Host) == (actual == Memory::Host))
+    return Status();
+  const char *declared = pinned == PlanMemory::Host ? "host" : "device";
+  const char *given = actual == Memory::Host ? "host" : "device";
+  return Status::error(what + " is declared @" + declared + " but is in " +
+                       given + " memory; pass " + declared +
+                       " memory, or drop the annotation to let the caller "
+                       "choose");
+}
+
+Result<std::map<std::string, int64_t>>
+pipert::bindDims(const std::string &pipeline, const PlanBuffer *params,
+                 size_t numParams, const std::vector<TensorRef> &inputs) {
+  if (inputs.size() != numParams)
+    return Status::error("pipeline '" + pipeline + "' takes " +
+                         std::to_string(numParams) + " inputs, got " +
+                         std::to_string(inputs.size()));
+  std::map<std::string, int64_t> sizes;
+  // Where each dim was bound: input index and dim, for the message when
+  // another input disagrees.
+  std::map<std::string, std::pair<size_t, size_t>> boundBy;
+  for (size_t i = 0; i < numParams; ++i) {
+    const PlanBuffer &param = params[i];
+    const TensorRef &input = inputs[i];
+    std::string what = "input '" + param.name + "'";
+    if (input.dtype != param.dtype)
+      return Status::error(what + " has dtype " + dtypeName(input.dtype) +
+                           " but the pipeline expects " +
+                           dtypeName(param.dtype) + describeDims(param.dims));
+    if (input.shape.size() != param.dims.size())
+      return Status::error(what + " has rank " +
+                           std::to_string(input.shape.size()) + " (" +
+                           describeTensor(input.dtype, input.shape) +
+                           ") but the pipeline expects rank " +
+                           std::to_string(param.dims.size()) + " (" +
+                           dtypeName(param.dtype) + describeDims(param.dims) +
+                           ")");
+    for (size_t d = 0; d < param.dims.size(); ++d) {
+      const PlanDim &dim = param.dims[d];
+      int64_t size = input.shape[d];
+      if (size < 0)
+        return Status::error(what + " has a negative size in dim " +
+                             std::to_string(d));
+      if (dim.symbol.empty()) {
+        if (size != dim.size)
+          return Status::error(what + " dim " + std::to_string(d) + " is " +
+                               std::to_string(size) + " but must be " +
+                               std::to_string(dim.size));
+        continue;
+      }
+      auto [it, inserted] = sizes.emplace(dim.symbol, size);
+      if (inserted) {
+        boundBy[dim.symbol] = {i, d};
+      } else if (it->second != size) {
+        auto [first, firstDim] = boundBy[dim.symbol];
+        return Status::error("dim " + dim.symbol + " is " +
+                             std::to_string(it->second) + " in input '" +
+                             params[first].name + "' dim " +
+                             std::to_string(firstDim) + " but " +
+                             std::to_string(size) + " in " + what + " dim " +
+                             std::to_string(d));
+      }
+    }
+    if (input.numElements() > 0 && !input.data)
+      return Status::error(what + " is a null pointer");
+    if (Status s = checkPinnedMemory(what, param.memory, input.memory); !s.ok())
+      return s;
+  }
+  return sizes;
+}
+
+std::vector<int64_t>
+pipert::shapeOf(const PlanBuffer &buffer,
+                const std::map<std::string, int64_t> &sizes) {
+  std::vector<int64_t> shape;
+  for (const PlanDim &dim : buffer.dims)
+    shape.push_back(dim.symbol.empty() ? dim.size : sizes.at(dim.symbol));
+  return shape;
+}
+
+Result<std::vector<std::vector<int64_t>>>
+Executable::resultShapes(const std::vector<TensorRef> &inputs) const {
+  auto sizes = bindDims(plan_.name, plan_.buffers.data(),
+                        size_t(plan_.numParams), inputs);
+  if (!sizes)
+    return sizes.status();
+  std::vector<std::vector<int64_t>> shapes;
+  for (int buffer : plan_.results)
+    shapes.push_back(shapeOf(plan_.buffers[buffer], *sizes));
+  return shapes;
+}
