@@ -104,6 +104,7 @@ std::string getCallExpression(StringRef function, ArrayRef<std::string> args);
 } // namespace pipe
 } // namespace mlir
 
+#include "dialect/IndexExpr.h"
 #include "dialect/PipeInterfaces.h.inc"
 
 #define GET_OP_CLASSES

@@ -16,6 +16,7 @@ def Pipe_Dialect : Dialect {
   let cppNamespace = "::mlir::pipe";
   let hasConstantMaterializer = 1;
   let useDefaultAttributePrinterParser = 1;
+  let hasCanonicalizer = 1;
   let summary = "Dataflow pipelines over tensors with symbolic dims";
   let description = [{
     A `pipe.pipeline` is a function over tensors. A tensor type is a builtin

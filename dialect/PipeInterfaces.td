@@ -27,4 +27,31 @@ def Pipe_ElementwiseOpInterface : OpInterface<"ElementwiseOpInterface"> {
   ];
 }
 
+def Pipe_IndexMapOpInterface : OpInterface<"IndexMapOpInterface"> {
+  let cppNamespace = "::mlir::pipe";
+  let description = [{
+    A layout op: each element of the result is one element of its source,
+    at coordinates that `mapIndex` computes from the result's (a broadcast,
+    a transpose, a slice, a crop, a flip, a pad with a border rule). The map
+    is total: every result coordinate maps inside the source. Its other
+    operands are parameters (a crop's per-sample anchors, a flip's flags),
+    read where `mapIndex` says (IndexExpr::read).
+
+    Fusion treats every index map alike: one whose source is a kernel input
+    becomes index arithmetic on that input's loads, and chains of them
+    compose (codegen/IndexCodegen.h), so a crop, a flip and a transpose in
+    front of a normalize read only the bytes the output needs.
+  }];
+  let methods = [
+    InterfaceMethod<[{
+      The tensor whose elements the result takes.
+    }], "::mlir::Value", "getSource">,
+    InterfaceMethod<[{
+      For result coordinates `result` (one per result dim), the source's
+      coordinates (one per source dim), each inside the source.
+    }], "::mlir::pipe::IndexCoordinates", "mapIndex",
+      (ins "::llvm::ArrayRef<::mlir::pipe::IndexExpr>":$result)>,
+  ];
+}
+
 #endif // PIPE_INTERFACES_TD

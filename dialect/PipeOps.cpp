@@ -520,20 +520,24 @@ static int64_t tensorOperandBytes(Operation *op) {
   return bytes;
 }
 
-/// broadcast(elementwise(a, b, ...)) -> elementwise(broadcast(a), ...):
-/// layout ops move toward the kernel inputs, where fusion folds them into
-/// index arithmetic. When the elementwise op has other users, the moved copy
-/// recomputes it, which pays when it reads fewer bytes per element than it
-/// writes (f32(u8_image) * 2 read twice costs 2 bytes, stored and read back
-/// 8); otherwise its result is kept and read through the broadcast. Scalars
-/// stay scalars; constants are left alone.
-struct SinkBroadcastThroughElementwise : OpRewritePattern<BroadcastOp> {
-  using OpRewritePattern::OpRewritePattern;
-  LogicalResult matchAndRewrite(BroadcastOp op,
+/// map(elementwise(a, b, ...)) -> elementwise(map(a), map(b), ...) for an
+/// index map (a broadcast, a crop, a flip, ...; every one is total, so it
+/// commutes with elementwise work): layout ops move toward the kernel
+/// inputs, where fusion folds them into index arithmetic. When the
+/// elementwise op has other users, the moved copy recomputes it, which pays
+/// when it reads fewer bytes per element than it writes (f32(u8_image) * 2
+/// read twice costs 2 bytes, stored and read back 8); otherwise its result
+/// is kept and read through the map. Scalars stay scalars; constants are
+/// left alone.
+struct SinkIndexMapThroughElementwise
+    : OpInterfaceRewritePattern<IndexMapOpInterface> {
+  using OpInterfaceRewritePattern::OpInterfaceRewritePattern;
+  LogicalResult matchAndRewrite(IndexMapOpInterface op,
                                 PatternRewriter &rewriter) const override {
-    Operation *producer = op.getInput().getDefiningOp();
+    Value source = op.getSource();
+    Operation *producer = source.getDefiningOp();
     if (!producer || !isa<ElementwiseOpInterface>(producer) ||
-        isa<ConstantOp>(producer))
+        isa<ConstantOp>(producer) || producer->getNumOperands() == 0)
       return failure();
     int64_t resultBytes = std::max<int64_t>(
         1, cast<RankedTensorType>(producer->getResult(0).getType())
@@ -541,7 +545,11 @@ struct SinkBroadcastThroughElementwise : OpRewritePattern<BroadcastOp> {
                8);
     if (!producer->hasOneUse() && tensorOperandBytes(producer) > resultBytes)
       return failure();
-    auto resultType = cast<RankedTensorType>(op.getType());
+    // The source is the map's operand that `getSource` names.
+    unsigned sourceIndex = 0;
+    while (op->getOperand(sourceIndex) != source)
+      ++sourceIndex;
+    auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
     SmallVector<Value> operands;
     for (Value operand : producer->getOperands()) {
       auto operandType = cast<RankedTensorType>(operand.getType());
@@ -549,18 +557,19 @@ struct SinkBroadcastThroughElementwise : OpRewritePattern<BroadcastOp> {
         operands.push_back(operand);
         continue;
       }
-      operands.push_back(BroadcastOp::create(
-          rewriter, op.getLoc(),
-          withElementType(resultType, operandType.getElementType()), operand,
-          op.getDimensionsAttr()));
+      Operation *moved = rewriter.clone(*op);
+      moved->setOperand(sourceIndex, operand);
+      moved->getResult(0).setType(
+          withElementType(resultType, operandType.getElementType()));
+      operands.push_back(moved->getResult(0));
     }
-    Operation *moved = rewriter.clone(*producer);
-    moved->setOperands(operands);
-    moved->getResult(0).setType(withElementType(
+    Operation *computed = rewriter.clone(*producer);
+    computed->setOperands(operands);
+    computed->getResult(0).setType(withElementType(
         resultType,
         cast<RankedTensorType>(producer->getResult(0).getType())
             .getElementType()));
-    rewriter.replaceOp(op, moved->getResults());
+    rewriter.replaceOp(op, computed->getResults());
     return success();
   }
 };
@@ -581,9 +590,37 @@ struct TransposeToBroadcast : OpRewritePattern<TransposeOp> {
 };
 } // namespace
 
+Value BroadcastOp::getSource() { return getInput(); }
+
+IndexCoordinates BroadcastOp::mapIndex(ArrayRef<IndexExpr> result) {
+  // Operand dim s is result dim dimensions[s]; a literal 1 repeats.
+  auto source = cast<RankedTensorType>(getInput().getType());
+  IndexCoordinates coordinates;
+  for (auto [s, d] : llvm::enumerate(getDimensions()))
+    coordinates.push_back(!source.isDynamicDim(s) && source.getDimSize(s) == 1
+                              ? IndexExpr::constant(0)
+                              : result[d]);
+  return coordinates;
+}
+
+Value TransposeOp::getSource() { return getInput(); }
+
+IndexCoordinates TransposeOp::mapIndex(ArrayRef<IndexExpr> result) {
+  // Result dim d is operand dim permutation[d].
+  IndexCoordinates coordinates(result.size());
+  for (auto [d, p] : llvm::enumerate(getPermutation()))
+    coordinates[p] = result[d];
+  return coordinates;
+}
+
 void BroadcastOp::getCanonicalizationPatterns(RewritePatternSet &results,
                                               MLIRContext *context) {
-  results.add<ComposeBroadcasts, SinkBroadcastThroughElementwise>(context);
+  results.add<ComposeBroadcasts>(context);
+}
+
+void PipeDialect::getCanonicalizationPatterns(
+    RewritePatternSet &results) const {
+  results.add<SinkIndexMapThroughElementwise>(getContext());
 }
 
 void TransposeOp::getCanonicalizationPatterns(RewritePatternSet &results,
@@ -679,8 +716,14 @@ LogicalResult ReduceOp::verify() {
 /// broadcasts of its arguments (index arithmetic on a load).
 static LogicalResult verifyFusedOps(Block &block, StringRef where) {
   for (Operation &inner : block.without_terminator()) {
-    if (auto broadcast = dyn_cast<BroadcastOp>(inner)) {
-      if (!isa<BlockArgument>(broadcast.getInput()))
+    if (auto map = dyn_cast<IndexMapOpInterface>(inner)) {
+      // A chain of maps ends at an input or at a rank-0 value; parameters
+      // are inputs, rank-0 values or chains themselves.
+      Value source = map.getSource();
+      while (auto next = source.getDefiningOp<IndexMapOpInterface>())
+        source = next.getSource();
+      if (!isa<BlockArgument>(source) &&
+          cast<RankedTensorType>(source.getType()).getRank() != 0)
         return inner.emitOpError() << "in " << where << " must read an input";
       continue;
     }
@@ -791,13 +834,13 @@ LogicalResult KernelOp::verify() {
     auto inputType = cast<RankedTensorType>(input.getType());
     bool readThroughMaps = !arg.use_empty() &&
                            llvm::all_of(arg.getUsers(), [](Operation *user) {
-                             return isa<BroadcastOp>(user);
+                             return isa<IndexMapOpInterface>(user);
                            });
     if (inputType.getRank() != 0 && !haveSameShape(inputType, domain) &&
         !readThroughMaps)
       return emitOpError() << "input of type " << inputType
                            << " is neither rank 0 nor the domain's shape "
-                           << domain << ", nor read through a broadcast";
+                           << domain << ", nor read through index maps";
   }
   if (body.getNumArguments() != getInputs().size())
     return emitOpError() << "body has " << body.getNumArguments()

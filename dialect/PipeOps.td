@@ -294,7 +294,8 @@ def Pipe_CastOp : Pipe_Op<"cast", [Pure,
 // Layout ops: which element of the operand each result element is
 //===----------------------------------------------------------------------===//
 
-def Pipe_BroadcastOp : Pipe_Op<"broadcast", [Pure]> {
+def Pipe_BroadcastOp : Pipe_Op<"broadcast", [Pure,
+    DeclareOpInterfaceMethods<Pipe_IndexMapOpInterface>]> {
   let summary = "Maps each result element to an operand element";
   let description = [{
     Operand dim `i` becomes result dim `dimensions[i]`; result dims that no
@@ -319,7 +320,8 @@ def Pipe_BroadcastOp : Pipe_Op<"broadcast", [Pure]> {
   let hasCanonicalizer = 1;
 }
 
-def Pipe_TransposeOp : Pipe_Op<"transpose", [Pure]> {
+def Pipe_TransposeOp : Pipe_Op<"transpose", [Pure,
+    DeclareOpInterfaceMethods<Pipe_IndexMapOpInterface>]> {
   let summary = "Permutes dims: result dim d is operand dim permutation[d]";
   let description = [{
     What `transpose(x, [...])` is in the source; canonicalization turns it

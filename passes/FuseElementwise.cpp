@@ -47,19 +47,28 @@ bool isClonableScalar(Operation *op) {
          cast<RankedTensorType>(op->getResult(0).getType()).getRank() == 0;
 }
 
+/// Whether `op` is an index map (a broadcast, a crop, a flip, ...): it is
+/// cloned into every kernel that reads it, with the chain of maps it reads
+/// through, where codegen turns the chain into index arithmetic on the
+/// loads of a kernel input.
+bool isIndexMap(Operation *op) { return isa<IndexMapOpInterface>(op); }
+
+/// Ops cloned into the kernels that use them rather than computed once.
+bool isClonable(Operation *op) { return isClonableScalar(op) || isIndexMap(op); }
+
 /// Whether `op` can be part of a kernel: an elementwise op (constants are
-/// cloned in or passed as buffers instead), or a broadcast, which becomes
-/// index arithmetic on a kernel input.
+/// cloned in or passed as buffers instead), or an index map.
 bool isFusible(Operation *op) {
   return (isa<ElementwiseOpInterface>(op) && !isa<ConstantOp>(op)) ||
-         isa<BroadcastOp>(op);
+         isIndexMap(op);
 }
 
-/// Whether some user of `op` is not elementwise (the pipeline's return):
-/// then `op`'s value must be materialized by a kernel of its own.
+/// Whether some user of `op` is neither elementwise nor an index map (the
+/// pipeline's return, a reduction): then `op`'s value must be materialized
+/// by a kernel of its own.
 bool hasNonElementwiseUser(Operation *op) {
   return llvm::any_of(op->getUsers(), [](Operation *user) {
-    return !isa<ElementwiseOpInterface>(user);
+    return !isa<ElementwiseOpInterface>(user) && !isIndexMap(user);
   });
 }
 
@@ -107,7 +116,7 @@ static void outlineGroup(const Group &group, StringRef name) {
     Operation *def = operand.getDefiningOp();
     if (def && group.ops.contains(def))
       return;
-    if (!def || !isClonableScalar(def)) {
+    if (!def || !isClonable(def)) {
       inputs.insert(operand);
       return;
     }
@@ -169,8 +178,7 @@ void FuseElementwisePass::runOnOperation() {
   std::vector<Group> groups;
   DenseMap<Operation *, int> groupOf;
   for (Operation &op : block.without_terminator()) {
-    if (!isFusible(&op) ||
-        (isClonableScalar(&op) && !hasNonElementwiseUser(&op)))
+    if (!isFusible(&op) || (isClonable(&op) && !hasNonElementwiseUser(&op)))
       continue;
     auto domain = cast<RankedTensorType>(op.getResult(0).getType());
     // Join the latest kernel over the same domain, unless an operand depends
@@ -187,11 +195,14 @@ void FuseElementwisePass::runOnOperation() {
           return false;
         return dependsOnGroupThroughOutside(operand, groups[g], groupOf, g);
       });
-      // A broadcast indexes a kernel input: it cannot read a value computed
-      // in the same kernel.
-      bool readsGroup =
-          isa<BroadcastOp>(op) && groupOf.lookup(op.getOperand(0).getDefiningOp()) == g &&
-          groupOf.count(op.getOperand(0).getDefiningOp());
+      // An index map indexes a kernel input: it cannot read a value
+      // computed in the same kernel. (Through a chain of cloned maps, the
+      // cycle check above sees that.)
+      bool readsGroup = false;
+      if (auto map = dyn_cast<IndexMapOpInterface>(op)) {
+        auto it = groupOf.find(map.getSource().getDefiningOp());
+        readsGroup = it != groupOf.end() && it->second == g;
+      }
       if (!makesCycle && !readsGroup)
         chosen = g;
       // Only the latest legal kernel is tried: an earlier one would have to
@@ -221,8 +232,8 @@ void FuseElementwisePass::runOnOperation() {
   assert(sorted && "fusion created a cycle");
   (void)sorted;
 
-  // Cloned scalars now live in the kernels that use them.
+  // Cloned scalars and index maps now live in the kernels that use them.
   for (Operation &op : llvm::make_early_inc_range(llvm::reverse(block)))
-    if (isClonableScalar(&op) && op.use_empty())
+    if (isClonable(&op) && op.use_empty())
       op.erase();
 }

@@ -12,7 +12,8 @@
 //    each thread taking groups of elements whose widest array moves 16
 //    bytes, each group contiguous across the warp, one block per step; and a
 //    scalar variant for misaligned pointers or 2^31 elements and more;
-//  - indexed (an input read through a broadcast, a transpose being one):
+//  - indexed (an input read through index maps: a broadcast, a transpose,
+//    a crop, a flip, ...; codegen/IndexCodegen.h prints their offsets):
 //    a vector variant (each thread a group of consecutive elements of the
 //    last dim, coordinates once per group, the results and the inputs read
 //    directly moved 16 bytes at a time), a row variant (whole rows of the
@@ -25,6 +26,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "families/elementwise/ElementwiseEmitter.h"
+
+#include "codegen/IndexCodegen.h"
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/Support/raw_ostream.h"
@@ -78,11 +81,30 @@ public:
 
   LogicalResult emit(llvm::raw_ostream &os, pipec::ElementwiseInfo &info) {
     for (Operation &op : body.without_terminator())
-      if (!isa<ElementwiseOpInterface, BroadcastOp>(op))
-        return op.emitOpError() << "has no CUDA lowering";
-    usesCoordinates = llvm::any_of(body.without_terminator(), [](Operation &op) {
-      return isa<BroadcastOp>(op);
-    });
+      if (!isa<ElementwiseOpInterface, IndexMapOpInterface>(op))
+        return op.emitOpError() << "internal error: has no CUDA lowering";
+    // The index maps whose values the body uses per element, and what
+    // their chains read.
+    int64_t rank = kernel.getDomainType().getRank();
+    for (Operation &op : body.without_terminator()) {
+      if (!pipec::isGatheredValue(&op))
+        continue;
+      pipec::IndexRead read =
+          pipec::resolveIndexMaps(op.getResult(0), getDomainCoordinates(rank));
+      if (!read.arg && !read.scalar)
+        return op.emitOpError()
+               << "internal error: its index maps read no kernel input";
+      reads[&op] = read;
+      if (!read.arg)
+        continue;
+      gatherIds[&op] = gathers.size();
+      gathers.push_back(&op);
+      for (const IndexExpr &coordinate : read.coordinates)
+        needsSignedIndex |=
+            !coordinate.isConstant(0) &&
+            coordinate.getKind() != IndexExpr::Kind::Coordinate;
+    }
+    usesCoordinates = !reads.empty();
     info.coordinates = usesCoordinates;
     collectDimArgs();
     info.dimArgs.assign(dimArgs.begin(), dimArgs.end());
@@ -96,7 +118,7 @@ public:
       // whole: the results and the inputs read at the element's own index.
       int64_t widest = 1;
       for (BlockArgument arg : body.getArguments())
-        if (!isScalar(arg) && isDirect(arg))
+        if (!isScalar(arg) && pipec::isReadDirectly(arg))
           widest = std::max(widest, elementBytes(arg));
       for (Value result : kernel.getResults())
         widest = std::max(widest, elementBytes(result));
@@ -134,28 +156,52 @@ public:
   }
 
 private:
-  /// Whether the body reads `arg` at the element's own index (not only
-  /// through broadcasts).
-  static bool isDirect(BlockArgument arg) {
-    return llvm::any_of(arg.getUsers(), [](Operation *user) {
-      return !isa<BroadcastOp>(user);
-    });
-  }
+  static bool isDirect(BlockArgument arg) { return pipec::isReadDirectly(arg); }
 
-  /// The symbolic dims the index arithmetic needs: the domain's and those
-  /// of inputs read through broadcasts.
+  /// The symbolic dims the index arithmetic needs: the domain's, those of
+  /// inputs read through index maps, and those the maps use.
   void collectDimArgs() {
     if (!usesCoordinates)
       return;
-    auto add = [&](RankedTensorType type) {
-      for (const std::string &name : getDimNames(type))
-        if (!name.empty() && !isdigit(name[0]))
-          dimArgs.insert(name);
+    for (const std::string &name : getDimNames(kernel.getDomainType()))
+      if (!name.empty() && !isdigit(name[0]))
+        dimArgs.insert(name);
+    pipec::collectIndexDims(body, dimArgs);
+  }
+
+  /// How index expressions print in this kernel's coordinate variants:
+  /// coordinates `c<d>` (or what `coordinate` says), offsets in I, signed
+  /// arithmetic in J.
+  pipec::IndexStyle indexStyle(
+      std::function<std::string(int64_t)> coordinate = nullptr) {
+    pipec::IndexStyle style;
+    style.signedType = "J";
+    style.offsetType = "I";
+    style.coordinate = coordinate ? coordinate : [](int64_t d) {
+      return "c" + std::to_string(d);
     };
-    add(kernel.getDomainType());
-    for (Operation &op : body.without_terminator())
-      if (auto broadcast = dyn_cast<BroadcastOp>(op))
-        add(tensorTypeOf(broadcast.getInput()));
+    style.dim = [](StringRef name) { return "d_" + name.str(); };
+    style.scalar = [this](Value value) { return nameOf(value); };
+    style.load = [](BlockArgument arg, const std::string &offset) {
+      return "in" + std::to_string(arg.getArgNumber()) + "[" + offset + "]";
+    };
+    style.stride = nullptr;
+    return style;
+  }
+
+  /// The named strides of gathered input `op` (s<id>_<dim>).
+  pipec::StrideNames stridesOf(Operation *op) {
+    unsigned id = gatherIds.lookup(op);
+    return [id](int64_t s) {
+      return "s" + std::to_string(id) + "_" + std::to_string(s);
+    };
+  }
+
+  /// The element of gathered input `op` at the coordinates `style` prints.
+  std::string gatherAt(Operation *op, const pipec::IndexStyle &style) {
+    const pipec::IndexRead &read = reads.find(op)->second;
+    return "in" + std::to_string(read.arg.getArgNumber()) + "[" +
+           pipec::printOffset(read, style, stridesOf(op)) + "]";
   }
 
   /// The size of dim `i` of `type` as an expression of type `I`.
@@ -188,7 +234,7 @@ private:
   void emitElement(llvm::raw_ostream &os, const std::string &indent,
                    llvm::function_ref<std::string(unsigned)> load,
                    llvm::function_ref<std::string(unsigned, StringRef)> store,
-                   llvm::function_ref<std::string(BroadcastOp)> gather) {
+                   llvm::function_ref<std::string(Operation *)> gather) {
     for (auto [k, arg] : llvm::enumerate(body.getArguments())) {
       if (isScalar(arg) || !isDirect(arg))
         continue;
@@ -197,11 +243,13 @@ private:
     }
     for (Operation &op : body.without_terminator()) {
       Value result = op.getResult(0);
-      if (isScalar(result))
-        continue; // hoisted
+      bool map = isa<IndexMapOpInterface>(op);
+      if ((isScalar(result) && !map) || (map && !reads.count(&op)))
+        continue; // hoisted, or part of another map's chain
       std::string expression;
-      if (auto broadcast = dyn_cast<BroadcastOp>(op)) {
-        expression = gather(broadcast);
+      if (map) {
+        const pipec::IndexRead &read = reads.find(&op)->second;
+        expression = read.arg ? gather(&op) : nameOf(read.scalar);
       } else {
         SmallVector<std::string> operands;
         for (Value operand : op.getOperands())
@@ -225,7 +273,7 @@ private:
            << " = in" << k << "[0];\n";
     for (Operation &op : body.without_terminator()) {
       Value result = op.getResult(0);
-      if (!isScalar(result))
+      if (!isScalar(result) || isa<IndexMapOpInterface>(op))
         continue;
       SmallVector<std::string> operands;
       for (Value operand : op.getOperands())
@@ -256,10 +304,16 @@ private:
                   variant == Variant::Coords64 || variant == Variant::Rows32 ||
                   variant == Variant::Tiles32 || variant == Variant::Vector32;
     // 32-bit indices where the runtime guarantees every index fits.
-    if (coords)
+    if (coords) {
       os << "  typedef "
          << (variant == Variant::Coords64 ? "unsigned long long" : "unsigned int")
          << " I;\n";
+      // Index maps that are not plain coordinates (a crop's offset, a
+      // flip's reversal) compute in signed integers of I's width.
+      if (needsSignedIndex)
+        os << "  typedef "
+           << (variant == Variant::Coords64 ? "long long" : "int") << " J;\n";
+    }
     else if (variant == Variant::FlatVector)
       os << "  typedef unsigned int I;\n";
     else
@@ -274,8 +328,8 @@ private:
       return ("out" + std::to_string(k) + "[i] = " + v + ";").str();
     };
     auto scalarLoad = [](unsigned k) { return "in" + std::to_string(k) + "[i]"; };
-    auto noGather = [](BroadcastOp) -> std::string {
-      llvm_unreachable("flat kernels have no broadcasts");
+    auto noGather = [](Operation *) -> std::string {
+      llvm_unreachable("flat kernels have no index maps");
     };
 
     if (variant == Variant::FlatVector) {
@@ -335,14 +389,9 @@ private:
     int64_t rank = domain.getRank();
     for (int64_t d = 0; d < rank; ++d)
       os << "  const I D" << d << " = " << dimExpr(domain, d) << ";\n";
-    unsigned gatherId = 0;
-    llvm::DenseMap<Operation *, unsigned> gatherIds;
-    for (Operation &op : body.without_terminator()) {
-      auto broadcast = dyn_cast<BroadcastOp>(op);
-      if (!broadcast)
-        continue;
-      unsigned id = gatherIds[broadcast] = gatherId++;
-      RankedTensorType source = tensorTypeOf(broadcast.getInput());
+    for (Operation *op : gathers) {
+      unsigned id = gatherIds.lookup(op);
+      RankedTensorType source = reads.find(op)->second.source;
       std::string stride = "(I)1";
       for (int64_t s = source.getRank() - 1; s >= 0; --s) {
         os << "  const I s" << id << "_" << s << " = " << stride << ";\n";
@@ -351,26 +400,23 @@ private:
       }
     }
     if (variant == Variant::Vector32) {
-      emitVector(os, rank, gatherIds);
+      emitVector(os, rank);
       return;
     }
     if (variant == Variant::Rows32) {
-      emitRows(os, rank, gatherIds);
+      emitRows(os, rank);
       return;
     }
     if (variant == Variant::Tiles32) {
-      emitTiles(os, rank, gatherIds);
+      emitTiles(os, rank);
       return;
     }
     os << "  for (I i = first; i < (I)n; i += stride) {\n"
        << "    I rest = i;\n";
     SmallVector<int64_t> allDims = llvm::to_vector(llvm::seq<int64_t>(0, rank));
     emitDecode(os, allDims, "    ");
-    auto gather = [&](BroadcastOp broadcast) {
-      unsigned k = cast<BlockArgument>(broadcast.getInput()).getArgNumber();
-      return "in" + std::to_string(k) + "[" +
-             sumOfTerms(offsetTerms(broadcast, gatherIds)) + "]";
-    };
+    pipec::IndexStyle style = indexStyle();
+    auto gather = [&](Operation *op) { return gatherAt(op, style); };
     emitElement(os, "    ", scalarLoad, scalarStore, gather);
     os << "  }\n}\n\n";
   }
@@ -386,8 +432,7 @@ private:
   /// an H100 (85% -> 93% of the copy bandwidth, bench/NOTES.md): 16-byte
   /// stores and a full grid of short-lived threads outweigh the row
   /// variant's L1 reuse of a pixel's bytes.
-  void emitVector(llvm::raw_ostream &os, int64_t rank,
-                  const llvm::DenseMap<Operation *, unsigned> &gatherIds) {
+  void emitVector(llvm::raw_ostream &os, int64_t rank) {
     const int v = vectorWidth;
     const int64_t last = rank - 1;
     os << "  const I groups = (I)n / " << v << ";\n"
@@ -402,31 +447,41 @@ private:
            << v << "];\n    pipe_load_vec(a" << k << ", in" << k
            << " + i0);\n";
     // Each gathered input: its group's elements, loaded before any compute.
+    // An input whose offset moves linearly along the last dim is read at
+    // the group's offset plus j times its step; one that does not move,
+    // once; any other (a border rule along the last dim) element by element.
     llvm::DenseMap<Operation *, bool> invariant;
-    for (Operation &op : body.without_terminator()) {
-      auto gather = dyn_cast<BroadcastOp>(op);
-      if (!gather)
-        continue;
-      unsigned id = gatherIds.lookup(gather);
-      unsigned k = cast<BlockArgument>(gather.getInput()).getArgNumber();
-      auto terms = offsetTerms(gather, gatherIds);
-      std::string step;
-      for (auto &[d, stride] : terms)
-        if (d == last)
-          step += (step.empty() ? "" : " + ") + stride;
-      std::string type = getCppType(gather.getType());
-      if (step.empty()) {
-        invariant[gather] = true;
+    pipec::IndexStyle style = indexStyle();
+    for (Operation *op : gathers) {
+      unsigned id = gatherIds.lookup(op);
+      const pipec::IndexRead &read = reads.find(op)->second;
+      unsigned k = read.arg.getArgNumber();
+      std::optional<std::string> step =
+          pipec::printStep(read, last, style, stridesOf(op));
+      std::string type = getCppType(op->getResult(0).getType());
+      std::string offset = pipec::printOffset(read, style, stridesOf(op));
+      if (step && step->empty()) {
+        invariant[op] = true;
         os << "    const " << type << " h" << id << " = in" << k << "["
-           << sumOfTerms(terms) << "];\n";
+           << offset << "];\n";
         continue;
       }
-      os << "    " << type << " g" << id << "[" << v << "];\n"
-         << "    {\n      const I o = " << sumOfTerms(terms)
-         << ", t = " << step << ";\n"
-         << "#pragma unroll\n      for (int j = 0; j < " << v
-         << "; ++j)\n        g" << id << "[j] = in" << k
-         << "[o + (I)j * t];\n    }\n";
+      os << "    " << type << " g" << id << "[" << v << "];\n";
+      if (step) {
+        os << "    {\n      const I o = " << offset << ", t = " << *step
+           << ";\n"
+           << "#pragma unroll\n      for (int j = 0; j < " << v
+           << "; ++j)\n        g" << id << "[j] = in" << k
+           << "[o + (I)j * t];\n    }\n";
+        continue;
+      }
+      pipec::IndexStyle element = indexStyle([last](int64_t d) {
+        return d == last ? "(c" + std::to_string(d) + " + (I)j)"
+                         : "c" + std::to_string(d);
+      });
+      os << "#pragma unroll\n    for (int j = 0; j < " << v << "; ++j)\n"
+         << "      g" << id << "[j] = in" << k << "["
+         << pipec::printOffset(read, element, stridesOf(op)) << "];\n";
     }
     for (auto [k, result] : llvm::enumerate(kernel.getResults()))
       os << "    alignas(16) " << getCppType(result.getType()) << " r" << k
@@ -437,10 +492,10 @@ private:
         [](unsigned k, StringRef value) {
           return ("r" + std::to_string(k) + "[j] = " + value + ";").str();
         },
-        [&](BroadcastOp broadcast) {
-          unsigned id = gatherIds.lookup(broadcast);
-          return invariant.lookup(broadcast) ? "h" + std::to_string(id)
-                                             : "g" + std::to_string(id) + "[j]";
+        [&](Operation *op) {
+          unsigned id = gatherIds.lookup(op);
+          return invariant.lookup(op) ? "h" + std::to_string(id)
+                                      : "g" + std::to_string(id) + "[j]";
         });
     os << "    }\n";
     for (auto [k, result] : llvm::enumerate(kernel.getResults()))
@@ -452,13 +507,8 @@ private:
   /// row's coordinates and each input's row offset once, then its threads
   /// walk the row, so the inner loop is coalesced and its index arithmetic
   /// is one multiply-add per input.
-  void emitRows(llvm::raw_ostream &os, int64_t rank,
-                const llvm::DenseMap<Operation *, unsigned> &gatherIds) {
+  void emitRows(llvm::raw_ostream &os, int64_t rank) {
     int64_t last = rank - 1;
-    SmallVector<BroadcastOp> gathers;
-    for (Operation &op : body.without_terminator())
-      if (auto broadcast = dyn_cast<BroadcastOp>(op))
-        gathers.push_back(broadcast);
     RankedTensorType domain = kernel.getDomainType();
 
     // A small dim that is some input's innermost (contiguous) dim, like the
@@ -466,15 +516,14 @@ private:
     // after another, so the input bytes one row loads serve the next rows
     // from L1 instead of being fetched again by other blocks.
     int64_t grouped = -1;
-    for (BroadcastOp gather : gathers) {
-      RankedTensorType source = tensorTypeOf(gather.getInput());
-      int64_t inner = source.getRank() - 1;
-      if (inner < 0)
+    for (Operation *op : gathers) {
+      const pipec::IndexRead &read = reads.find(op)->second;
+      if (read.coordinates.empty())
         continue;
-      int64_t d = gather.getDimensions()[inner];
-      if (d != last && !domain.isDynamicDim(d) && domain.getDimSize(d) > 1 &&
-          domain.getDimSize(d) <= 8)
-        grouped = d;
+      std::optional<int64_t> d = followedDim(read.coordinates.back(), rank);
+      if (d && *d != last && !domain.isDynamicDim(*d) &&
+          domain.getDimSize(*d) > 1 && domain.getDimSize(*d) <= 8)
+        grouped = *d;
     }
 
     // G copies of each element: the grouped dim's values (1 if none). About
@@ -506,33 +555,49 @@ private:
         term += " * D" + std::to_string(e);
       rowStart += (rowStart.empty() ? "" : " + ") + term;
     }
-    llvm::DenseMap<Operation *, bool> invariant;
     os << "    I start[" << groupSize << "];\n";
     std::string perGroup;
     llvm::raw_string_ostream pg(perGroup);
     pg << "      start[q] = (" << (rowStart.empty() ? "(I)0" : rowStart)
        << ") * L;\n";
-    for (BroadcastOp gather : gathers) {
-      unsigned id = gatherIds.lookup(gather);
-      SmallVector<std::pair<int64_t, std::string>> baseTerms;
-      std::string step;
-      for (auto &term : offsetTerms(gather, gatherIds)) {
-        if (term.first == last)
-          step = term.second;
-        else
-          baseTerms.push_back(term);
+    // An input whose offset is linear along the row (its step not moving
+    // with the grouped dim) is read at its row offset plus c times the
+    // step; any other adds the terms that move along the row element by
+    // element, in the element loop (where the grouped dim is q).
+    llvm::DenseMap<Operation *, bool> invariant, nonlinear;
+    pipec::IndexStyle style = indexStyle();
+    for (Operation *op : gathers) {
+      unsigned id = gatherIds.lookup(op);
+      const pipec::IndexRead &read = reads.find(op)->second;
+      std::optional<std::string> step;
+      if (llvm::all_of(read.coordinates, [&](const IndexExpr &coordinate) {
+            auto linear = coordinate.linearIn(last);
+            return linear && (grouped < 0 || !linear->second.dependsOn(grouped));
+          }))
+        step = pipec::printStep(read, last, style, stridesOf(op));
+      std::string baseExpr;
+      if (step) {
+        baseExpr = pipec::printOffset(
+            pipec::substitute(read, last, IndexExpr::constant(0)), style,
+            stridesOf(op));
+      } else {
+        nonlinear[op] = true;
+        baseExpr = pipec::printOffset(read, style, stridesOf(op), [&](int64_t s) {
+          return !read.coordinates[s].dependsOn(last);
+        });
       }
-      std::string baseExpr =
-          baseTerms.empty() ? "(I)0" : sumOfTerms(baseTerms);
-      unsigned k = cast<BlockArgument>(gather.getInput()).getArgNumber();
-      if (step.empty()) {
-        invariant[gather] = true;
-        os << "    " << getCppType(gather.getType()) << " h" << id << "["
-           << groupSize << "];\n";
+      if (baseExpr == "0")
+        baseExpr = "(I)0";
+      unsigned k = read.arg.getArgNumber();
+      if (step && step->empty()) {
+        invariant[op] = true;
+        os << "    " << getCppType(op->getResult(0).getType()) << " h" << id
+           << "[" << groupSize << "];\n";
         pg << "      h" << id << "[q] = in" << k << "[" << baseExpr << "];\n";
       } else {
-        os << "    I b" << id << "[" << groupSize << "];\n"
-           << "    const I t" << id << " = " << step << ";\n";
+        os << "    I b" << id << "[" << groupSize << "];\n";
+        if (step)
+          os << "    const I t" << id << " = " << *step << ";\n";
         pg << "      b" << id << "[q] = " << baseExpr << ";\n";
       }
     }
@@ -549,10 +614,10 @@ private:
       if (!isScalar(arg) && isDirect(arg))
         os << "      " << getCppType(arg.getType()) << " a" << k << "["
            << unroll << "][" << groupSize << "];\n";
-    for (BroadcastOp gather : gathers)
-      if (!invariant.lookup(gather))
-        os << "      " << getCppType(gather.getType()) << " g"
-           << gatherIds.lookup(gather) << "[" << unroll << "][" << groupSize
+    for (Operation *op : gathers)
+      if (!invariant.lookup(op))
+        os << "      " << getCppType(op->getResult(0).getType()) << " g"
+           << gatherIds.lookup(op) << "[" << unroll << "][" << groupSize
            << "];\n";
     os << "      const bool whole = e0 + blockDim.x * " << unroll << " <= L;\n";
     for (const char *guard : {"whole", "!whole"}) {
@@ -571,13 +636,29 @@ private:
       for (auto [k, arg] : llvm::enumerate(body.getArguments()))
         if (!isScalar(arg) && isDirect(arg))
           os << "        a" << k << "[u][q] = in" << k << "[i];\n";
-      for (BroadcastOp gather : gathers) {
-        if (invariant.lookup(gather))
+      for (Operation *op : gathers) {
+        if (invariant.lookup(op))
           continue;
-        unsigned id = gatherIds.lookup(gather);
-        unsigned k = cast<BlockArgument>(gather.getInput()).getArgNumber();
+        unsigned id = gatherIds.lookup(op);
+        const pipec::IndexRead &read = reads.find(op)->second;
+        unsigned k = read.arg.getArgNumber();
+        if (!nonlinear.lookup(op)) {
+          os << "        g" << id << "[u][q] = in" << k << "[b" << id
+             << "[q] + c * t" << id << "];\n";
+          continue;
+        }
+        pipec::IndexStyle element = indexStyle([&](int64_t d) {
+          return d == last      ? std::string("c")
+                 : d == grouped ? std::string("(I)q")
+                                : "c" + std::to_string(d);
+        });
         os << "        g" << id << "[u][q] = in" << k << "[b" << id
-           << "[q] + c * t" << id << "];\n";
+           << "[q] + "
+           << pipec::printOffset(read, element, stridesOf(op),
+                                 [&](int64_t s) {
+                                   return read.coordinates[s].dependsOn(last);
+                                 })
+           << "];\n";
       }
       os << "        }\n      }\n";
       openLoops();
@@ -587,11 +668,10 @@ private:
           [](unsigned k, StringRef v) {
             return ("out" + std::to_string(k) + "[i] = " + v + ";").str();
           },
-          [&](BroadcastOp broadcast) {
-            unsigned id = gatherIds.lookup(broadcast);
-            return invariant.lookup(broadcast)
-                       ? "h" + std::to_string(id) + "[q]"
-                       : "g" + std::to_string(id) + "[u][q]";
+          [&](Operation *op) {
+            unsigned id = gatherIds.lookup(op);
+            return invariant.lookup(op) ? "h" + std::to_string(id) + "[q]"
+                                        : "g" + std::to_string(id) + "[u][q]";
           });
       os << "        }\n      }\n      }\n";
     }
@@ -602,49 +682,41 @@ private:
   /// domain's last dim but a dim `tileDim` of at least 32 elements (or
   /// symbolic), and it moves along the domain's last dim too. Read directly,
   /// consecutive threads would touch elements a row apart.
-  BroadcastOp findTiledInput() {
+  Operation *findTiledInput() {
     RankedTensorType domain = kernel.getDomainType();
-    int64_t last = domain.getRank() - 1;
-    for (Operation &op : body.without_terminator()) {
-      auto gather = dyn_cast<BroadcastOp>(op);
-      if (!gather)
+    int64_t rank = domain.getRank(), last = rank - 1;
+    for (Operation *op : gathers) {
+      const pipec::IndexRead &read = reads.find(op)->second;
+      int64_t inner = read.source.getRank() - 1;
+      if (inner < 1 || read.coordinates[inner].isConstant(0))
         continue;
-      RankedTensorType source = tensorTypeOf(gather.getInput());
-      int64_t inner = source.getRank() - 1;
-      if (inner < 1 || isLiteralOne(source, inner))
-        continue;
-      int64_t d = gather.getDimensions()[inner];
-      bool movesAlongLast = llvm::any_of(
-          llvm::enumerate(gather.getDimensions()), [&](auto entry) {
-            return entry.value() == last &&
-                   !isLiteralOne(source, int64_t(entry.index()));
+      std::optional<int64_t> d = followedDim(read.coordinates[inner], rank);
+      bool movesAlongLast =
+          llvm::any_of(read.coordinates, [&](const IndexExpr &coordinate) {
+            return coordinate.dependsOn(last);
           });
-      if (d != last && movesAlongLast &&
-          (domain.isDynamicDim(d) || domain.getDimSize(d) >= 32)) {
-        tileDim = d;
-        return gather;
+      if (d && *d != last && movesAlongLast &&
+          (domain.isDynamicDim(*d) || domain.getDimSize(*d) >= 32)) {
+        tileDim = *d;
+        return op;
       }
     }
-    return {};
+    return nullptr;
   }
 
-  static bool isLiteralOne(RankedTensorType type, int64_t i) {
-    return !type.isDynamicDim(i) && type.getDimSize(i) == 1;
-  }
-
-  /// The terms of a gathered input's offset: for each of its dims that is
-  /// not a broadcast size-1 dim, the domain dim whose coordinate it takes and
-  /// the name of its stride (s<gather id>_<dim>).
-  SmallVector<std::pair<int64_t, std::string>>
-  offsetTerms(BroadcastOp gather,
-              const llvm::DenseMap<Operation *, unsigned> &gatherIds) {
-    SmallVector<std::pair<int64_t, std::string>> terms;
-    unsigned id = gatherIds.lookup(gather);
-    RankedTensorType source = tensorTypeOf(gather.getInput());
-    for (auto [s, d] : llvm::enumerate(gather.getDimensions()))
-      if (!isLiteralOne(source, s))
-        terms.push_back({d, "s" + std::to_string(id) + "_" + std::to_string(s)});
-    return terms;
+  /// The one domain coordinate `coordinate` depends on, if it depends on
+  /// exactly one (the dim an input's dim follows).
+  static std::optional<int64_t> followedDim(const IndexExpr &coordinate,
+                                            int64_t rank) {
+    std::optional<int64_t> followed;
+    for (int64_t d = 0; d < rank; ++d) {
+      if (!coordinate.dependsOn(d))
+        continue;
+      if (followed)
+        return std::nullopt;
+      followed = d;
+    }
+    return followed;
   }
 
   /// Declares c<d> for each of `dims` (outermost first) from the index in
@@ -663,32 +735,22 @@ private:
       os << indent << "(void)rest;\n";
   }
 
-  /// sum(c<d> * stride) over `terms`, or 0.
-  static std::string sumOfTerms(
-      ArrayRef<std::pair<int64_t, std::string>> terms) {
-    std::string sum;
-    for (auto &[d, stride] : terms)
-      sum += (sum.empty() ? "" : " + ") + std::string("c") + std::to_string(d) +
-             " * " + stride;
-    return sum.empty() ? std::string("0") : sum;
-  }
-
   /// Each block takes 32x32 tiles over (tileDim, last dim), one batch of
   /// the other dims at a time. The transposed input's tile is read along its
   /// contiguous dim into shared memory, then each element is computed and
   /// written along the domain's last dim: both sides coalesced.
-  void emitTiles(llvm::raw_ostream &os, int64_t rank,
-                 const llvm::DenseMap<Operation *, unsigned> &gatherIds) {
+  void emitTiles(llvm::raw_ostream &os, int64_t rank) {
     int64_t last = rank - 1;
-    unsigned tiledInput = cast<BlockArgument>(tiled.getInput()).getArgNumber();
-    std::string tileType = getCppType(tiled.getType());
+    unsigned tiledInput = reads.find(tiled)->second.arg.getArgNumber();
+    std::string tileType = getCppType(tiled->getResult(0).getType());
     SmallVector<int64_t> batchDims;
     for (int64_t d = 0; d < last; ++d)
       if (d != tileDim)
         batchDims.push_back(d);
-    // The offset of gathered input `gather` at coordinates c0..c<rank-1>.
-    auto offsetOf = [&](BroadcastOp gather) {
-      return sumOfTerms(offsetTerms(gather, gatherIds));
+    // The offset of gathered input `op` at coordinates c0..c<rank-1>.
+    pipec::IndexStyle style = indexStyle();
+    auto offsetOf = [&](Operation *op) {
+      return pipec::printOffset(reads.find(op)->second, style, stridesOf(op));
     };
     std::string flat = "c0";
     for (int64_t d = 1; d < rank; ++d)
@@ -725,18 +787,25 @@ private:
         [](unsigned k, StringRef v) {
           return ("out" + std::to_string(k) + "[i] = " + v + ";").str();
         },
-        [&](BroadcastOp gather) {
-          if (gather == tiled)
+        [&](Operation *op) {
+          if (op == tiled)
             return std::string("tile[tx][ty + k]");
-          unsigned k = cast<BlockArgument>(gather.getInput()).getArgNumber();
-          return "in" + std::to_string(k) + "[" + offsetOf(gather) + "]";
+          return gatherAt(op, style);
         });
     os << "      }\n    }\n    __syncthreads();\n  }\n}\n\n";
   }
 
   KernelOp kernel;
   Block &body;
-  BroadcastOp tiled;
+  /// The index maps whose values the body needs per element, and what they
+  /// read: `gathers` (in body order, numbered by gatherIds) read an input,
+  /// the others a rank-0 value.
+  llvm::DenseMap<Operation *, pipec::IndexRead> reads;
+  SmallVector<Operation *> gathers;
+  llvm::DenseMap<Operation *, unsigned> gatherIds;
+  /// Whether some map computes more than a plain coordinate (J is needed).
+  bool needsSignedIndex = false;
+  Operation *tiled = nullptr;
   int64_t tileDim = -1;
   bool usesCoordinates = false;
   int vectorWidth = 1;

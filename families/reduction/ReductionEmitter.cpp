@@ -24,6 +24,7 @@
 
 #include "families/reduction/ReductionParams.h"
 
+#include "codegen/IndexCodegen.h"
 #include "codegen/KernelFamily.h"
 #include "codegen/PlanBuilder.h"
 
@@ -60,14 +61,14 @@ public:
   LogicalResult emit(llvm::raw_ostream &os, pipert::PlanKernel &info) {
     for (Block *block : {&prologue, &epilogue})
       for (Operation &inner : block->without_terminator())
-        if (!isa<ElementwiseOpInterface, BroadcastOp>(inner))
-          return inner.emitOpError() << "has no CUDA lowering";
+        if (!isa<ElementwiseOpInterface, IndexMapOpInterface>(inner))
+          return inner.emitOpError() << "internal error: has no CUDA lowering";
     RankedTensorType domain = op.getInputDomainType();
     rank = domain.getRank();
     ArrayRef<int64_t> axes = op.getAxes();
     contiguous = axes.back() - axes.front() + 1 == int64_t(axes.size());
     bool gathers = llvm::any_of(prologue.without_terminator(), [](Operation &o) {
-      return isa<BroadcastOp>(o);
+      return isa<IndexMapOpInterface>(o);
     });
     flat = contiguous && !gathers;
     for (int64_t d = 0; d < rank; ++d) {
@@ -109,9 +110,7 @@ private:
     add(op.getInputDomainType());
     add(op.getReductionType());
     for (Block *block : {&prologue, &epilogue})
-      for (Operation &inner : block->without_terminator())
-        if (auto broadcast = dyn_cast<BroadcastOp>(inner))
-          add(tensorTypeOf(broadcast.getInput()));
+      pipec::collectIndexDims(*block, dimArgs);
   }
 
   /// The signature every entry shares, as a macro; and its argument list.
@@ -147,19 +146,19 @@ private:
   }
 
   /// Emits `block`'s ops; argument k (after `skip` leading ones) is read by
-  /// `load(k)`, a broadcast by `gather(op)`. Returns the yielded names.
+  /// `load(k)`, a gathered input by `gather(op, names)` (an index map whose
+  /// value the block uses). Returns the yielded names.
   SmallVector<std::string>
   emitBody(llvm::raw_ostream &os, Block &block, const std::string &indent,
            unsigned skip, llvm::function_ref<std::string(unsigned)> load,
-           llvm::function_ref<std::string(BroadcastOp)> gather) {
+           llvm::function_ref<std::string(
+               Operation *, const llvm::DenseMap<Value, std::string> &)>
+               gather) {
     llvm::DenseMap<Value, std::string> names;
     unsigned next = 0;
     auto fresh = [&]() { return "v" + std::to_string(next++); };
     for (auto [k, arg] : llvm::enumerate(block.getArguments().drop_front(skip))) {
-      bool direct = llvm::any_of(arg.getUsers(), [](Operation *user) {
-        return !isa<BroadcastOp>(user);
-      });
-      if (!direct)
+      if (!pipec::isReadDirectly(arg))
         continue;
       names[arg] = fresh();
       os << indent << "const " << cppTypeOf(arg) << " " << names[arg] << " = "
@@ -170,8 +169,10 @@ private:
     for (Operation &inner : block.without_terminator()) {
       Value result = inner.getResult(0);
       std::string expression;
-      if (auto broadcast = dyn_cast<BroadcastOp>(inner)) {
-        expression = gather(broadcast);
+      if (isa<IndexMapOpInterface>(inner)) {
+        if (!pipec::isGatheredValue(&inner))
+          continue; // part of another map's chain
+        expression = gather(&inner, names);
       } else {
         SmallVector<std::string> operands;
         for (Value operand : inner.getOperands())
@@ -189,22 +190,35 @@ private:
     return yielded;
   }
 
-  /// `<prefix><k>[offset]`: input k (the block argument's number less
-  /// `skip`) read through `broadcast` at the coordinates c<d>.
-  std::string gatherAt(BroadcastOp broadcast, const std::string &prefix,
+  /// `<prefix><k>[offset]`: the input that the index maps of `map` read
+  /// (block argument k after `skip`), at the coordinates c<d>.
+  std::string gatherAt(Operation *map, const std::string &prefix,
+                       const llvm::DenseMap<Value, std::string> &names,
                        unsigned skip = 0) {
-    RankedTensorType source = tensorTypeOf(broadcast.getInput());
-    unsigned k = cast<BlockArgument>(broadcast.getInput()).getArgNumber() - skip;
-    std::string offset, stride = "1LL";
-    for (int64_t s = source.getRank() - 1; s >= 0; --s) {
-      if (!isLiteralOne(source, s))
-        offset += (offset.empty() ? "" : " + ") + std::string("c") +
-                  std::to_string(broadcast.getDimensions()[s]) + " * (" +
-                  stride + ")";
-      stride += " * " + dimExpr(source, s);
-    }
-    return prefix + std::to_string(k) + "[" + (offset.empty() ? "0" : offset) +
-           "]";
+    auto type = cast<RankedTensorType>(map->getResult(0).getType());
+    pipec::IndexRead read = pipec::resolveIndexMaps(
+        map->getResult(0), getDomainCoordinates(type.getRank()));
+    pipec::IndexStyle style;
+    style.signedType = style.offsetType = "long long";
+    style.coordinate = [](int64_t d) { return "c" + std::to_string(d); };
+    style.dim = [](StringRef name) { return "d_" + name.str(); };
+    style.scalar = [&](Value value) { return names.lookup(value); };
+    style.load = [&](BlockArgument arg, const std::string &offset) {
+      return prefix + std::to_string(arg.getArgNumber() - skip) + "[" +
+             offset + "]";
+    };
+    if (read.scalar)
+      return names.lookup(read.scalar);
+    assert(read.arg && "an index map that reads no input of the block");
+    RankedTensorType source = read.source;
+    // Strides as products of the sizes after each dim, in 64 bits.
+    return style.load(read.arg,
+                      pipec::printOffset(read, style, [&](int64_t s) {
+                        std::string stride = "1LL";
+                        for (int64_t t = source.getRank() - 1; t > s; --t)
+                          stride += " * " + dimExpr(source, t);
+                        return "(" + stride + ")";
+                      }));
   }
 
   /// Declares c<d> for `dims` from `index` (the last varying fastest).
@@ -249,7 +263,9 @@ private:
                  (tensorTypeOf(prologue.getArgument(k)).getRank() == 0 ? "[0]"
                                                                        : "[i]");
         },
-        [&](BroadcastOp b) { return gatherAt(b, "in"); });
+        [&](Operation *map, const llvm::DenseMap<Value, std::string> &names) {
+          return gatherAt(map, "in", names);
+        });
     os << "  return " << rd << "::value(" << yielded.front() << ");\n}\n\n";
   }
 
@@ -264,7 +280,7 @@ private:
        << "::template finish<" << cppTypeOf(epilogue.getArgument(0))
        << ">(acc, R);\n";
     bool gathers = llvm::any_of(epilogue.without_terminator(), [](Operation &o) {
-      return isa<BroadcastOp>(o);
+      return isa<IndexMapOpInterface>(o);
     });
     if (gathers) {
       SmallVector<int64_t> all = llvm::to_vector(llvm::seq<int64_t>(0, type.getRank()));
@@ -279,7 +295,9 @@ private:
                       : "[m]");
         },
         // Epilogue block arguments are numbered after the reduced value.
-        [&](BroadcastOp b) { return gatherAt(b, "ep", /*skip=*/1); });
+        [&](Operation *map, const llvm::DenseMap<Value, std::string> &names) {
+          return gatherAt(map, "ep", names, /*skip=*/1);
+        });
     for (auto [k, value] : llvm::enumerate(yielded))
       os << "  out" << k << "[m] = " << value << ";\n";
     os << "}\n\n";
@@ -375,8 +393,9 @@ private:
               return "in" + std::to_string(k) + "[0]";
             return "a" + std::to_string(k) + "[u][j]";
           },
-          [](BroadcastOp) -> std::string {
-            llvm_unreachable("flat prologues have no broadcasts");
+          [](Operation *, const llvm::DenseMap<Value, std::string> &)
+              -> std::string {
+            llvm_unreachable("flat prologues have no index maps");
           });
       os << "        local = " << rd << "::add_local(local, " << rd
          << "::value(" << yielded.front() << "));\n      }\n      }\n";

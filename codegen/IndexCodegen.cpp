@@ -1,0 +1,199 @@
+//===- IndexCodegen.cpp - Index maps in generated kernels -----------------===//
+
+#include "codegen/IndexCodegen.h"
+
+using namespace mlir;
+using namespace mlir::pipe;
+using namespace pipec;
+
+IndexRead pipec::resolveIndexMaps(Value value, IndexCoordinates coordinates) {
+  IndexRead read;
+  while (true) {
+    if (auto arg = dyn_cast<BlockArgument>(value)) {
+      read.arg = arg;
+      read.source = cast<RankedTensorType>(arg.getType());
+      read.coordinates = std::move(coordinates);
+      return read;
+    }
+    if (cast<RankedTensorType>(value.getType()).getRank() == 0) {
+      read.scalar = value;
+      return read;
+    }
+    auto map = value.getDefiningOp<IndexMapOpInterface>();
+    if (!map)
+      return read;
+    coordinates = map.mapIndex(coordinates);
+    value = map.getSource();
+  }
+}
+
+bool pipec::isGatheredValue(Operation *op) {
+  if (!isa<IndexMapOpInterface>(op))
+    return false;
+  return llvm::any_of(op->getUsers(), [](Operation *user) {
+    return !isa<IndexMapOpInterface>(user);
+  });
+}
+
+bool pipec::isReadDirectly(BlockArgument arg) {
+  return llvm::any_of(arg.getUsers(), [](Operation *user) {
+    return !isa<IndexMapOpInterface>(user);
+  });
+}
+
+/// The stride of `type`'s dim `s` without names: the product of the sizes
+/// after it.
+static std::string inlineStride(RankedTensorType type, int64_t s,
+                                const IndexStyle &style) {
+  std::string stride = "(" + style.offsetType + ")1";
+  for (int64_t t = type.getRank() - 1; t > s; --t)
+    stride += " * (" + style.offsetType + ")" +
+              (type.isDynamicDim(t)
+                   ? style.dim(getDimNames(type)[t])
+                   : std::to_string(type.getDimSize(t)));
+  return stride;
+}
+
+std::string pipec::printIndex(const IndexExpr &expr, const IndexStyle &style) {
+  const std::string &J = style.signedType;
+  auto operand = [&](unsigned i) {
+    return printIndex(expr.getOperands()[i], style);
+  };
+  auto call = [&](const char *function) {
+    return std::string(function) + "<" + J + ">(" + operand(0) + ", " +
+           operand(1) + ")";
+  };
+  switch (expr.getKind()) {
+  case IndexExpr::Kind::Constant:
+    return "(" + J + ")" + std::to_string(expr.getConstant());
+  case IndexExpr::Kind::Coordinate:
+    return "(" + J + ")" + style.coordinate(expr.getIndex());
+  case IndexExpr::Kind::Dim:
+    return "(" + J + ")" + style.dim(expr.getName());
+  case IndexExpr::Kind::Scalar:
+    return "(" + J + ")pipe_index(" + style.scalar(expr.getValue()) + ")";
+  case IndexExpr::Kind::Read: {
+    IndexRead read = resolveIndexMaps(
+        expr.getValue(), IndexCoordinates(expr.getOperands().begin(),
+                                          expr.getOperands().end()));
+    if (read.scalar)
+      return "(" + J + ")pipe_index(" + style.scalar(read.scalar) + ")";
+    assert(read.arg && "a parameter read through maps that reach no input");
+    RankedTensorType source = read.source;
+    std::string offset = printOffset(read, style, [&](int64_t s) {
+      return inlineStride(source, s, style);
+    });
+    return "(" + J + ")pipe_index(" + style.load(read.arg, offset) + ")";
+  }
+  case IndexExpr::Kind::Add:
+    return "(" + operand(0) + " + " + operand(1) + ")";
+  case IndexExpr::Kind::Mul:
+    return "(" + operand(0) + " * " + operand(1) + ")";
+  case IndexExpr::Kind::FloorDiv:
+    return call("pipe_index_floordiv");
+  case IndexExpr::Kind::Mod:
+    return call("pipe_index_mod");
+  case IndexExpr::Kind::Min:
+    return call("pipe_index_min");
+  case IndexExpr::Kind::Max:
+    return call("pipe_index_max");
+  case IndexExpr::Kind::Select:
+    return "(" + operand(0) + " ? " + operand(1) + " : " + operand(2) + ")";
+  case IndexExpr::Kind::Lt:
+    return "(" + J + ")(" + operand(0) + " < " + operand(1) + ")";
+  case IndexExpr::Kind::Eq:
+    return "(" + J + ")(" + operand(0) + " == " + operand(1) + ")";
+  }
+  llvm_unreachable("unknown index expression");
+}
+
+/// One dim's term of an offset: its coordinate times `stride`.
+static std::string printTerm(const IndexExpr &coordinate,
+                             const std::string &stride,
+                             const IndexStyle &style) {
+  // A bare coordinate prints as itself, in the offset type, as the
+  // kernels always printed a broadcast's offsets.
+  if (coordinate.getKind() == IndexExpr::Kind::Coordinate)
+    return style.coordinate(coordinate.getIndex()) + " * " + stride;
+  if (coordinate.isConstant(1))
+    return stride;
+  return "(" + style.offsetType + ")" + printIndex(coordinate, style) + " * " +
+         stride;
+}
+
+std::string pipec::printOffset(const IndexRead &read, const IndexStyle &style,
+                               const StrideNames &strides,
+                               std::function<bool(int64_t)> only) {
+  std::string offset;
+  for (auto [s, coordinate] : llvm::enumerate(read.coordinates)) {
+    if (coordinate.isConstant(0) || (only && !only(int64_t(s))))
+      continue;
+    offset += (offset.empty() ? "" : " + ") +
+              printTerm(coordinate, strides(int64_t(s)), style);
+  }
+  return offset.empty() ? "0" : offset;
+}
+
+std::optional<std::string> pipec::printStep(const IndexRead &read, int64_t d,
+                                            const IndexStyle &style,
+                                            const StrideNames &strides) {
+  std::string step;
+  for (auto [s, coordinate] : llvm::enumerate(read.coordinates)) {
+    auto linear = coordinate.linearIn(d);
+    if (!linear)
+      return std::nullopt;
+    if (linear->second.isConstant(0))
+      continue;
+    std::string stride = strides(int64_t(s));
+    step += (step.empty() ? "" : " + ") +
+            (linear->second.isConstant(1)
+                 ? stride
+                 : "(" + style.offsetType + ")" +
+                       printIndex(linear->second, style) + " * " + stride);
+  }
+  return step;
+}
+
+IndexRead pipec::substitute(const IndexRead &read, int64_t d, IndexExpr by) {
+  IndexRead result = read;
+  for (IndexExpr &coordinate : result.coordinates)
+    coordinate = coordinate.substitute(
+        [&](int64_t c) { return c == d ? by : IndexExpr(); });
+  return result;
+}
+
+/// The dims `expr` needs, reads of parameters included.
+static void collectExprDims(const IndexExpr &expr, std::set<std::string> &dims) {
+  SmallVector<std::string> names;
+  expr.collectDims(names);
+  dims.insert(names.begin(), names.end());
+  if (expr.getKind() == IndexExpr::Kind::Read) {
+    IndexRead read = pipec::resolveIndexMaps(
+        expr.getValue(), IndexCoordinates(expr.getOperands().begin(),
+                                          expr.getOperands().end()));
+    if (read.arg)
+      for (const std::string &name : getDimNames(read.source))
+        if (!name.empty() && !isdigit(name[0]))
+          dims.insert(name);
+    for (const IndexExpr &coordinate : read.coordinates)
+      collectExprDims(coordinate, dims);
+  }
+  for (const IndexExpr &operand : expr.getOperands())
+    collectExprDims(operand, dims);
+}
+
+void pipec::collectIndexDims(Block &block, std::set<std::string> &dims) {
+  for (Operation &op : block.without_terminator()) {
+    if (!isGatheredValue(&op))
+      continue;
+    auto type = cast<RankedTensorType>(op.getResult(0).getType());
+    IndexRead read = resolveIndexMaps(op.getResult(0),
+                                      getDomainCoordinates(type.getRank()));
+    if (read.arg)
+      for (const std::string &name : getDimNames(read.source))
+        if (!name.empty() && !isdigit(name[0]))
+          dims.insert(name);
+    for (const IndexExpr &coordinate : read.coordinates)
+      collectExprDims(coordinate, dims);
+  }
+}

@@ -1,0 +1,102 @@
+//===- IndexCodegen.h - Index maps in generated kernels ---------*- C++ -*-===//
+//
+// A fused kernel reads some inputs through chains of index maps (a
+// broadcast, a transpose, a crop, a flip, ...; IndexMapOpInterface). The
+// emitters of the elementwise and reduction families ask this file what a
+// chain reads (resolveIndexMaps: which input, at which coordinates over the
+// kernel's domain) and how to print it (printIndex, printOffset), in the
+// index types and with the coordinate names of the variant they emit.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef PIPE_CODEGEN_INDEXCODEGEN_H
+#define PIPE_CODEGEN_INDEXCODEGEN_H
+
+#include "dialect/IndexExpr.h"
+#include "dialect/PipeDialect.h"
+
+#include <functional>
+#include <set>
+#include <string>
+
+namespace pipec {
+
+/// What a chain of index maps reads for one element: input `arg` of the
+/// kernel's body at `coordinates` (one per dim of the input), or, when the
+/// chain ends at a value that is not an input (a coordinate op, a rank-0
+/// value), that value's index expression (`index`) or the value itself.
+struct IndexRead {
+  mlir::BlockArgument arg;
+  mlir::RankedTensorType source;
+  mlir::pipe::IndexCoordinates coordinates;
+  /// The value of a chain that ends at a rank-0 value.
+  mlir::Value scalar;
+};
+
+/// Follows `value` (a value of a fused body, read at `coordinates`) through
+/// the index maps that compute it to what they read. Null arg and scalar
+/// when the chain ends elsewhere (fusion never makes such a chain).
+IndexRead resolveIndexMaps(mlir::Value value,
+                           mlir::pipe::IndexCoordinates coordinates);
+
+/// Whether `op` is an index map whose value the kernel needs per element
+/// (some user is not an index map): such an op is a gathered input. Maps
+/// that only feed other maps are part of their chain.
+bool isGatheredValue(mlir::Operation *op);
+
+/// Whether `arg` is read at the element's own index by some op of the body
+/// (not only through index maps).
+bool isReadDirectly(mlir::BlockArgument arg);
+
+/// How index expressions print in one variant of a kernel.
+struct IndexStyle {
+  /// The signed type index arithmetic is done in ("J", "long long").
+  std::string signedType;
+  /// The unsigned (or plain) type offsets are in ("I", "long long").
+  std::string offsetType;
+  /// A domain coordinate, as an expression of the offset type.
+  std::function<std::string(int64_t)> coordinate;
+  /// A dim's size (a dim name or a dim expression), as an expression.
+  std::function<std::string(llvm::StringRef)> dim;
+  /// A rank-0 value of the body, as the variable that holds it.
+  std::function<std::string(mlir::Value)> scalar;
+  /// Input `arg`'s element at `offset`.
+  std::function<std::string(mlir::BlockArgument arg, const std::string &)> load;
+  /// Input `arg`'s stride along its dim `s`, where an offset is printed
+  /// without strides of its own (a per-sample parameter's).
+  std::function<std::string(mlir::BlockArgument arg, int64_t s)> stride;
+};
+
+/// An input's stride along its dim `s`, by name.
+using StrideNames = std::function<std::string(int64_t s)>;
+
+/// `expr` as an expression of the style's signed type.
+std::string printIndex(const mlir::pipe::IndexExpr &expr,
+                       const IndexStyle &style);
+
+/// The offset of `read`'s element: the sum over the input's dims of its
+/// coordinate times its stride, dims whose coordinate is 0 left out, "0"
+/// when all are; in the offset type. With `only`, just the dims `only`
+/// accepts.
+std::string printOffset(const IndexRead &read, const IndexStyle &style,
+                        const StrideNames &strides,
+                        std::function<bool(int64_t)> only = nullptr);
+
+/// The offset's step along domain coordinate `d`, when every coordinate of
+/// `read` is linear in it: the sum of each dim's step times its stride (""
+/// when it does not move); nothing when some coordinate is not linear.
+std::optional<std::string> printStep(const IndexRead &read, int64_t d,
+                                     const IndexStyle &style,
+                                     const StrideNames &strides);
+
+/// `read` with domain coordinate `d` replaced by `by`.
+IndexRead substitute(const IndexRead &read, int64_t d,
+                     mlir::pipe::IndexExpr by);
+
+/// The symbolic dims (names, and the names in dim expressions) that
+/// printing `read` and the index maps of `block` needs.
+void collectIndexDims(mlir::Block &block, std::set<std::string> &dims);
+
+} // namespace pipec
+
+#endif // PIPE_CODEGEN_INDEXCODEGEN_H

@@ -1,0 +1,253 @@
+//===- IndexExpr.cpp - Integer expressions of a kernel's coordinates ------===//
+
+#include "dialect/IndexExpr.h"
+
+#include "dialect/PipeDialect.h"
+
+using namespace mlir;
+using namespace mlir::pipe;
+
+IndexExpr IndexExpr::make(Kind kind, ArrayRef<IndexExpr> operands) {
+  auto node = std::make_shared<Node>();
+  node->kind = kind;
+  node->operands.assign(operands.begin(), operands.end());
+  return IndexExpr(std::move(node));
+}
+
+IndexExpr IndexExpr::constant(int64_t value) {
+  auto node = std::make_shared<Node>();
+  node->kind = Kind::Constant;
+  node->constant = value;
+  return IndexExpr(std::move(node));
+}
+
+IndexExpr IndexExpr::coordinate(int64_t d) {
+  auto node = std::make_shared<Node>();
+  node->kind = Kind::Coordinate;
+  node->constant = d;
+  return IndexExpr(std::move(node));
+}
+
+IndexExpr IndexExpr::dim(StringRef name) {
+  auto node = std::make_shared<Node>();
+  node->kind = Kind::Dim;
+  node->name = name.str();
+  return IndexExpr(std::move(node));
+}
+
+IndexExpr IndexExpr::dimOf(RankedTensorType type, int64_t d) {
+  if (!type.isDynamicDim(d))
+    return constant(type.getDimSize(d));
+  return dim(getDimNames(type)[d]);
+}
+
+IndexExpr IndexExpr::scalar(Value value) {
+  auto node = std::make_shared<Node>();
+  node->kind = Kind::Scalar;
+  node->value = value;
+  return IndexExpr(std::move(node));
+}
+
+IndexExpr IndexExpr::read(Value tensor, ArrayRef<IndexExpr> coordinates) {
+  auto node = std::make_shared<Node>();
+  node->kind = Kind::Read;
+  node->value = tensor;
+  node->operands.assign(coordinates.begin(), coordinates.end());
+  return IndexExpr(std::move(node));
+}
+
+static bool bothConstant(const IndexExpr &a, const IndexExpr &b) {
+  return a.getKind() == IndexExpr::Kind::Constant &&
+         b.getKind() == IndexExpr::Kind::Constant;
+}
+
+static int64_t floorDivide(int64_t a, int64_t b) {
+  int64_t q = a / b;
+  return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
+}
+
+namespace mlir {
+namespace pipe {
+IndexExpr operator+(IndexExpr a, IndexExpr b) {
+  if (bothConstant(a, b))
+    return IndexExpr::constant(a.getConstant() + b.getConstant());
+  if (a.isConstant(0))
+    return b;
+  if (b.isConstant(0))
+    return a;
+  return IndexExpr::make(IndexExpr::Kind::Add, {a, b});
+}
+
+IndexExpr operator*(IndexExpr a, IndexExpr b) {
+  if (bothConstant(a, b))
+    return IndexExpr::constant(a.getConstant() * b.getConstant());
+  if (a.isConstant(0) || b.isConstant(0))
+    return IndexExpr::constant(0);
+  if (a.isConstant(1))
+    return b;
+  if (b.isConstant(1))
+    return a;
+  return IndexExpr::make(IndexExpr::Kind::Mul, {a, b});
+}
+
+IndexExpr operator-(IndexExpr a, IndexExpr b) {
+  if (bothConstant(a, b))
+    return IndexExpr::constant(a.getConstant() - b.getConstant());
+  return a + IndexExpr::constant(-1) * b;
+}
+} // namespace pipe
+} // namespace mlir
+
+IndexExpr IndexExpr::floorDiv(IndexExpr a, IndexExpr b) {
+  if (bothConstant(a, b) && b.getConstant() != 0)
+    return constant(floorDivide(a.getConstant(), b.getConstant()));
+  if (b.isConstant(1))
+    return a;
+  return make(Kind::FloorDiv, {a, b});
+}
+
+IndexExpr IndexExpr::mod(IndexExpr a, IndexExpr b) {
+  if (bothConstant(a, b) && b.getConstant() != 0)
+    return constant(a.getConstant() -
+                    floorDivide(a.getConstant(), b.getConstant()) *
+                        b.getConstant());
+  if (b.isConstant(1))
+    return constant(0);
+  return make(Kind::Mod, {a, b});
+}
+
+IndexExpr IndexExpr::min(IndexExpr a, IndexExpr b) {
+  if (bothConstant(a, b))
+    return constant(std::min(a.getConstant(), b.getConstant()));
+  return make(Kind::Min, {a, b});
+}
+
+IndexExpr IndexExpr::max(IndexExpr a, IndexExpr b) {
+  if (bothConstant(a, b))
+    return constant(std::max(a.getConstant(), b.getConstant()));
+  return make(Kind::Max, {a, b});
+}
+
+IndexExpr IndexExpr::select(IndexExpr condition, IndexExpr a, IndexExpr b) {
+  if (condition.getKind() == Kind::Constant)
+    return condition.getConstant() ? a : b;
+  return make(Kind::Select, {condition, a, b});
+}
+
+IndexExpr IndexExpr::lt(IndexExpr a, IndexExpr b) {
+  if (bothConstant(a, b))
+    return constant(a.getConstant() < b.getConstant());
+  return make(Kind::Lt, {a, b});
+}
+
+IndexExpr IndexExpr::eq(IndexExpr a, IndexExpr b) {
+  if (bothConstant(a, b))
+    return constant(a.getConstant() == b.getConstant());
+  return make(Kind::Eq, {a, b});
+}
+
+IndexExpr IndexExpr::clamp(IndexExpr x, IndexExpr lo, IndexExpr hi) {
+  return min(max(x, lo), hi);
+}
+
+bool IndexExpr::dependsOn(int64_t d) const {
+  if (getKind() == Kind::Coordinate)
+    return getIndex() == d;
+  return llvm::any_of(getOperands(),
+                      [&](const IndexExpr &operand) {
+                        return operand.dependsOn(d);
+                      });
+}
+
+IndexExpr
+IndexExpr::substitute(llvm::function_ref<IndexExpr(int64_t)> by) const {
+  switch (getKind()) {
+  case Kind::Constant:
+  case Kind::Dim:
+  case Kind::Scalar:
+    return *this;
+  case Kind::Coordinate:
+    if (IndexExpr replacement = by(getIndex()))
+      return replacement;
+    return *this;
+  default:
+    break;
+  }
+  SmallVector<IndexExpr> operands;
+  for (const IndexExpr &operand : getOperands())
+    operands.push_back(operand.substitute(by));
+  switch (getKind()) {
+  case Kind::Read: return read(getValue(), operands);
+  case Kind::Add: return operands[0] + operands[1];
+  case Kind::Mul: return operands[0] * operands[1];
+  case Kind::FloorDiv: return floorDiv(operands[0], operands[1]);
+  case Kind::Mod: return mod(operands[0], operands[1]);
+  case Kind::Min: return min(operands[0], operands[1]);
+  case Kind::Max: return max(operands[0], operands[1]);
+  case Kind::Select: return select(operands[0], operands[1], operands[2]);
+  case Kind::Lt: return lt(operands[0], operands[1]);
+  case Kind::Eq: return eq(operands[0], operands[1]);
+  default: llvm_unreachable("leaves are handled above");
+  }
+}
+
+std::optional<std::pair<IndexExpr, IndexExpr>>
+IndexExpr::linearIn(int64_t d) const {
+  if (!dependsOn(d))
+    return std::make_pair(*this, constant(0));
+  switch (getKind()) {
+  case Kind::Coordinate:
+    return std::make_pair(constant(0), constant(1));
+  case Kind::Add: {
+    auto a = getOperands()[0].linearIn(d), b = getOperands()[1].linearIn(d);
+    if (!a || !b)
+      return std::nullopt;
+    return std::make_pair(a->first + b->first, a->second + b->second);
+  }
+  case Kind::Mul: {
+    const IndexExpr &x = getOperands()[0], &y = getOperands()[1];
+    if (x.dependsOn(d) && y.dependsOn(d))
+      return std::nullopt;
+    const IndexExpr &moving = x.dependsOn(d) ? x : y;
+    const IndexExpr &factor = x.dependsOn(d) ? y : x;
+    auto linear = moving.linearIn(d);
+    if (!linear)
+      return std::nullopt;
+    return std::make_pair(linear->first * factor, linear->second * factor);
+  }
+  case Kind::Select: {
+    // A choice that does not move along d, between two lines (a flip).
+    const IndexExpr &condition = getOperands()[0];
+    if (condition.dependsOn(d))
+      return std::nullopt;
+    auto a = getOperands()[1].linearIn(d), b = getOperands()[2].linearIn(d);
+    if (!a || !b)
+      return std::nullopt;
+    return std::make_pair(select(condition, a->first, b->first),
+                          select(condition, a->second, b->second));
+  }
+  default:
+    return std::nullopt;
+  }
+}
+
+void IndexExpr::collectValues(SmallVectorImpl<Value> &values) const {
+  if (getKind() == Kind::Scalar || getKind() == Kind::Read)
+    values.push_back(getValue());
+  for (const IndexExpr &operand : getOperands())
+    operand.collectValues(values);
+}
+
+void IndexExpr::collectDims(SmallVectorImpl<std::string> &dims) const {
+  if (getKind() == Kind::Dim)
+    dims.push_back(getName().str());
+  for (const IndexExpr &operand : getOperands())
+    operand.collectDims(dims);
+}
+
+IndexCoordinates mlir::pipe::getDomainCoordinates(int64_t rank) {
+  IndexCoordinates coordinates;
+  for (int64_t d = 0; d < rank; ++d)
+    coordinates.push_back(IndexExpr::coordinate(d));
+  return coordinates;
+}

@@ -1,0 +1,128 @@
+//===- IndexExpr.h - Integer expressions of a kernel's coordinates -*- C++ -*-//
+//
+// What an index map (IndexMapOpInterface) says: for a result element at
+// some coordinates, the coordinates of the source element it is. A
+// coordinate is an IndexExpr over the kernel's domain coordinates, the
+// program's symbolic dims (and dim expressions), rank-0 values of the
+// kernel, and elements of other tensors the kernel reads (per-sample
+// parameters: a crop's anchors, a flip's flags). Codegen prints them as C
+// and asks which coordinates they depend on, and how (linearly along the
+// last one, or not), to pick and shape a kernel's variants.
+//
+// Expressions are immutable and shared; the builders fold constants and
+// drop identities (x + 0, x * 1), so that a plain broadcast prints as the
+// bare coordinate it is.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef PIPE_DIALECT_INDEXEXPR_H
+#define PIPE_DIALECT_INDEXEXPR_H
+
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Value.h"
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
+#include "llvm/ADT/SmallVector.h"
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace mlir {
+namespace pipe {
+
+class IndexExpr {
+public:
+  enum class Kind : uint8_t {
+    Constant,   ///< An integer.
+    Coordinate, ///< The kernel's domain coordinate `getIndex()`.
+    Dim,        ///< A symbolic dim, or a dim expression (getName()).
+    Scalar,     ///< A rank-0 value of the kernel (getValue()).
+    Read,       ///< getValue()'s element at getOperands() (coordinates).
+    Add,
+    Mul,
+    FloorDiv, ///< Rounding toward negative infinity.
+    Mod,      ///< With the divisor's sign (floored), as Python's %.
+    Min,
+    Max,
+    Select, ///< getOperands()[0] != 0 ? [1] : [2]
+    Lt,     ///< 1 if [0] < [1], else 0.
+    Eq,
+  };
+
+  IndexExpr() = default;
+
+  Kind getKind() const { return node->kind; }
+  int64_t getConstant() const { return node->constant; }
+  /// The coordinate's dim (Coordinate).
+  int64_t getIndex() const { return node->constant; }
+  llvm::StringRef getName() const { return node->name; }
+  Value getValue() const { return node->value; }
+  llvm::ArrayRef<IndexExpr> getOperands() const { return node->operands; }
+  bool isConstant(int64_t value) const {
+    return getKind() == Kind::Constant && getConstant() == value;
+  }
+  explicit operator bool() const { return bool(node); }
+
+  /// Whether it reads domain coordinate `d`.
+  bool dependsOn(int64_t d) const;
+  /// It with every coordinate `d` replaced by `by(d)` (or kept where `by`
+  /// gives a null expression).
+  IndexExpr substitute(llvm::function_ref<IndexExpr(int64_t)> by) const;
+
+  /// When it is `base + step * c<d>` with `base` and `step` not depending
+  /// on coordinate `d`: the pair; else nothing.
+  std::optional<std::pair<IndexExpr, IndexExpr>> linearIn(int64_t d) const;
+
+  /// Every value it reads (Scalar and Read leaves).
+  void collectValues(llvm::SmallVectorImpl<Value> &values) const;
+  /// Every dim name it uses.
+  void collectDims(llvm::SmallVectorImpl<std::string> &dims) const;
+
+  // Leaves.
+  static IndexExpr constant(int64_t value);
+  static IndexExpr coordinate(int64_t d);
+  static IndexExpr dim(llvm::StringRef name);
+  /// The size of `type`'s dim `d`: a literal or its symbol.
+  static IndexExpr dimOf(RankedTensorType type, int64_t d);
+  static IndexExpr scalar(Value value);
+  static IndexExpr read(Value tensor, llvm::ArrayRef<IndexExpr> coordinates);
+
+  // Operations (folding constants and identities).
+  friend IndexExpr operator+(IndexExpr a, IndexExpr b);
+  friend IndexExpr operator-(IndexExpr a, IndexExpr b);
+  friend IndexExpr operator*(IndexExpr a, IndexExpr b);
+  static IndexExpr floorDiv(IndexExpr a, IndexExpr b);
+  static IndexExpr mod(IndexExpr a, IndexExpr b);
+  static IndexExpr min(IndexExpr a, IndexExpr b);
+  static IndexExpr max(IndexExpr a, IndexExpr b);
+  static IndexExpr select(IndexExpr condition, IndexExpr a, IndexExpr b);
+  static IndexExpr lt(IndexExpr a, IndexExpr b);
+  static IndexExpr eq(IndexExpr a, IndexExpr b);
+  /// min(max(x, lo), hi).
+  static IndexExpr clamp(IndexExpr x, IndexExpr lo, IndexExpr hi);
+
+private:
+  struct Node {
+    Kind kind;
+    int64_t constant = 0;
+    std::string name;
+    Value value;
+    std::vector<IndexExpr> operands; // std::vector: IndexExpr is incomplete here
+  };
+  explicit IndexExpr(std::shared_ptr<const Node> node) : node(std::move(node)) {}
+  static IndexExpr make(Kind kind, llvm::ArrayRef<IndexExpr> operands);
+  std::shared_ptr<const Node> node;
+};
+
+/// The source coordinates an index map gives for some result coordinates.
+using IndexCoordinates = llvm::SmallVector<IndexExpr, 4>;
+
+/// The identity coordinates of a domain of rank `rank`: c0, c1, ...
+IndexCoordinates getDomainCoordinates(int64_t rank);
+
+} // namespace pipe
+} // namespace mlir
+
+#endif // PIPE_DIALECT_INDEXEXPR_H
