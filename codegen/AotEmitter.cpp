@@ -118,6 +118,13 @@ AotSources pipec::emitAot(const std::vector<pipert::Plan> &plans,
       if (plan.buffers[b].choice >= 0)
         s << "    p.buffers[" << b << "].choice = " << plan.buffers[b].choice
           << ";\n";
+    for (const pipert::PlanDimCheck &check : plan.dimChecks) {
+      s << "    p.dimChecks.push_back({";
+      writeString(s, check.expression);
+      s << ", ";
+      writeString(s, check.message);
+      s << "});\n";
+    }
     for (const pipert::PlanChoice &choice : plan.choices) {
       s << "    p.choices.push_back({" << choice.condition << ", "
         << choice.ifTrue << ", " << choice.ifFalse << ", " << choice.result

@@ -2,6 +2,8 @@
 
 #include "codegen/IndexCodegen.h"
 
+#include "core/DimExpr.h"
+
 using namespace mlir;
 using namespace mlir::pipe;
 using namespace pipec;
@@ -19,6 +21,10 @@ IndexRead pipec::resolveIndexMaps(Value value, IndexCoordinates coordinates) {
       read.scalar = value;
       return read;
     }
+    if (auto coordinate = value.getDefiningOp<CoordinateOp>()) {
+      read.index = coordinates[coordinate.getAxis()];
+      return read;
+    }
     auto map = value.getDefiningOp<IndexMapOpInterface>();
     if (!map)
       return read;
@@ -28,7 +34,7 @@ IndexRead pipec::resolveIndexMaps(Value value, IndexCoordinates coordinates) {
 }
 
 bool pipec::isGatheredValue(Operation *op) {
-  if (!isa<IndexMapOpInterface>(op))
+  if (!isa<IndexMapOpInterface, CoordinateOp>(op))
     return false;
   return llvm::any_of(op->getUsers(), [](Operation *user) {
     return !isa<IndexMapOpInterface>(user);
@@ -78,6 +84,8 @@ std::string pipec::printIndex(const IndexExpr &expr, const IndexStyle &style) {
                                           expr.getOperands().end()));
     if (read.scalar)
       return "(" + J + ")pipe_index(" + style.scalar(read.scalar) + ")";
+    if (read.index)
+      return printIndex(read.index, style);
     assert(read.arg && "a parameter read through maps that reach no input");
     RankedTensorType source = read.source;
     std::string offset = printOffset(read, style, [&](int64_t s) {
@@ -166,17 +174,19 @@ IndexRead pipec::substitute(const IndexRead &read, int64_t d, IndexExpr by) {
 static void collectExprDims(const IndexExpr &expr, std::set<std::string> &dims) {
   SmallVector<std::string> names;
   expr.collectDims(names);
-  dims.insert(names.begin(), names.end());
+  for (const std::string &name : names)
+    if (auto dim = pipert::DimExpr::parse(name))
+      dim->collectSymbols(dims);
   if (expr.getKind() == IndexExpr::Kind::Read) {
     IndexRead read = pipec::resolveIndexMaps(
         expr.getValue(), IndexCoordinates(expr.getOperands().begin(),
                                           expr.getOperands().end()));
     if (read.arg)
-      for (const std::string &name : getDimNames(read.source))
-        if (!name.empty() && !isdigit(name[0]))
-          dims.insert(name);
+      collectDimSymbols(read.source, dims);
     for (const IndexExpr &coordinate : read.coordinates)
       collectExprDims(coordinate, dims);
+    if (read.index)
+      collectExprDims(read.index, dims);
   }
   for (const IndexExpr &operand : expr.getOperands())
     collectExprDims(operand, dims);
@@ -190,10 +200,15 @@ void pipec::collectIndexDims(Block &block, std::set<std::string> &dims) {
     IndexRead read = resolveIndexMaps(op.getResult(0),
                                       getDomainCoordinates(type.getRank()));
     if (read.arg)
-      for (const std::string &name : getDimNames(read.source))
-        if (!name.empty() && !isdigit(name[0]))
-          dims.insert(name);
+      collectDimSymbols(read.source, dims);
     for (const IndexExpr &coordinate : read.coordinates)
       collectExprDims(coordinate, dims);
+    if (read.index)
+      collectExprDims(read.index, dims);
   }
+  // Dims used as values.
+  for (Operation &op : block.without_terminator())
+    if (auto dim = dyn_cast<DimOp>(op))
+      if (auto expr = pipert::DimExpr::parse(dim.getDim()))
+        expr->collectSymbols(dims);
 }

@@ -31,6 +31,9 @@ struct IndexRead {
   mlir::pipe::IndexCoordinates coordinates;
   /// The value of a chain that ends at a rank-0 value.
   mlir::Value scalar;
+  /// The value of a chain that ends at a coordinate (pipe.coordinate): the
+  /// coordinate there, in the domain's coordinates.
+  mlir::pipe::IndexExpr index;
 };
 
 /// Follows `value` (a value of a fused body, read at `coordinates`) through

@@ -47,3 +47,40 @@ __device__ __forceinline__ void pipe_store_vec(T *dst, const T (&src)[N]) {
   for (int k = 0; k < BYTES / CHUNK; ++k)
     reinterpret_cast<C *>(dst)[k] = reinterpret_cast<const C *>(src)[k];
 }
+
+//===----------------------------------------------------------------------===//
+// Index arithmetic of index maps (codegen/IndexCodegen.cpp) and of dim
+// expressions (core/DimExpr.h: DimExpr::toC), in J, a signed integer type.
+//===----------------------------------------------------------------------===//
+
+/// A parameter's element (a crop's anchor, a flip's flag) as an index.
+__device__ __forceinline__ long long pipe_index(pipe_bool x) { return x.v; }
+template <typename T> __device__ __forceinline__ long long pipe_index(T x) {
+  return (long long)x;
+}
+
+template <typename J> __device__ __forceinline__ J pipe_index_min(J a, J b) {
+  return a < b ? a : b;
+}
+template <typename J> __device__ __forceinline__ J pipe_index_max(J a, J b) {
+  return a > b ? a : b;
+}
+/// Rounding toward negative infinity, as Python's //.
+template <typename J>
+__device__ __forceinline__ J pipe_index_floordiv(J a, J b) {
+  J q = a / b;
+  return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
+}
+/// With the divisor's sign, as Python's %.
+template <typename J> __device__ __forceinline__ J pipe_index_mod(J a, J b) {
+  J r = a % b;
+  return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;
+}
+
+__device__ __forceinline__ long long pipe_dim_floordiv(long long a,
+                                                       long long b) {
+  return pipe_index_floordiv<long long>(a, b);
+}
+__device__ __forceinline__ long long pipe_dim_mod(long long a, long long b) {
+  return pipe_index_mod<long long>(a, b);
+}

@@ -8,6 +8,8 @@
 
 #include "llvm/ADT/DenseMap.h"
 
+#include <set>
+
 using namespace mlir;
 using namespace mlir::pipe;
 
@@ -62,10 +64,36 @@ std::string pipec::getConstantBytes(DenseElementsAttr value) {
   return bytes;
 }
 
+std::vector<pipert::PlanDimCheck>
+pipec::collectDimChecks(PipelineOp pipeline) {
+  std::vector<pipert::PlanDimCheck> checks;
+  std::set<std::string> seen;
+  pipeline.walk([&](Operation *op) {
+    auto attr = op->getAttrOfType<ArrayAttr>("dim_checks");
+    if (!attr)
+      return;
+    std::string location = describeLocation(op->getLoc());
+    std::string what = op->getName().stripDialect().str();
+    std::string message =
+        (what == "slice" ? "the slice" : "'" + what + "'") +
+        (location.empty() ? std::string() : " at " + location) +
+        (what == "slice" ? " reaches outside the dim it slices"
+                         : " would need a negative width");
+    for (Attribute check : attr) {
+      std::string expression = cast<StringAttr>(check).str();
+      // An op cloned into several kernels checks once.
+      if (seen.insert(expression + "\n" + message).second)
+        checks.push_back({expression, message});
+    }
+  });
+  return checks;
+}
+
 FailureOr<pipert::Plan> pipec::buildPlan(PipelineOp pipeline,
                                          bool withPrelude) {
   pipert::Plan plan;
   plan.name = pipeline.getSymName().str();
+  plan.dimChecks = collectDimChecks(pipeline);
   llvm::DenseMap<Value, int> bufferOf;
   // How many kernels of each family came before (for their names).
   llvm::DenseMap<const KernelFamily *, unsigned> counts;

@@ -29,6 +29,12 @@ std::string getConstantBytes(mlir::DenseElementsAttr value);
 /// of a reduction kind: PIPE_SUM, ...
 std::string getReductionKindName(mlir::pipe::ReductionKind kind);
 
+/// The conditions on the dims that `pipeline`'s ops need and the compiler
+/// could not prove (their `dim_checks`: a slice's bounds, a pad's widths
+/// when the dims decide them), with the message each gives.
+std::vector<pipert::PlanDimCheck>
+collectDimChecks(mlir::pipe::PipelineOp pipeline);
+
 /// The plan of `pipeline`, or failure (with diagnostics at the ops) when an
 /// op no kernel family compiles is left. Each kernel's source starts with
 /// the prelude unless `withPrelude` is false (pipec --emit=cuda prints it

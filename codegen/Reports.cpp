@@ -14,6 +14,7 @@
 #include "codegen/Reports.h"
 
 #include "codegen/KernelFamily.h"
+#include "core/DimExpr.h"
 #include "codegen/PlanBuilder.h"
 
 #include "llvm/ADT/DenseMap.h"
@@ -37,7 +38,10 @@ std::string bytesFormula(const pipert::PlanBuffer &buffer) {
     if (dim.symbol.empty())
       literal *= dim.size;
     else
-      symbols += (symbols.empty() ? "" : "*") + dim.symbol;
+      symbols += (symbols.empty() ? "" : "*") +
+                 (pipert::DimExpr::parse(dim.symbol)->isSymbol()
+                      ? dim.symbol
+                      : "(" + dim.symbol + ")");
   }
   if (symbols.empty())
     return std::to_string(literal);
@@ -55,10 +59,10 @@ int64_t bytesFor(const pipert::PlanBuffer &buffer,
       bytes *= dim.size;
       continue;
     }
-    auto it = sizes.find(dim.symbol);
-    if (it == sizes.end())
+    std::optional<int64_t> size = pipert::evaluateDim(dim.symbol, sizes);
+    if (!size)
       return -1;
-    bytes *= it->second;
+    bytes *= *size;
   }
   return bytes;
 }

@@ -10,6 +10,7 @@
 #include "mlir/IR/BuiltinAttributes.h"
 
 // After PipeScalar.h, as in a kernel prelude.
+#include "core/DimExpr.h"
 #include "core/PipeScalar.h"
 #include "core/PipeReduce.h"
 #include "core/PipeStencil.h"
@@ -223,6 +224,21 @@ RankedTensorType mlir::pipe::getReducedType(RankedTensorType input,
   }
   SmallVector<StringRef> nameRefs(names.begin(), names.end());
   return getPipeTensorType(shape, nameRefs, element);
+}
+
+void mlir::pipe::collectDimSymbols(RankedTensorType type,
+                                   std::set<std::string> &symbols) {
+  for (int64_t d = 0; d < type.getRank(); ++d)
+    if (type.isDynamicDim(d))
+      if (auto expr = pipert::DimExpr::parse(getDimNames(type)[d]))
+        expr->collectSymbols(symbols);
+}
+
+std::string mlir::pipe::getDimCExpression(StringRef dim) {
+  std::optional<pipert::DimExpr> expr = pipert::DimExpr::parse(dim);
+  if (!expr || expr->isSymbol())
+    return "d_" + dim.str();
+  return expr->toC("d_");
 }
 
 std::string mlir::pipe::describeLocation(Location loc) {

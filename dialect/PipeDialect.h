@@ -18,6 +18,8 @@
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "core/DType.h"
 
+#include <set>
+
 #include "dialect/PipeDialect.h.inc"
 #include "dialect/PipeEnums.h.inc"
 
@@ -43,8 +45,16 @@ RankedTensorType getPipeTensorType(ArrayRef<int64_t> shape,
 /// The same shape and dim names with another element type.
 RankedTensorType withElementType(RankedTensorType type, Type elementType);
 
-/// The names of a pipe tensor's dims: a symbol, or the size in decimal.
+/// The names of a pipe tensor's dims: a symbol or a dim expression
+/// (core/DimExpr.h), or the size in decimal.
 SmallVector<std::string> getDimNames(RankedTensorType type);
+
+/// The symbolic names `type`'s dims use (an expression's names too).
+void collectDimSymbols(RankedTensorType type, std::set<std::string> &symbols);
+
+/// A dim (a name or an expression of names, as types carry it) as a C
+/// expression of the kernels' `long long d_<name>` arguments.
+std::string getDimCExpression(StringRef dim);
 
 /// Bytes one element of `type` (an element type, or a tensor type's
 /// element) takes in memory: bool is one byte.

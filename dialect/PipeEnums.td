@@ -30,6 +30,13 @@ def Pipe_Border : I32EnumAttr<"Border",
   let cppNamespace = "::mlir::pipe";
 }
 
+def Pipe_OutOfBounds : I32EnumAttr<"OutOfBounds",
+    "what a crop does where its window leaves the input: error pad clamp", [
+      I32EnumAttrCase<"error", 0>, I32EnumAttrCase<"pad", 1>,
+      I32EnumAttrCase<"clamp", 2>]> {
+  let cppNamespace = "::mlir::pipe";
+}
+
 def Pipe_MemorySpace : I32EnumAttr<"MemorySpace",
     "where a value lives: host or device", [
       I32EnumAttrCase<"host", 1>, I32EnumAttrCase<"device", 2>]> {

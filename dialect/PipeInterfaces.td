@@ -51,6 +51,13 @@ def Pipe_IndexMapOpInterface : OpInterface<"IndexMapOpInterface"> {
       coordinates (one per source dim), each inside the source.
     }], "::mlir::pipe::IndexCoordinates", "mapIndex",
       (ins "::llvm::ArrayRef<::mlir::pipe::IndexExpr>":$result)>,
+    InterfaceMethod<[{
+      Whether every result element is a source element. A crop that pads
+      out-of-bounds positions with a fill value, or a constant-border pad,
+      is not, until `pipe-expand-layout` splits it into a total map and a
+      select of the fill: canonicalization, fusion and codegen take only
+      total maps.
+    }], "bool", "isTotal", (ins), "", [{ return true; }]>,
   ];
 }
 

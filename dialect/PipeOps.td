@@ -263,6 +263,7 @@ def Pipe_RoundOp : Pipe_UnaryOp<"round", "pipe_round", NumericDType,
 
 def Pipe_SelectOp : Pipe_ElementwiseOp<"select", "pipe_select", AnyDType,
     "c ? a : b, elementwise"> {
+  list<Pipe_Function> functions = [Pipe_Function<"select", 3, []>];
   let arguments = (ins Pipe_Tensor:$condition, Pipe_Tensor:$true_value,
                        Pipe_Tensor:$false_value);
   let assemblyFormat = [{
@@ -270,6 +271,23 @@ def Pipe_SelectOp : Pipe_ElementwiseOp<"select", "pipe_select", AnyDType,
     type($condition) `,` type($true_value) `,` type($false_value) `->`
     type($result)
   }];
+}
+
+def Pipe_DimOp : Pipe_Op<"dim", [Pure,
+    DeclareOpInterfaceMethods<Pipe_ElementwiseOpInterface>]> {
+  let summary = "A dim's size (or a dim expression's value) as an i64 scalar";
+  let description = [{
+    A dim used as a value, `W - 1`: known once the parameters bind the dims,
+    computed by each kernel that uses it from the dims it is passed.
+
+    ```mlir
+    %w = pipe.dim "W - 1" : tensor<si64>
+    ```
+  }];
+  let arguments = (ins StrAttr:$dim);
+  let results = (outs Pipe_Tensor:$result);
+  let assemblyFormat = "$dim attr-dict `:` type($result)";
+  let hasVerifier = 1;
 }
 
 def Pipe_CastOp : Pipe_Op<"cast", [Pure,
@@ -290,63 +308,7 @@ def Pipe_CastOp : Pipe_Op<"cast", [Pure,
   let hasFolder = 1;
 }
 
-//===----------------------------------------------------------------------===//
-// Layout ops: which element of the operand each result element is
-//===----------------------------------------------------------------------===//
-
-def Pipe_BroadcastOp : Pipe_Op<"broadcast", [Pure,
-    DeclareOpInterfaceMethods<Pipe_IndexMapOpInterface>]> {
-  let summary = "Maps each result element to an operand element";
-  let description = [{
-    Operand dim `i` becomes result dim `dimensions[i]`; result dims that no
-    operand dim maps to repeat the operand, and an operand dim of literal
-    size 1 repeats along its result dim. The dimensions need not be
-    increasing, so a broadcast also transposes: after canonicalization it is
-    the one layout op, which fusion folds into a kernel's index arithmetic.
-
-    ```mlir
-    // NumPy broadcasting of f32[3] against [N, H, W, 3]
-    %b = pipe.broadcast %mean [3] : tensor<3xf32> to tensor<?x?x?x3xf32, ["N", "H", "W"]>
-    // transpose([0, 3, 1, 2]) of [N, H, W, 3]
-    %t = pipe.broadcast %x [0, 2, 3, 1] : tensor<?x?x?x3xf32, ["N", "H", "W"]> to tensor<?x3x?x?xf32, ["N", "H", "W"]>
-    ```
-  }];
-  let arguments = (ins Pipe_Tensor:$input, DenseI64ArrayAttr:$dimensions);
-  let results = (outs Pipe_Tensor:$result);
-  let assemblyFormat =
-      "$input $dimensions attr-dict `:` type($input) `to` type($result)";
-  let hasVerifier = 1;
-  let hasFolder = 1;
-  let hasCanonicalizer = 1;
-}
-
-def Pipe_TransposeOp : Pipe_Op<"transpose", [Pure,
-    DeclareOpInterfaceMethods<Pipe_IndexMapOpInterface>]> {
-  let summary = "Permutes dims: result dim d is operand dim permutation[d]";
-  let description = [{
-    What `transpose(x, [...])` is in the source; canonicalization turns it
-    into a `pipe.broadcast` with the inverse permutation.
-  }];
-  let arguments = (ins Pipe_Tensor:$input, DenseI64ArrayAttr:$permutation);
-  let results = (outs Pipe_Tensor:$result);
-  let assemblyFormat =
-      "$input $permutation attr-dict `:` type($input) `to` type($result)";
-  let hasVerifier = 1;
-  let hasCanonicalizer = 1;
-}
-
-def Pipe_ReshapeOp : Pipe_Op<"reshape", [Pure]> {
-  let summary = "The same elements in row-major order, in another shape";
-  let description = [{
-    The element count provably stays: the same dim names, the same product
-    of literal sizes. The runtime makes it a view of the operand's buffer.
-  }];
-  let arguments = (ins Pipe_Tensor:$input);
-  let results = (outs Pipe_Tensor:$result);
-  let assemblyFormat = "$input attr-dict `:` type($input) `to` type($result)";
-  let hasVerifier = 1;
-  let hasFolder = 1;
-}
+include "dialect/PipeLayoutOps.td"
 
 //===----------------------------------------------------------------------===//
 // Copies between host and device
@@ -364,6 +326,8 @@ def Pipe_CopyOp : Pipe_Op<"copy", [Pure, SameOperandsAndResultType]> {
     %h = pipe.copy %r to host : tensor<?xf32, ["N"]>
     ```
   }];
+  list<Pipe_Function> functions = [Pipe_Function<"cpu", 1, []>,
+                                   Pipe_Function<"gpu", 1, []>];
   let arguments = (ins Pipe_Tensor:$input, Pipe_MemorySpaceAttr:$to);
   let results = (outs Pipe_Tensor:$result);
   let assemblyFormat =
@@ -423,6 +387,14 @@ def Pipe_ReduceOp : Pipe_Op<"reduce", [Pure]> {
     %r = pipe.reduce mean %x [1, 2] : tensor<?x?x?xf32, ["N", "H", "W"]> to tensor<?xf32, ["N"]>
     ```
   }];
+  list<Pipe_Function> functions = [
+    Pipe_Function<"sum", 1, ["axes", "keepdims", "dtype"]>,
+    Pipe_Function<"mean", 1, ["axes", "keepdims", "dtype"]>,
+    Pipe_Function<"prod", 1, ["axes", "keepdims", "dtype"]>,
+    Pipe_Function<"min", 1, ["axes", "keepdims", "dtype"]>,
+    Pipe_Function<"max", 1, ["axes", "keepdims", "dtype"]>,
+    Pipe_Function<"any", 1, ["axes", "keepdims"]>,
+    Pipe_Function<"all", 1, ["axes", "keepdims"]>];
   let arguments = (ins Pipe_Tensor:$input, Pipe_ReductionKind:$kind,
                        DenseI64ArrayAttr:$axes, UnitAttr:$keepdims);
   let results = (outs Pipe_Tensor:$result);
@@ -507,6 +479,8 @@ def Pipe_GaussianBlurOp : Pipe_Op<"gaussian_blur", [Pure,
     %b = pipe.gaussian_blur %m window %w : tensor<?xi32, ["N"]> axes [1, 2] border reflect101 fill 0.0 : tensor<?x?x?xui8, ["N", "H", "W"]> to tensor<?x?x?xui8, ["N", "H", "W"]>
     ```
   }];
+  list<Pipe_Function> functions = [Pipe_Function<"gaussian_blur", 1,
+      ["window", "sigma", "axes", "border", "fill", "dtype"]>];
   let arguments = (ins Pipe_Tensor:$input, Optional<Pipe_Tensor>:$window,
                        Optional<Pipe_Tensor>:$sigma, DenseI64ArrayAttr:$axes,
                        Pipe_Border:$border, F64Attr:$fill);

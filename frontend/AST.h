@@ -20,7 +20,9 @@
 
 namespace pipec {
 
-/// One dim of a type: a literal size or a symbolic name.
+/// One dim of a type: a literal size, a symbolic name, or a dim expression
+/// of names (`H - 32`, `32 * ceil(H / 32)`), held as its canonical text
+/// (core/DimExpr.h), so that equal sizes compare equal.
 struct DimAST {
   llvm::SMLoc loc;
   std::string symbol; ///< Empty for a literal dim.
@@ -46,6 +48,9 @@ struct ExprType {
   std::vector<DimAST> dims;
   /// For a weak literal: whether it holds a float (else only integers).
   bool weakFloat = false;
+  /// For a weak integer: whether it involves a dim's size (known when the
+  /// pipeline runs; alone it is i64, not i32).
+  bool weakDim = false;
   bool isWeakLiteral() const { return dtype.empty(); }
   std::string str() const;
 };
@@ -64,7 +69,7 @@ const char *getSpelling(UnaryOp op);
 
 class ExprAST {
 public:
-  enum class Kind { Number, Bool, Name, Unary, Binary, Call, List };
+  enum class Kind { Number, Bool, Name, Unary, Binary, Call, List, Subscript };
   ExprAST(Kind kind, llvm::SMLoc loc) : kind(kind), loc(loc) {}
   virtual ~ExprAST() = default;
   Kind getKind() const { return kind; }
@@ -111,6 +116,9 @@ public:
   NameExprAST(llvm::SMLoc loc, std::string name)
       : ExprAST(Kind::Name, loc), name(std::move(name)) {}
   std::string name;
+  /// Set by Sema: the name is a dim's size used as a value (`W - 1`), not
+  /// a binding.
+  bool isDim = false;
   static bool classof(const ExprAST *e) { return e->getKind() == Kind::Name; }
 };
 
@@ -169,10 +177,52 @@ public:
   /// `for` iteration's update, what it merges ("'x' after the if"):
   /// `pipe-host-control` may decide it on the host.
   std::string versionMerge;
-  /// Set by Sema for gaussian_blur: the border and its constant's value.
+  /// Set by Sema for gaussian_blur and pad: the border and its constant's
+  /// value (crop's fill too).
   std::string border;
   double fill = 0;
+  /// Set by Sema for the layout functions: sizes, as dim expressions'
+  /// canonical text (core/DimExpr.h): a crop's `shape`; a pad's widths
+  /// `before` and `after`; zeros/ones/full/iota's `shape`.
+  std::vector<std::string> shape, before, after;
+  /// Set by Sema: crop's out_of_bounds; the axis of concat, stack, take,
+  /// iota; the number of erase's regions.
+  std::string outOfBounds;
+  int64_t axis = 0;
+  int64_t regions = 0;
+  /// Set by Sema for pad: widths known only with the dims, which must not
+  /// be negative (checked when the pipeline runs).
+  std::vector<std::string> dimChecks;
   static bool classof(const ExprAST *e) { return e->getKind() == Kind::Call; }
+};
+
+/// One item of a subscript: an index `i` (the dim goes away) or a slice
+/// `start:stop:step` (each part optional).
+struct SliceAST {
+  llvm::SMLoc loc;
+  bool isIndex = false;
+  ExprPtr start, stop, step;
+};
+
+/// `x[a:b:s, i, ...]`: NumPy's basic slicing, with sizes known from the
+/// dims. Sema sets, per dim of the base: the first element, the step, and
+/// whether the dim is dropped (an index); and the dim checks (dim
+/// expressions that must not be negative) the runtime makes where the
+/// sizes are only known then.
+class SubscriptExprAST : public ExprAST {
+public:
+  SubscriptExprAST(llvm::SMLoc loc, ExprPtr base, std::vector<SliceAST> items)
+      : ExprAST(Kind::Subscript, loc), base(std::move(base)),
+        items(std::move(items)) {}
+  ExprPtr base;
+  std::vector<SliceAST> items;
+  std::vector<std::string> starts;
+  std::vector<int64_t> steps;
+  std::vector<bool> dropped;
+  std::vector<std::string> dimChecks;
+  static bool classof(const ExprAST *e) {
+    return e->getKind() == Kind::Subscript;
+  }
 };
 
 /// `[e0, e1, ...]`: a small constant tensor of literals.

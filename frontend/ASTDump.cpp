@@ -43,6 +43,9 @@ public:
     case ExprAST::Kind::List:
       os << "List";
       break;
+    case ExprAST::Kind::Subscript:
+      os << "Subscript";
+      break;
     }
     os << " : " << expr.type.str() << "\n";
     if (auto *unary = llvm::dyn_cast<UnaryExprAST>(&expr))
@@ -63,6 +66,16 @@ public:
     if (auto *list = llvm::dyn_cast<ListExprAST>(&expr))
       for (const ExprPtr &element : list->elements)
         dump(*element, depth + 1);
+    if (auto *subscript = llvm::dyn_cast<SubscriptExprAST>(&expr)) {
+      dump(*subscript->base, depth + 1);
+      for (const SliceAST &item : subscript->items) {
+        indent(depth + 1);
+        os << (item.isIndex ? "Index" : "Slice") << "\n";
+        for (const ExprPtr *part : {&item.start, &item.stop, &item.step})
+          if (*part)
+            dump(**part, depth + 2);
+      }
+    }
   }
 
   void dump(const PipelineAST &pipeline) {

@@ -13,6 +13,8 @@
 #include "dialect/PipeDialect.h"
 #include "frontend/Sema.h"
 
+#include "core/DimExpr.h"
+
 #include "dialect/PipeSpellings.inc"
 
 #include "mlir/IR/Builders.h"
@@ -166,41 +168,31 @@ private:
       Value input = emitExpr(*call.args[0], call.operandDType);
       return castTo(input, callee, where);
     }
-    if (callee == "transpose") {
-      Value input = emitExpr(*call.args[0], literalDType);
-      return pipe::TransposeOp::create(
-          builder, where, type, input,
-          builder.getDenseI64ArrayAttr(call.permutation));
+    // The function of a structured op (as Sema chose it): emit<Op>.
+    if (callee != "clamp" && callee != "select" &&
+        !hasElementwiseFunction(callee, call.args.size())) {
+#define PIPE_FUNCTION(Class, name, positional, keywords)                       \
+  if (callee == name)                                                          \
+    return emit##Class##Op(call, type, where, literalDType);
+      PIPE_FUNCTIONS(PIPE_FUNCTION)
+#undef PIPE_FUNCTION
     }
-    if (callee == "reshape") {
-      Value input = emitExpr(*call.args[0], literalDType);
-      return pipe::ReshapeOp::create(builder, where, type, input);
-    }
-    if (isReductionCall(callee, call.args.size())) {
-      Value input = emitExpr(*call.args[0], call.operandDType);
-      auto inputType = cast<RankedTensorType>(input.getType());
-      // mean computes in its requested float; the others convert after.
-      Type element = elementType(callee == "mean"
-                                     ? call.type.dtype
-                                     : getReductionDType(callee, call.operandDType));
-      Value reduced = pipe::ReduceOp::create(
-          builder, where,
-          pipe::getReducedType(inputType, call.axes, call.keepdims, element),
-          input,
-          pipe::ReductionKindAttr::get(builder.getContext(),
-                                       *pipe::symbolizeReductionKind(callee)),
-          builder.getDenseI64ArrayAttr(call.axes),
-          call.keepdims ? builder.getUnitAttr() : UnitAttr());
-      return castTo(reduced, call.type.dtype, where);
-    }
-    if (callee == "gaussian_blur")
-      return emitGaussianBlur(call, type, where);
-    if (callee == "cpu" || callee == "gpu")
-      return pipe::CopyOp::create(
-          builder, where, type, emitExpr(*call.args[0], literalDType),
-          pipe::MemorySpaceAttr::get(builder.getContext(),
-                                     callee == "cpu" ? pipe::MemorySpace::host
-                                                     : pipe::MemorySpace::device));
+    return emitElementwiseCall(call, type, where);
+  }
+
+  /// Whether `name` is an elementwise function of `arity` operands.
+  static bool hasElementwiseFunction(llvm::StringRef name, size_t arity) {
+#define PIPE_SPELLING(Class, spelling, op, n, accepts)                         \
+  if (!op && n == arity && name == spelling)                                   \
+    return true;
+    PIPE_ELEMENTWISE_SPELLINGS(PIPE_SPELLING)
+#undef PIPE_SPELLING
+    return false;
+  }
+
+  Value emitElementwiseCall(const CallExprAST &call, RankedTensorType type,
+                            Location where) {
+    const std::string &callee = call.callee;
     const std::vector<DimAST> &dims = call.type.dims;
     const std::string &dtype = call.operandDType;
     auto arg = [&](unsigned i) {
@@ -224,6 +216,60 @@ private:
     for (unsigned i = 0; i < call.args.size(); ++i)
       operands.push_back(arg(i));
     return emitElementwise(callee, /*isOperator=*/false, operands, type, where);
+  }
+
+  Value emitSelectOp(const CallExprAST &call, RankedTensorType type,
+                     Location where, llvm::StringRef) {
+    return emitElementwiseCall(call, type, where);
+  }
+
+  Value emitTransposeOp(const CallExprAST &call, RankedTensorType type,
+                        Location where, llvm::StringRef literalDType) {
+    Value input = emitExpr(*call.args[0], literalDType);
+    return pipe::TransposeOp::create(
+        builder, where, type, input,
+        builder.getDenseI64ArrayAttr(call.permutation));
+  }
+
+  Value emitReshapeOp(const CallExprAST &call, RankedTensorType type,
+                      Location where, llvm::StringRef literalDType) {
+    Value input = emitExpr(*call.args[0], literalDType);
+    return pipe::ReshapeOp::create(builder, where, type, input);
+  }
+
+  Value emitReduceOp(const CallExprAST &call, RankedTensorType,
+                     Location where, llvm::StringRef) {
+    const std::string &callee = call.callee;
+    Value input = emitExpr(*call.args[0], call.operandDType);
+    auto inputType = cast<RankedTensorType>(input.getType());
+    // mean computes in its requested float; the others convert after.
+    Type element = elementType(
+        callee == "mean" ? call.type.dtype
+                         : getReductionDType(callee, call.operandDType));
+    Value reduced = pipe::ReduceOp::create(
+        builder, where,
+        pipe::getReducedType(inputType, call.axes, call.keepdims, element),
+        input,
+        pipe::ReductionKindAttr::get(builder.getContext(),
+                                     *pipe::symbolizeReductionKind(callee)),
+        builder.getDenseI64ArrayAttr(call.axes),
+        call.keepdims ? builder.getUnitAttr() : UnitAttr());
+    return castTo(reduced, call.type.dtype, where);
+  }
+
+  Value emitCopyOp(const CallExprAST &call, RankedTensorType type,
+                   Location where, llvm::StringRef literalDType) {
+    return pipe::CopyOp::create(
+        builder, where, type, emitExpr(*call.args[0], literalDType),
+        pipe::MemorySpaceAttr::get(builder.getContext(),
+                                   call.callee == "cpu"
+                                       ? pipe::MemorySpace::host
+                                       : pipe::MemorySpace::device));
+  }
+
+  Value emitGaussianBlurOp(const CallExprAST &call, RankedTensorType type,
+                           Location where, llvm::StringRef) {
+    return emitGaussianBlur(call, type, where);
   }
 
   Value emitGaussianBlur(const CallExprAST &call, RankedTensorType type,
@@ -251,8 +297,14 @@ private:
     case ExprAST::Kind::Bool:
     case ExprAST::Kind::List:
       return constant(expr, literalDType);
-    case ExprAST::Kind::Name:
-      return symbols.lookup(llvm::cast<NameExprAST>(expr).name);
+    case ExprAST::Kind::Name: {
+      auto &name = llvm::cast<NameExprAST>(expr);
+      if (name.isDim)
+        return dimValue(pipert::DimExpr::symbol(name.name), loc(expr.getLoc()));
+      return symbols.lookup(name.name);
+    }
+    case ExprAST::Kind::Subscript:
+      return emitSubscript(llvm::cast<SubscriptExprAST>(expr), literalDType);
     case ExprAST::Kind::Unary: {
       auto &unary = llvm::cast<UnaryExprAST>(expr);
       Location where = loc(expr.getLoc());
@@ -274,9 +326,14 @@ private:
       const std::vector<DimAST> &dims = expr.type.dims;
       Value lhs = operand(*binary.lhs, binary.operandDType, dims, where);
       Value rhs = operand(*binary.rhs, binary.operandDType, dims, where);
+      // Arithmetic on dims alone is weakly typed: it computes in its
+      // operand dtype, and its user converts it.
+      llvm::StringRef dtype = expr.type.isWeakLiteral()
+                                  ? llvm::StringRef(binary.operandDType)
+                                  : llvm::StringRef(expr.type.dtype);
       return emitElementwise(getSpelling(binary.op), /*isOperator=*/true,
-                             ValueRange{lhs, rhs},
-                             tensorType(expr.type.dtype, dims), where);
+                             ValueRange{lhs, rhs}, tensorType(dtype, dims),
+                             where);
     }
     case ExprAST::Kind::Call:
       return emitCall(llvm::cast<CallExprAST>(expr), literalDType);
@@ -325,7 +382,9 @@ private:
       const ExprType &type = binding.value->type;
       // A binding that is a bare literal keeps its default dtype.
       llvm::StringRef dtype = type.isWeakLiteral()
-                                  ? (type.weakFloat ? "f32" : "i32")
+                                  ? (type.weakFloat ? "f32"
+                                     : type.weakDim ? "i64"
+                                                    : "i32")
                                   : llvm::StringRef(type.dtype);
       symbols[binding.name] = emitExpr(*binding.value, dtype);
     }
@@ -333,6 +392,259 @@ private:
     for (const ValueDeclAST &result : pipeline.results)
       results.push_back(symbols.lookup(result.name));
     pipe::ReturnOp::create(builder, loc(pipeline.loc), results);
+  }
+
+  //===--------------------------------------------------------------------===//
+  // Sizes, slicing and the layout functions
+  //===--------------------------------------------------------------------===//
+
+  /// A dim expression's value as an si64 scalar: a constant when it is one.
+  Value dimValue(const pipert::DimExpr &size, Location where) {
+    RankedTensorType type = tensorType("i64", {});
+    if (size.isConstant())
+      return pipe::ConstantOp::create(
+          builder, where, builder.getIntegerAttr(elementType("i64"),
+                                                 size.getConstant()));
+    return pipe::DimOp::create(builder, where, type,
+                               builder.getStringAttr(size.str()));
+  }
+
+  /// A tensor of `rank` leading dims and last dims `trailing` (one or two)
+  /// sliced at `indices` into the leading dims alone.
+  Value sliceTrailing(Value tensor, ArrayRef<int64_t> indices, Location where) {
+    auto type = cast<RankedTensorType>(tensor.getType());
+    int64_t rank = type.getRank(), trailing = int64_t(indices.size());
+    SmallVector<Attribute> starts;
+    SmallVector<int64_t> steps(rank, 1);
+    SmallVector<bool> dropped(rank, false);
+    for (int64_t d = 0; d < rank; ++d)
+      starts.push_back(builder.getStringAttr(
+          d < rank - trailing ? "0"
+                              : std::to_string(indices[d - rank + trailing])));
+    for (int64_t d = rank - trailing; d < rank; ++d)
+      dropped[d] = true;
+    SmallVector<int64_t> shape(type.getShape().drop_back(trailing));
+    SmallVector<StringRef> names;
+    SmallVector<std::string> dimNames = pipe::getDimNames(type);
+    for (int64_t d = 0; d < rank - trailing; ++d)
+      if (type.isDynamicDim(d))
+        names.push_back(dimNames[d]);
+    return pipe::SliceOp::create(
+        builder, where,
+        pipe::getPipeTensorType(shape, names, type.getElementType()), tensor,
+        builder.getArrayAttr(starts), builder.getDenseI64ArrayAttr(steps),
+        builder.getDenseBoolArrayAttr(dropped), ArrayAttr());
+  }
+
+  /// `count` per-sample integer values from `param`: a list of them (sizes
+  /// or tensors), or a tensor whose last dim holds them ([.., count] or
+  /// [.., count / per, per]). Weak sizes become si64.
+  SmallVector<Value> sampleValues(const ExprAST &param, size_t count,
+                                  int64_t per, Location where) {
+    SmallVector<Value> values;
+    if (auto *list = llvm::dyn_cast<ListExprAST>(&param)) {
+      for (const ExprPtr &element : list->elements)
+        values.push_back(emitExpr(*element, "i64"));
+      return values;
+    }
+    Value tensor = emitExpr(param, "i64");
+    auto type = cast<RankedTensorType>(tensor.getType());
+    bool split = per > 1 && type.getRank() >= 2 &&
+                 type.getDimSize(type.getRank() - 1) == per &&
+                 !type.isDynamicDim(type.getRank() - 1) &&
+                 int64_t(count) != per;
+    for (size_t i = 0; i < count; ++i)
+      values.push_back(split ? sliceTrailing(tensor,
+                                             {int64_t(i) / per, int64_t(i) % per},
+                                             where)
+                             : sliceTrailing(tensor, {int64_t(i)}, where));
+    return values;
+  }
+
+  const ExprAST *keywordValue(const CallExprAST &call, llvm::StringRef name) {
+    for (const KeywordArgAST &kwarg : call.kwargs)
+      if (kwarg.name == name)
+        return kwarg.value.get();
+    return nullptr;
+  }
+
+  ArrayAttr stringsAttr(ArrayRef<std::string> texts) {
+    SmallVector<Attribute> attrs;
+    for (const std::string &text : texts)
+      attrs.push_back(builder.getStringAttr(text));
+    return builder.getArrayAttr(attrs);
+  }
+
+  Value emitSubscript(const SubscriptExprAST &expr,
+                      llvm::StringRef literalDType) {
+    Value input = emitExpr(*expr.base, literalDType);
+    RankedTensorType type = tensorType(expr.type.dtype, expr.type.dims);
+    bool whole = type == input.getType() &&
+                 llvm::all_of(expr.steps, [](int64_t s) { return s == 1; }) &&
+                 llvm::none_of(expr.dropped, [](bool d) { return d; }) &&
+                 llvm::all_of(expr.starts,
+                              [](const std::string &s) { return s == "0"; });
+    if (whole)
+      return input;
+    SmallVector<bool> dropped(expr.dropped.begin(), expr.dropped.end());
+    return pipe::SliceOp::create(
+        builder, loc(expr.getLoc()), type, input, stringsAttr(expr.starts),
+        builder.getDenseI64ArrayAttr(expr.steps),
+        builder.getDenseBoolArrayAttr(dropped),
+        expr.dimChecks.empty() ? ArrayAttr() : stringsAttr(expr.dimChecks));
+  }
+
+  Value emitCropOp(const CallExprAST &call, RankedTensorType type,
+                   Location where, llvm::StringRef literalDType) {
+    Value input = emitExpr(*call.args[0], literalDType);
+    auto inputType = cast<RankedTensorType>(input.getType());
+    SmallVector<Value> anchors;
+    if (const ExprAST *anchor = keywordValue(call, "anchor")) {
+      anchors = sampleValues(*anchor, call.axes.size(), 1, where);
+    } else {
+      // Centred: (size - window) // 2.
+      for (auto [axis, window] : llvm::zip(call.axes, call.shape)) {
+        pipert::DimExpr size =
+            inputType.isDynamicDim(axis)
+                ? *pipert::DimExpr::parse(pipe::getDimNames(inputType)[axis])
+                : pipert::DimExpr::constant(inputType.getDimSize(axis));
+        anchors.push_back(dimValue(
+            pipert::DimExpr::floorDiv(size - *pipert::DimExpr::parse(window),
+                                      pipert::DimExpr::constant(2)),
+            where));
+      }
+    }
+    return pipe::CropOp::create(
+        builder, where, type, input, anchors,
+        builder.getDenseI64ArrayAttr(call.axes),
+        pipe::OutOfBoundsAttr::get(builder.getContext(),
+                                   *pipe::symbolizeOutOfBounds(call.outOfBounds)),
+        builder.getF64FloatAttr(call.fill));
+  }
+
+  Value emitFlipOp(const CallExprAST &call, RankedTensorType type,
+                   Location where, llvm::StringRef literalDType) {
+    Value input = emitExpr(*call.args[0], literalDType);
+    Value when;
+    if (const ExprAST *flag = keywordValue(call, "when")) {
+      if (auto *literal = llvm::dyn_cast<BoolExprAST>(flag)) {
+        if (!literal->value)
+          return input;
+      } else {
+        when = emitExpr(*flag, "bool");
+      }
+    }
+    return pipe::FlipOp::create(builder, where, type, input, when,
+                                builder.getDenseI64ArrayAttr(call.axes));
+  }
+
+  Value emitPadOp(const CallExprAST &call, RankedTensorType type,
+                  Location where, llvm::StringRef literalDType) {
+    Value input = emitExpr(*call.args[0], literalDType);
+    auto pad = pipe::PadOp::create(
+        builder, where, type, input, builder.getDenseI64ArrayAttr(call.axes),
+        stringsAttr(call.before), stringsAttr(call.after),
+        pipe::BorderAttr::get(builder.getContext(),
+                              *pipe::symbolizeBorder(call.border)),
+        builder.getF64FloatAttr(call.fill));
+    if (!call.dimChecks.empty())
+      pad->setAttr("dim_checks", stringsAttr(call.dimChecks));
+    return pad;
+  }
+
+  Value emitTakeOp(const CallExprAST &call, RankedTensorType type,
+                   Location where, llvm::StringRef literalDType) {
+    Value input = emitExpr(*call.args[0], literalDType);
+    Value indices = emitExpr(*call.args[1], "i64");
+    return pipe::TakeOp::create(builder, where, type, input, indices,
+                                builder.getI64IntegerAttr(call.axis));
+  }
+
+  Value emitConcatOp(const CallExprAST &call, RankedTensorType type,
+                     Location where, llvm::StringRef) {
+    auto &list = llvm::cast<ListExprAST>(*call.args[0]);
+    SmallVector<Value> inputs;
+    for (const ExprPtr &element : list.elements) {
+      Value input = castTo(emitExpr(*element, call.operandDType),
+                           call.operandDType, where);
+      if (call.callee == "stack") {
+        // A dim of 1 at the axis, then concat along it.
+        auto inputType = cast<RankedTensorType>(input.getType());
+        std::vector<DimAST> dims = element->type.dims;
+        DimAST one;
+        one.size = 1;
+        dims.insert(dims.begin() + call.axis, one);
+        SmallVector<int64_t> dimensions;
+        for (int64_t d = 0; d < inputType.getRank(); ++d)
+          dimensions.push_back(d < call.axis ? d : d + 1);
+        input = pipe::BroadcastOp::create(
+            builder, where, tensorType(call.operandDType, dims), input,
+            builder.getDenseI64ArrayAttr(dimensions));
+      }
+      inputs.push_back(input);
+    }
+    return pipe::ConcatOp::create(builder, where, type, inputs,
+                                  builder.getI64IntegerAttr(call.axis));
+  }
+
+  Value emitCoordinateOp(const CallExprAST &call, RankedTensorType type,
+                         Location where, llvm::StringRef) {
+    return pipe::CoordinateOp::create(builder, where, type,
+                                      builder.getI64IntegerAttr(call.axis));
+  }
+
+  Value emitBroadcastOp(const CallExprAST &call, RankedTensorType type,
+                        Location where, llvm::StringRef) {
+    // zeros, ones, full: a scalar repeated over the shape.
+    const std::string &dtype = call.operandDType;
+    Value value;
+    if (call.callee == "full") {
+      const ExprAST &given = *call.args.back();
+      value = castTo(emitExpr(given, dtype), dtype, where);
+    } else {
+      Type element = elementType(dtype);
+      Attribute attr =
+          call.callee == "zeros" ? builder.getZeroAttr(element)
+          : isa<FloatType>(element)
+              ? Attribute(builder.getFloatAttr(element, 1.0))
+              : Attribute(builder.getIntegerAttr(element, 1));
+      value = pipe::ConstantOp::create(builder, where, cast<TypedAttr>(attr));
+    }
+    return pipe::BroadcastOp::create(builder, where, type, value,
+                                     builder.getDenseI64ArrayAttr({}));
+  }
+
+  Value emitEraseOp(const CallExprAST &call, RankedTensorType type,
+                    Location where, llvm::StringRef literalDType) {
+    Value input = emitExpr(*call.args[0], literalDType);
+    int64_t k = int64_t(call.axes.size());
+    SmallVector<Value> anchors = sampleValues(
+        *keywordValue(call, "anchor"), size_t(call.regions * k), k, where);
+    const ExprAST &shape = *keywordValue(call, "shape");
+    size_t shapes = k;
+    if (auto *list = llvm::dyn_cast<ListExprAST>(&shape))
+      shapes = list->elements.size();
+    else if (!shape.type.dims.empty() &&
+             shape.type.dims.back().size != k)
+      shapes = size_t(call.regions * k);
+    else if (shape.type.dims.size() >= 2 && shape.type.dims.back().size == k &&
+             !shape.type.dims[shape.type.dims.size() - 2].isSymbolic() &&
+             shape.type.dims[shape.type.dims.size() - 2].size == call.regions)
+      shapes = size_t(call.regions * k);
+    SmallVector<Value> sizes = sampleValues(shape, shapes, k, where);
+    std::string dtype = type.getElementType().isInteger(1)
+                            ? "bool"
+                            : pipe::getDTypeName(type.getElementType());
+    Value fill;
+    if (const ExprAST *given = keywordValue(call, "fill"))
+      fill = castTo(emitExpr(*given, dtype), dtype, where);
+    else
+      fill = pipe::ConstantOp::create(
+          builder, where, cast<TypedAttr>(builder.getZeroAttr(
+                              type.getElementType())));
+    return pipe::EraseOp::create(builder, where, type, input, anchors, sizes,
+                                 fill, builder.getDenseI64ArrayAttr(call.axes),
+                                 builder.getI64IntegerAttr(call.regions));
   }
 
   OpBuilder builder;

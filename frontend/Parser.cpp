@@ -6,6 +6,8 @@
 
 #include "frontend/Parser.h"
 
+#include "core/DimExpr.h"
+
 #include "llvm/ADT/StringExtras.h"
 
 #include <cerrno>
@@ -135,7 +137,9 @@ bool Parser::parseValueDecl(ValueDeclAST &decl) {
 }
 
 /// type ::= ident ('[' dim (',' dim)* ']')?
-/// dim  ::= ident | integer
+/// dim  ::= ident | integer | dim-expression
+/// A dim expression (`H - 32`, `32 * ceil(H / 32)`) is everything up to the
+/// next ',' or ']' outside parentheses, read by core/DimExpr.h.
 bool Parser::parseType(TypeAST &type) {
   if (!tok.is(TokenKind::Identifier))
     return expect(TokenKind::Identifier, "naming a dtype (u8, i32, f32, ...)");
@@ -147,15 +151,31 @@ bool Parser::parseType(TypeAST &type) {
   do {
     DimAST dim;
     dim.loc = tok.getLoc();
-    if (tok.is(TokenKind::Identifier)) {
-      dim.symbol = tok.text.str();
-    } else if (tok.is(TokenKind::Integer)) {
-      if (tok.text.getAsInteger(10, dim.size) || dim.size < 0)
-        return error(dim.loc, "dim '" + tok.text + "' is not a valid size");
-    } else {
-      return expect(TokenKind::Identifier, "or an integer as a dim");
+    std::string text;
+    int depth = 0;
+    while (!tok.is(TokenKind::Eof) &&
+           !(depth == 0 &&
+             (tok.is(TokenKind::Comma) || tok.is(TokenKind::RBracket)))) {
+      if (tok.is(TokenKind::LParen))
+        ++depth;
+      else if (tok.is(TokenKind::RParen) && --depth < 0)
+        break;
+      text += (text.empty() ? "" : " ") + tok.text.str();
+      consume();
     }
-    consume();
+    if (text.empty())
+      return expect(TokenKind::Identifier, "or an integer as a dim");
+    std::string why;
+    std::optional<pipert::DimExpr> expr = pipert::DimExpr::parse(text, &why);
+    if (!expr)
+      return error(dim.loc, "dim '" + text + "' is not a size: " + why);
+    if (expr->isConstant()) {
+      dim.size = expr->getConstant();
+      if (dim.size < 0)
+        return error(dim.loc, "dim '" + text + "' is negative");
+    } else {
+      dim.symbol = expr->str();
+    }
     type.dims.push_back(dim);
   } while (consumeIf(TokenKind::Comma));
   return expect(TokenKind::RBracket, "after the dims");
@@ -408,6 +428,12 @@ void renameIn(ExprAST &expr, const std::map<std::string, std::string> &names) {
   } else if (auto *list = llvm::dyn_cast<ListExprAST>(&expr)) {
     for (ExprPtr &element : list->elements)
       renameIn(*element, names);
+  } else if (auto *subscript = llvm::dyn_cast<SubscriptExprAST>(&expr)) {
+    renameIn(*subscript->base, names);
+    for (SliceAST &item : subscript->items)
+      for (ExprPtr *part : {&item.start, &item.stop, &item.step})
+        if (*part)
+          renameIn(**part, names);
   }
 }
 } // namespace
@@ -531,12 +557,17 @@ ExprPtr Parser::parseUnary() {
                                          std::move(exponent));
 }
 
-/// postfix ::= primary ('.' ident '(' ')')*
+/// postfix ::= primary ('.' ident '(' ')' | '[' slice (',' slice)* ']')*
+/// slice   ::= expr | expr? ':' expr? (':' expr?)?
 /// `x.cpu()` is `cpu(x)`: a method call takes its receiver as the first
-/// argument.
+/// argument. `x[...]` is NumPy's basic slicing.
 ExprPtr Parser::parsePostfix() {
   ExprPtr expr = parsePrimary();
-  while (expr && tok.is(TokenKind::Dot)) {
+  while (expr && (tok.is(TokenKind::Dot) || tok.is(TokenKind::LBracket))) {
+    if (tok.is(TokenKind::LBracket)) {
+      expr = parseSubscript(std::move(expr));
+      continue;
+    }
     consume();
     if (!tok.is(TokenKind::Identifier)) {
       expect(TokenKind::Identifier, "naming a method after '.', e.g. x.cpu()");
@@ -555,6 +586,41 @@ ExprPtr Parser::parsePostfix() {
                                          std::vector<KeywordArgAST>{});
   }
   return expr;
+}
+
+ExprPtr Parser::parseSubscript(ExprPtr base) {
+  SMLoc loc = tok.getLoc();
+  consume(); // '['
+  std::vector<SliceAST> items;
+  auto isEnd = [&]() {
+    return tok.is(TokenKind::Colon) || tok.is(TokenKind::Comma) ||
+           tok.is(TokenKind::RBracket);
+  };
+  do {
+    SliceAST item;
+    item.loc = tok.getLoc();
+    if (!isEnd() && !(item.start = parseExpression()))
+      return nullptr;
+    if (!consumeIf(TokenKind::Colon)) {
+      if (!item.start) {
+        error(tok.getLoc(), "expected an index or a slice 'a:b', found " +
+                                describeToken(tok));
+        return nullptr;
+      }
+      item.isIndex = true;
+    } else {
+      if (!isEnd() && !(item.stop = parseExpression()))
+        return nullptr;
+      if (consumeIf(TokenKind::Colon) && !isEnd() &&
+          !(item.step = parseExpression()))
+        return nullptr;
+    }
+    items.push_back(std::move(item));
+  } while (consumeIf(TokenKind::Comma));
+  if (!expect(TokenKind::RBracket, "to close the subscript"))
+    return nullptr;
+  return std::make_unique<SubscriptExprAST>(loc, std::move(base),
+                                            std::move(items));
 }
 
 /// primary ::= integer | float | 'true' | 'false' | ident

@@ -46,6 +46,7 @@ private:
   ExprPtr parseBinaryRHS(int minPrecedence, ExprPtr lhs);
   ExprPtr parseUnary();
   ExprPtr parsePostfix();
+  ExprPtr parseSubscript(ExprPtr base);
   ExprPtr parsePrimary();
 
   void consume() { tok = lexer.next(); }

@@ -1,6 +1,7 @@
 //===- Sema.cpp - Name, dtype and dim checking for .pipe ------------------===//
 
 #include "frontend/Sema.h"
+#include "frontend/SemaChecker.h"
 
 #include "dialect/PipeSpellings.inc"
 
@@ -14,6 +15,7 @@
 #include <set>
 
 using namespace pipec;
+using namespace pipec::sema;
 using llvm::SMLoc;
 
 static const char *const kDTypes[] = {"bool", "u8",  "i8",   "u16", "i16",
@@ -141,16 +143,6 @@ const char *pipec::getSpelling(UnaryOp op) {
 
 namespace {
 
-/// What an operator or function does with its operands' dtype.
-enum class Accepts {
-  Numeric,       ///< not bool; result: the operand dtype
-  FloatResult,   ///< integers and bool become f32 first
-  IntegerOrBool, ///< & | ^ ~
-  Integer,       ///< << >>
-  Bool,          ///< && || !
-  Any,           ///< == !=
-};
-
 /// A spelling of an elementwise op (dialect/PipeSource.td): a function name
 /// or an operator, its arity, and what it accepts.
 struct Spelling {
@@ -176,84 +168,36 @@ const Spelling *findSpelling(llvm::StringRef name, bool isOperator,
   return nullptr;
 }
 
-/// Functions that are not one op: compositions, and ops with operands of
-/// different roles. (The structured functions come from the ODS records
-/// too, as PIPE_FUNCTIONS.)
-const char *const kSpecialFunctions[] = {
-    "select", "clamp", "transpose", "reshape", "sum", "mean", "prod", "any",
-    "all", "min", "max", "gaussian_blur", "cpu", "gpu"};
-
-/// Checks one pipeline. Errors are counted, not fatal: each statement is
-/// checked even after an earlier one failed, so a user sees all of them.
-class PipelineChecker {
-public:
-  PipelineChecker(PipelineAST &pipeline, llvm::SourceMgr &sourceMgr)
-      : pipeline(pipeline), sourceMgr(sourceMgr) {}
-
-  bool check();
-
-private:
-  bool error(SMLoc loc, const llvm::Twine &message) {
-    // A `for` body is checked once per unrolled iteration: say each error
-    // once.
-    if (reported.insert({loc.getPointer(), message.str()}).second)
-      sourceMgr.PrintMessage(loc, llvm::SourceMgr::DK_Error, message);
-    ++numErrors;
-    return false;
-  }
-  void note(SMLoc loc, const llvm::Twine &message) {
-    sourceMgr.PrintMessage(loc, llvm::SourceMgr::DK_Note, message);
-  }
-
-  bool checkType(const TypeAST &type, llvm::StringRef what,
-                 llvm::StringRef name);
-  bool checkExpr(ExprAST &expr);
-  bool checkBinary(BinaryExprAST &expr);
-  bool checkUnary(UnaryExprAST &expr);
-  bool checkCall(CallExprAST &expr);
-  bool checkList(ListExprAST &expr);
-  bool checkTranspose(CallExprAST &expr);
-  /// The second operand of transpose or reshape, positional or named
-  /// `keyword`, with the first operand checked; null after an error.
-  ExprAST *layoutOperand(CallExprAST &expr, llvm::StringRef keyword,
-                         llvm::StringRef usage);
-  bool checkReshape(CallExprAST &expr);
-  bool checkReduction(CallExprAST &expr);
-  bool checkGaussianBlur(CallExprAST &expr);
-  /// `axes = [...]` of a call on `input`: integer literals, negative ones
-  /// counting from the end, each dim once; sorted into `expr.axes`.
-  bool checkAxes(CallExprAST &expr, ExprAST &list, const ExprType &input);
-  /// `dtype = <name>`: the dtype it names, or nullopt after an error.
-  std::optional<std::string> dtypeArgument(ExprAST &value);
-
-  /// The dtype `operands` are converted to for `what` (promotion, weak
-  /// literals), checked against `accepts`; reports and returns nullopt if
-  /// there is none. `operandDType` gets the dtype the op computes in.
-  std::optional<std::string> operandDType(llvm::ArrayRef<ExprAST *> operands,
-                                          Accepts accepts, SMLoc loc,
-                                          const std::string &what);
-  /// The broadcast dims of `operands` (NumPy rules over symbolic dims).
-  std::optional<std::vector<DimAST>>
-  broadcastDims(llvm::ArrayRef<ExprAST *> operands, SMLoc loc,
-                const std::string &what);
-  /// Whether the weak literal `literal` can take `dtype`; reports if not.
-  bool checkLiteralFits(const ExprAST &literal, llvm::StringRef dtype);
-
-  PipelineAST &pipeline;
-  llvm::SourceMgr &sourceMgr;
-  unsigned numErrors = 0;
-  std::set<std::pair<const char *, std::string>> reported;
-
-  struct Binding {
-    SMLoc loc;
-    ExprType type;
-    /// Its expression had an error: uses of it report nothing more.
-    bool poisoned = false;
-  };
-  llvm::StringMap<Binding> bindings;
-  /// Dims that parameters bind at run time.
-  llvm::StringSet<> knownDims;
+/// A function of a structured op (dialect/PipeSource.td): its name, the
+/// most positional arguments it takes and its keywords.
+struct Function {
+  const char *name;
+  unsigned positional;
+  const char *keywords;
 };
+const Function kFunctions[] = {
+#define PIPE_FUNCTION(Class, name, positional, keywords)                       \
+  {name, positional, keywords},
+    PIPE_FUNCTIONS(PIPE_FUNCTION)
+#undef PIPE_FUNCTION
+};
+
+/// Functions that are no op of their own: clamp is max then min.
+const char *const kSpecialFunctions[] = {"clamp"};
+
+bool hasElementwiseSpelling(llvm::StringRef name, size_t arity) {
+  return llvm::any_of(kSpellings, [&](const Spelling &spelling) {
+    return !spelling.isOperator && name == spelling.name &&
+           (arity == 0 || spelling.arity == arity);
+  });
+}
+
+const Function *findFunction(llvm::StringRef name) {
+  for (const Function &function : kFunctions)
+    if (name == function.name)
+      return &function;
+  return nullptr;
+}
 
 } // namespace
 
@@ -285,9 +229,19 @@ bool PipelineChecker::check() {
     // A parameter with a bad dtype still binds its name and dims (poisoned),
     // so that its uses report nothing more.
     bool ok = checkType(param.type, "parameter", param.name);
-    for (const DimAST &dim : param.type.dims)
-      if (dim.isSymbolic())
-        knownDims.insert(dim.symbol);
+    for (const DimAST &dim : param.type.dims) {
+      if (!dim.isSymbolic())
+        continue;
+      // A parameter binds its dims: each one a literal or a name.
+      if (!pipert::DimExpr::parse(dim.symbol)->isSymbol()) {
+        ok = error(dim.loc, "a parameter's dim is a literal or a name, which "
+                            "its tensor binds; '" + dim.symbol +
+                            "' is a size computed from dims (results and "
+                            "values may have those)");
+        continue;
+      }
+      knownDims.insert(dim.symbol);
+    }
     bindings[param.name] = {param.loc, {param.type.dtype, param.type.dims}, !ok};
   }
   llvm::StringMap<ValueDeclAST *> results;
@@ -297,11 +251,17 @@ bool PipelineChecker::check() {
     results[result.name] = &result;
     if (!checkType(result.type, "result", result.name))
       continue;
-    for (const DimAST &dim : result.type.dims)
-      if (dim.isSymbolic() && !knownDims.contains(dim.symbol))
-        error(dim.loc, "dim '" + dim.symbol + "' of result '" + result.name +
-                           "' is not a dim of any parameter, so its size is "
-                           "unknown at run time");
+    for (const DimAST &dim : result.type.dims) {
+      if (!dim.isSymbolic())
+        continue;
+      std::set<std::string> symbols;
+      pipert::DimExpr::parse(dim.symbol)->collectSymbols(symbols);
+      for (const std::string &symbol : symbols)
+        if (!knownDims.contains(symbol))
+          error(dim.loc, "dim '" + symbol + "' of result '" + result.name +
+                             "' is not a dim of any parameter, so its size is "
+                             "unknown at run time");
+    }
   }
 
   llvm::StringSet<> assigned;
@@ -450,7 +410,9 @@ PipelineChecker::operandDType(llvm::ArrayRef<ExprAST *> operands,
     // Only literals: their default dtypes (i32, f32).
     bool anyFloat = llvm::any_of(
         operands, [](ExprAST *operand) { return operand->type.weakFloat; });
-    dtype = anyFloat ? "f32" : "i32";
+    bool anyDim = llvm::any_of(
+        operands, [](ExprAST *operand) { return operand->type.weakDim; });
+    dtype = anyFloat ? "f32" : anyDim ? "i64" : "i32";
   } else {
     for (ExprAST *operand : operands)
       if (operand->type.isWeakLiteral())
@@ -592,16 +554,10 @@ bool PipelineChecker::checkExpr(ExprAST &expr) {
   case ExprAST::Kind::Bool:
     expr.type = ExprType{"bool", {}};
     return true;
-  case ExprAST::Kind::Name: {
-    auto &name = llvm::cast<NameExprAST>(expr);
-    auto it = bindings.find(name.name);
-    if (it == bindings.end())
-      return error(expr.getLoc(), "unknown name '" + name.name + "'");
-    if (it->second.poisoned)
-      return false;
-    expr.type = it->second.type;
-    return true;
-  }
+  case ExprAST::Kind::Name:
+    return checkName(llvm::cast<NameExprAST>(expr));
+  case ExprAST::Kind::Subscript:
+    return checkSubscript(llvm::cast<SubscriptExprAST>(expr));
   case ExprAST::Kind::Unary:
     return checkUnary(llvm::cast<UnaryExprAST>(expr));
   case ExprAST::Kind::Binary:
@@ -612,6 +568,25 @@ bool PipelineChecker::checkExpr(ExprAST &expr) {
     return checkList(llvm::cast<ListExprAST>(expr));
   }
   return false;
+}
+
+bool PipelineChecker::checkName(NameExprAST &name) {
+  auto it = bindings.find(name.name);
+  if (it != bindings.end()) {
+    if (it->second.poisoned)
+      return false;
+    name.type = it->second.type;
+    return true;
+  }
+  // A dim's size as a value: an integer known when the pipeline runs,
+  // weakly typed like a literal (and i64 alone).
+  if (knownDims.contains(name.name)) {
+    name.isDim = true;
+    name.type = ExprType{};
+    name.type.weakDim = true;
+    return true;
+  }
+  return error(name.getLoc(), "unknown name '" + name.name + "'");
 }
 
 bool PipelineChecker::checkList(ListExprAST &list) {
@@ -660,6 +635,15 @@ bool PipelineChecker::checkBinary(BinaryExprAST &expr) {
     return false;
   expr.operandDType = *dtype;
   expr.type = ExprType{isComparison(expr.op) ? "bool" : *dtype, *dims};
+  // Arithmetic on dims (and literals) alone stays weakly typed, computed
+  // in i64 (f32 with a float): `W - 1` takes the other operand's dtype.
+  const ExprType &l = expr.lhs->type, &r = expr.rhs->type;
+  if (l.isWeakLiteral() && r.isWeakLiteral() && (l.weakDim || r.weakDim) &&
+      !isComparison(expr.op)) {
+    expr.type = ExprType{"", *dims};
+    expr.type.weakFloat = l.weakFloat || r.weakFloat || *dtype == "f32";
+    expr.type.weakDim = true;
+  }
   return true;
 }
 
@@ -691,15 +675,15 @@ bool PipelineChecker::checkUnary(UnaryExprAST &expr) {
 /// spelling of an elementwise op, and the special functions.
 bool pipec::isBuiltinFunction(llvm::StringRef name) {
   return llvm::is_contained(kSpecialFunctions, name) ||
-         llvm::any_of(kSpellings, [&](const Spelling &spelling) {
-           return !spelling.isOperator && name == spelling.name;
-         });
+         hasElementwiseSpelling(name, 0) || findFunction(name);
 }
 
 std::vector<std::string> pipec::listLanguage() {
   std::set<std::string> lines;
   for (const char *name : kSpecialFunctions)
     lines.insert(std::string("function ") + name);
+  for (const Function &function : kFunctions)
+    lines.insert(std::string("function ") + function.name);
   for (const Spelling &spelling : kSpellings)
     lines.insert((spelling.isOperator ? "operator " : "elementwise ") +
                  std::string(spelling.name) + " " +
@@ -711,30 +695,55 @@ std::vector<std::string> pipec::listLanguage() {
 
 bool PipelineChecker::checkCall(CallExprAST &expr) {
   const std::string &callee = expr.callee;
-  if (!isDType(callee) && !isBuiltinFunction(callee))
-    return error(expr.getLoc(), "unknown function '" + callee + "'");
-  if (callee == "transpose")
-    return checkTranspose(expr);
-  if (callee == "reshape")
-    return checkReshape(expr);
-  if (isReductionCall(callee, expr.args.size()))
-    return checkReduction(expr);
-  if (callee == "gaussian_blur")
-    return checkGaussianBlur(expr);
-  if (callee == "cpu" || callee == "gpu") {
-    // x.cpu() / x.gpu(): an explicit copy; the placement pass keeps it or
-    // says why it is not needed.
-    if (expr.args.size() != 1 || !expr.kwargs.empty())
-      return error(expr.getLoc(), "'" + callee + "' moves one tensor, e.g. x." +
-                                      callee + "()");
-    if (!checkExpr(*expr.args[0]))
+  size_t count = expr.args.size();
+  // A cast, clamp, or an elementwise function of this many operands.
+  if (isDType(callee) || callee == "clamp" || callee == "select" ||
+      hasElementwiseSpelling(callee, count))
+    return checkElementwiseCall(expr);
+  // A structured op's function: its keywords, then its own checks (min
+  // and max of one tensor reduce). An elementwise function of another
+  // arity reports that.
+  const Function *function = findFunction(callee);
+  if (function && (count <= function->positional ||
+                   !hasElementwiseSpelling(callee, 0))) {
+    if (!checkKeywords(expr, function->keywords))
       return false;
-    if (expr.args[0]->type.isWeakLiteral())
-      return error(expr.args[0]->getLoc(), "'" + callee +
-                                               "' moves a tensor, not a literal");
-    expr.type = expr.args[0]->type;
-    return true;
+#define PIPE_FUNCTION(Class, name, positional, keywords)                       \
+  if (callee == name)                                                          \
+    return check##Class##Op(expr);
+    PIPE_FUNCTIONS(PIPE_FUNCTION)
+#undef PIPE_FUNCTION
   }
+  if (hasElementwiseSpelling(callee, 0))
+    return checkElementwiseCall(expr);
+  return error(expr.getLoc(), "unknown function '" + callee + "'");
+}
+
+bool PipelineChecker::checkKeywords(CallExprAST &expr,
+                                    llvm::StringRef keywords) {
+  llvm::SmallVector<llvm::StringRef> known;
+  keywords.split(known, ' ', -1, /*KeepEmpty=*/false);
+  std::set<std::string> seen;
+  for (KeywordArgAST &kwarg : expr.kwargs) {
+    if (!llvm::is_contained(known, kwarg.name)) {
+      std::string list;
+      for (llvm::StringRef keyword : known)
+        list += (list.empty() ? "" : ", ") + keyword.str();
+      return error(kwarg.loc, "'" + expr.callee +
+                                  "' takes no keyword argument '" +
+                                  kwarg.name + "'" +
+                                  (list.empty() ? "" : " (it takes " + list +
+                                                           ")"));
+    }
+    if (!seen.insert(kwarg.name).second)
+      return error(kwarg.loc, "keyword argument '" + kwarg.name +
+                                  "' is given twice");
+  }
+  return true;
+}
+
+bool PipelineChecker::checkElementwiseCall(CallExprAST &expr) {
+  const std::string &callee = expr.callee;
   if (!expr.kwargs.empty())
     return error(expr.kwargs.front().loc, "'" + callee +
                                               "' takes no keyword argument '" +
@@ -817,355 +826,6 @@ bool PipelineChecker::checkCall(CallExprAST &expr) {
   return true;
 }
 
-ExprAST *PipelineChecker::layoutOperand(CallExprAST &expr,
-                                        llvm::StringRef keyword,
-                                        llvm::StringRef usage) {
-  // f(x, operand) or f(x, keyword = operand)
-  ExprAST *operand = expr.args.size() == 2 ? expr.args[1].get() : nullptr;
-  for (KeywordArgAST &kwarg : expr.kwargs) {
-    if (kwarg.name != keyword) {
-      error(kwarg.loc, "'" + expr.callee + "' takes no keyword argument '" +
-                           kwarg.name + "'");
-      return nullptr;
-    }
-    operand = kwarg.value.get();
-  }
-  if (expr.args.empty() || !operand ||
-      expr.args.size() + expr.kwargs.size() != 2) {
-    error(expr.getLoc(), usage);
-    return nullptr;
-  }
-  if (!checkExpr(*expr.args[0]))
-    return nullptr;
-  return operand;
-}
-
-bool PipelineChecker::checkTranspose(CallExprAST &expr) {
-  ExprAST *perm = layoutOperand(expr, "perm",
-                                "'transpose' takes a tensor and a permutation, "
-                                "e.g. transpose(x, [0, 3, 1, 2])");
-  if (!perm)
-    return false;
-  const ExprType &input = expr.args[0]->type;
-  auto *list = llvm::dyn_cast<ListExprAST>(perm);
-  std::vector<int64_t> permutation;
-  if (list)
-    for (ExprPtr &element : list->elements)
-      if (auto *number = llvm::dyn_cast<NumberExprAST>(element.get());
-          number && !number->isFloat)
-        permutation.push_back(number->intValue);
-  std::vector<int64_t> sorted = permutation;
-  std::sort(sorted.begin(), sorted.end());
-  bool isPermutation = list && permutation.size() == list->elements.size() &&
-                       permutation.size() == input.dims.size();
-  for (size_t i = 0; isPermutation && i < sorted.size(); ++i)
-    isPermutation = sorted[i] == int64_t(i);
-  if (!isPermutation)
-    return error(perm->getLoc(),
-                 "the permutation of 'transpose' must list each dim of " +
-                     input.str() + " once, as integer literals 0 to " +
-                     std::to_string(int64_t(input.dims.size()) - 1));
-  if (input.isWeakLiteral())
-    return error(expr.args[0]->getLoc(), "transpose a tensor, not a literal");
-  expr.permutation = permutation;
-  std::vector<DimAST> dims;
-  for (int64_t p : permutation)
-    dims.push_back(input.dims[p]);
-  expr.type = ExprType{input.dtype, dims};
-  return true;
-}
-
-bool PipelineChecker::checkReshape(CallExprAST &expr) {
-  // The dims are literals or known dim names.
-  ExprAST *shape = layoutOperand(expr, "shape",
-                                 "'reshape' takes a tensor and a shape, e.g. "
-                                 "reshape(x, [N, 3, H, W])");
-  if (!shape)
-    return false;
-  const ExprType &input = expr.args[0]->type;
-  if (input.isWeakLiteral())
-    return error(expr.args[0]->getLoc(), "reshape a tensor, not a literal");
-  auto *list = llvm::dyn_cast<ListExprAST>(shape);
-  if (!list)
-    return error(shape->getLoc(), "the shape of 'reshape' must be a list of "
-                                  "dims, e.g. [N, 3, H, W]");
-  std::vector<DimAST> dims;
-  for (ExprPtr &element : list->elements) {
-    DimAST dim;
-    dim.loc = element->getLoc();
-    if (auto *name = llvm::dyn_cast<NameExprAST>(element.get())) {
-      if (!knownDims.contains(name->name))
-        return error(dim.loc, "'" + name->name +
-                                  "' is not a dim of any parameter");
-      dim.symbol = name->name;
-    } else if (auto *number = llvm::dyn_cast<NumberExprAST>(element.get());
-               number && !number->isFloat && number->intValue >= 0) {
-      dim.size = number->intValue;
-    } else {
-      return error(dim.loc, "a dim of 'reshape' is a dim name or a "
-                            "non-negative integer literal");
-    }
-    dims.push_back(dim);
-  }
-  // The element count must provably stay: the same symbols, the same
-  // product of literal sizes.
-  auto count = [](const std::vector<DimAST> &ds) {
-    std::map<std::string, int> symbols;
-    int64_t product = 1;
-    for (const DimAST &d : ds) {
-      if (d.isSymbolic())
-        ++symbols[d.symbol];
-      else
-        product *= d.size;
-    }
-    return std::make_pair(symbols, product);
-  };
-  if (count(dims) != count(input.dims)) {
-    ExprType target{input.dtype, dims};
-    return error(expr.getLoc(), "'reshape' of " + input.str() + " to " +
-                                    target.str() +
-                                    " does not keep the number of elements");
-  }
-  expr.type = ExprType{input.dtype, dims};
-  return true;
-}
-
-bool PipelineChecker::checkAxes(CallExprAST &expr, ExprAST &value,
-                                const ExprType &input) {
-  int64_t rank = int64_t(input.dims.size());
-  std::vector<ExprAST *> elements;
-  if (auto *list = llvm::dyn_cast<ListExprAST>(&value)) {
-    for (ExprPtr &element : list->elements)
-      elements.push_back(element.get());
-  } else {
-    elements.push_back(&value);
-  }
-  std::vector<int64_t> axes;
-  for (ExprAST *element : elements) {
-    auto *number = llvm::dyn_cast<NumberExprAST>(element);
-    if (!number || number->isFloat)
-      return error(element->getLoc(),
-                   "an axis of '" + expr.callee +
-                       "' is an integer literal, e.g. axes = [1, 2]");
-    int64_t axis = number->intValue < 0 ? number->intValue + rank
-                                        : number->intValue;
-    if (axis < 0 || axis >= rank)
-      return error(element->getLoc(),
-                   "axis " + std::to_string(number->intValue) +
-                       " is out of range for " + input.str() + " (rank " +
-                       std::to_string(rank) + ")");
-    if (llvm::is_contained(axes, axis))
-      return error(element->getLoc(), "axis " + std::to_string(axis) +
-                                          " is listed twice");
-    axes.push_back(axis);
-  }
-  if (axes.empty())
-    return error(value.getLoc(), "'" + expr.callee + "' needs at least one "
-                                 "axis");
-  std::sort(axes.begin(), axes.end());
-  expr.axes = axes;
-  return true;
-}
-
-std::optional<std::string> PipelineChecker::dtypeArgument(ExprAST &value) {
-  auto *name = llvm::dyn_cast<NameExprAST>(&value);
-  if (!name || !isDType(name->name)) {
-    error(value.getLoc(), std::string("dtype = names a dtype (") + kDTypeList +
-                              ")");
-    return std::nullopt;
-  }
-  return name->name;
-}
-
-bool PipelineChecker::checkReduction(CallExprAST &expr) {
-  const std::string &kind = expr.callee;
-  if (expr.args.size() != 1)
-    return error(expr.getLoc(), "'" + kind + "' reduces one tensor, e.g. " +
-                                    kind + "(x, axes = [1, 2])");
-  if (!checkExpr(*expr.args[0]))
-    return false;
-  const ExprType &input = expr.args[0]->type;
-  if (input.isWeakLiteral())
-    return error(expr.args[0]->getLoc(), "'" + kind +
-                                             "' reduces a tensor, not a "
-                                             "literal");
-  if (input.dims.empty())
-    return error(expr.args[0]->getLoc(),
-                 "'" + kind + "' reduces a tensor of rank 1 or more, not " +
-                     input.str());
-  bool numeric = kind != "any" && kind != "all";
-  if (numeric && input.dtype == "bool" && kind != "sum" && kind != "mean")
-    return error(expr.args[0]->getLoc(),
-                 "'" + kind + "' of bool is not defined; use any/all, or "
-                 "convert first, e.g. u8(x)");
-  std::optional<std::string> requested;
-  bool hasAxes = false;
-  for (KeywordArgAST &kwarg : expr.kwargs) {
-    if (kwarg.name == "axes") {
-      if (!checkAxes(expr, *kwarg.value, input))
-        return false;
-      hasAxes = true;
-    } else if (kwarg.name == "keepdims") {
-      auto *value = llvm::dyn_cast<BoolExprAST>(kwarg.value.get());
-      if (!value)
-        return error(kwarg.value->getLoc(), "keepdims is true or false");
-      expr.keepdims = value->value;
-    } else if (kwarg.name == "dtype" && kind != "any" && kind != "all") {
-      requested = dtypeArgument(*kwarg.value);
-      if (!requested)
-        return false;
-      if (kind == "mean" && !isFloatDType(*requested))
-        return error(kwarg.value->getLoc(),
-                     "'mean' gives a float dtype (f16 bf16 f32 f64), not " +
-                         *requested);
-    } else {
-      return error(kwarg.loc, "'" + kind + "' takes no keyword argument '" +
-                                  kwarg.name + "' (it takes axes, keepdims" +
-                                  (numeric ? ", dtype" : "") + ")");
-    }
-  }
-  if (!hasAxes)
-    for (int64_t d = 0; d < int64_t(input.dims.size()); ++d)
-      expr.axes.push_back(d);
-  std::vector<DimAST> dims;
-  for (int64_t d = 0; d < int64_t(input.dims.size()); ++d) {
-    if (!llvm::is_contained(expr.axes, d)) {
-      dims.push_back(input.dims[d]);
-    } else if (expr.keepdims) {
-      DimAST one;
-      one.loc = input.dims[d].loc;
-      one.size = 1;
-      dims.push_back(one);
-    }
-  }
-  expr.operandDType = input.dtype;
-  expr.type = ExprType{requested ? *requested
-                                 : getReductionDType(kind, input.dtype),
-                       dims};
-  return true;
-}
-
-/// A number literal as a person would write it: 4, -1, 2.5.
-static std::string describeNumber(const NumberExprAST &number) {
-  if (!number.isFloat)
-    return std::to_string(number.intValue);
-  char text[32];
-  snprintf(text, sizeof text, "%g", number.floatValue);
-  return text;
-}
-
-bool PipelineChecker::checkGaussianBlur(CallExprAST &expr) {
-  if (expr.args.size() != 1)
-    return error(expr.getLoc(), "'gaussian_blur' blurs one tensor, e.g. "
-                                "gaussian_blur(x, window = 5, axes = [1, 2])");
-  if (!checkExpr(*expr.args[0]))
-    return false;
-  const ExprType &input = expr.args[0]->type;
-  if (input.isWeakLiteral() || input.dims.empty())
-    return error(expr.args[0]->getLoc(), "'gaussian_blur' blurs a tensor of "
-                                         "rank 1 or more");
-  if (input.dtype == "bool")
-    return error(expr.args[0]->getLoc(), "'gaussian_blur' of bool is not "
-                                         "defined; convert first, e.g. u8(x)");
-  ExprAST *window = nullptr, *sigma = nullptr;
-  bool hasAxes = false;
-  std::optional<std::string> requested;
-  SMLoc fillLoc;
-  expr.border = "reflect101";
-  for (KeywordArgAST &kwarg : expr.kwargs) {
-    ExprAST &value = *kwarg.value;
-    if (kwarg.name == "window") {
-      window = &value;
-    } else if (kwarg.name == "sigma") {
-      sigma = &value;
-    } else if (kwarg.name == "axes") {
-      if (!checkAxes(expr, value, input))
-        return false;
-      hasAxes = true;
-    } else if (kwarg.name == "border") {
-      auto *name = llvm::dyn_cast<NameExprAST>(&value);
-      if (!name || (name->name != "reflect101" && name->name != "clamp" &&
-                    name->name != "constant" && name->name != "wrap"))
-        return error(value.getLoc(), "border is one of reflect101, clamp, "
-                                     "constant, wrap");
-      expr.border = name->name;
-    } else if (kwarg.name == "fill") {
-      auto *number = llvm::dyn_cast<NumberExprAST>(&value);
-      if (!number)
-        return error(value.getLoc(), "fill is a number literal");
-      expr.fill = number->isFloat ? number->floatValue : double(number->intValue);
-      fillLoc = kwarg.loc;
-    } else if (kwarg.name == "dtype") {
-      requested = dtypeArgument(value);
-      if (!requested)
-        return false;
-      if (*requested == "bool")
-        return error(value.getLoc(), "'gaussian_blur' cannot give bool");
-    } else {
-      return error(kwarg.loc, "'gaussian_blur' takes no keyword argument '" +
-                                  kwarg.name +
-                                  "' (it takes window, sigma, axes, border, "
-                                  "fill, dtype)");
-    }
-  }
-  if (fillLoc.isValid() && expr.border != "constant")
-    return error(fillLoc, "fill applies only with border = constant");
-  int64_t rank = int64_t(input.dims.size());
-  if (!hasAxes)
-    for (int64_t d = rank > 1 ? 1 : 0; d < rank; ++d)
-      expr.axes.push_back(d);
-  if (!window && !sigma)
-    return error(expr.getLoc(), "'gaussian_blur' needs a window, a sigma, or "
-                                "both, e.g. window = 5");
-  // A literal is checked here; a tensor has the input's leading dims (one
-  // value per sample) or none, and is checked when the pipeline runs.
-  auto checkParam = [&](ExprAST *param, bool isWindow) -> bool {
-    if (!param)
-      return true;
-    const char *what = isWindow ? "window" : "sigma";
-    if (auto *number = llvm::dyn_cast<NumberExprAST>(param)) {
-      param->type = ExprType{};
-      param->type.weakFloat = number->isFloat;
-      double v = number->isFloat ? number->floatValue : double(number->intValue);
-      if (isWindow && (number->isFloat || v < 1 || int64_t(v) % 2 == 0))
-        return error(param->getLoc(), "the window of 'gaussian_blur' is an "
-                                      "odd positive integer, not " +
-                                          describeNumber(*number));
-      if (!isWindow && !(v > 0))
-        return error(param->getLoc(), "the sigma of 'gaussian_blur' must be "
-                                      "positive");
-      return true;
-    }
-    if (!checkExpr(*param))
-      return false;
-    const ExprType &type = param->type;
-    if (type.isWeakLiteral())
-      return error(param->getLoc(), std::string("the ") + what +
-                                        " is a number or a tensor");
-    if (isWindow ? !isIntegerDType(type.dtype)
-                 : !(isFloatDType(type.dtype) || isIntegerDType(type.dtype)))
-      return error(param->getLoc(),
-                   std::string("the ") + what + " of 'gaussian_blur' is " +
-                       (isWindow ? "an integer" : "a number") + ", not " +
-                       type.dtype);
-    bool prefix = type.dims.size() <= size_t(expr.axes.front());
-    for (size_t d = 0; prefix && d < type.dims.size(); ++d)
-      prefix = type.dims[d] == input.dims[d];
-    if (!prefix)
-      return error(param->getLoc(),
-                   std::string("the ") + what + " " + type.str() +
-                       " must be a scalar or have the leading dims of " +
-                       input.str() + " before the first blurred axis (one " +
-                       what + " per sample)");
-    return true;
-  };
-  if (!checkParam(window, true) || !checkParam(sigma, false))
-    return false;
-  expr.operandDType = input.dtype;
-  expr.type = ExprType{requested ? *requested : input.dtype, input.dims};
-  return true;
-}
-
 /// Replaces literal-only subtrees by their folded value, bottom up, so that
 /// MLIRGen sees one literal per weakly typed operand.
 static void foldLiteralTrees(std::unique_ptr<ExprAST> &expr) {
@@ -1199,6 +859,12 @@ static void foldLiteralTrees(std::unique_ptr<ExprAST> &expr) {
   } else if (auto *list = llvm::dyn_cast<ListExprAST>(expr.get())) {
     for (auto &element : list->elements)
       foldLiteralTrees(element);
+  } else if (auto *subscript = llvm::dyn_cast<SubscriptExprAST>(expr.get())) {
+    foldLiteralTrees(subscript->base);
+    for (SliceAST &item : subscript->items)
+      for (ExprPtr *part : {&item.start, &item.stop, &item.step})
+        if (*part)
+          foldLiteralTrees(*part);
   }
 }
 

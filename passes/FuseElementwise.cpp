@@ -47,11 +47,15 @@ bool isClonableScalar(Operation *op) {
          cast<RankedTensorType>(op->getResult(0).getType()).getRank() == 0;
 }
 
-/// Whether `op` is an index map (a broadcast, a crop, a flip, ...): it is
-/// cloned into every kernel that reads it, with the chain of maps it reads
-/// through, where codegen turns the chain into index arithmetic on the
-/// loads of a kernel input.
-bool isIndexMap(Operation *op) { return isa<IndexMapOpInterface>(op); }
+/// Whether `op` is an index map (a broadcast, a crop, a flip, ...) or a
+/// coordinate: it is cloned into every kernel that reads it, with the chain
+/// of maps it reads through, where codegen turns the chain into index
+/// arithmetic on the loads of a kernel input (or on the coordinates).
+bool isIndexMap(Operation *op) {
+  return isa<CoordinateOp>(op) ||
+         (isa<IndexMapOpInterface>(op) &&
+          cast<IndexMapOpInterface>(op).isTotal());
+}
 
 /// Ops cloned into the kernels that use them rather than computed once.
 bool isClonable(Operation *op) { return isClonableScalar(op) || isIndexMap(op); }

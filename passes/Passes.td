@@ -51,6 +51,31 @@ def HostControl : Pass<"pipe-host-control", "::mlir::pipe::PipelineOp"> {
   let dependentDialects = ["::mlir::pipe::PipeDialect"];
 }
 
+def ExpandLayout : Pass<"pipe-expand-layout", "::mlir::pipe::PipelineOp"> {
+  let summary = "Rewrites the layout ops that are no total index map";
+  let description = [{
+    Fusion and codegen take index maps whose every result element is an
+    input element, and elementwise ops. A crop that pads, a constant-border
+    pad, concat and erase are rewritten into those, over coordinates
+    (`pipe.coordinate`): a select of the fill (or of the input, or of one
+    of the concatenated inputs) by where each element is, and clamped
+    reads, so that the lanes a select drops read in bounds too.
+
+    Before:
+    ```mlir
+    %p = pipe.pad %x axes [1] before ["0"] after ["3"] border constant fill 0.0 : tensor<?x5xf32, ["N"]> to tensor<?x8xf32, ["N"]>
+    ```
+    After:
+    ```mlir
+    %r = pipe.pad %x axes [1] before ["0"] after ["3"] border clamp fill 0.0 : ...
+    %c = pipe.coordinate axis 1 : tensor<?x8xsi64, ["N"]>
+    %in = ... 0 <= %c && %c < 5 ...
+    %p = pipe.select %in, %r, %zero : ...
+    ```
+  }];
+  let dependentDialects = ["::mlir::pipe::PipeDialect"];
+}
+
 def FuseElementwise : Pass<"pipe-fuse-elementwise", "::mlir::pipe::PipelineOp"> {
   let summary = "Groups elementwise ops over one domain into pipe.kernel ops";
   let description = [{

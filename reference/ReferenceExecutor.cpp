@@ -4,6 +4,7 @@
 
 #include "core/ElementwiseOps.h"
 #include "codegen/PlanBuilder.h"
+#include "reference/LayoutReference.h"
 #include "core/StorageTypes.h"
 #include "core/PipeReduce.h"
 #include "core/PipeStencil.h"
@@ -170,6 +171,19 @@ private:
             values[result] = tensor;
         })
         .Case<GaussianBlurOp>([&](GaussianBlurOp blur) { runBlur(blur); })
+        .Case<SliceOp, CropOp, FlipOp, PadOp, TakeOp, ConcatOp, CoordinateOp,
+              EraseOp, DimOp>([&](Operation *layout) {
+          TensorPtr out = allocate(layout->getResult(0));
+          pipert::Status status = pipec::runLayoutReference(
+              layout,
+              [&](Value value) -> const HostTensor & {
+                return *values.lookup(value);
+              },
+              sizes, *out);
+          if (!status.ok())
+            error = status.message();
+          values[layout->getResult(0)] = out;
+        })
         .Default([&](Operation *other) {
           llvm::report_fatal_error("reference executor: unhandled op " +
                                    other->getName().getStringRef());
@@ -433,6 +447,18 @@ pipec::runReference(PipelineOp pipeline, const std::vector<HostTensor> &inputs) 
   auto sizes = pipert::bindDims(pipeline.getSymName().str(), params, refs);
   if (!sizes)
     return sizes.status();
+  // The dims' conditions, and every dim expression's size (a negative one
+  // is an error), as the runtime checks them.
+  pipert::Plan dims;
+  dims.name = pipeline.getSymName().str();
+  dims.dimChecks = collectDimChecks(pipeline);
+  pipeline.walk([&](Operation *op) {
+    for (Type type : op->getResultTypes())
+      if (auto tensor = dyn_cast<RankedTensorType>(type))
+        dims.buffers.push_back(getPlanBuffer(tensor, ""));
+  });
+  if (pipert::Status s = pipert::evaluatePlanDims(dims, *sizes); !s.ok())
+    return s;
 
   Interpreter interpreter(*sizes);
   for (auto [arg, input] : llvm::zip(body.getArguments(), inputs))

@@ -7,6 +7,10 @@
 
 #include "runtime/Executable.h"
 
+#include "core/DimExpr.h"
+
+#include <set>
+
 using namespace pipert;
 
 Status pipert::checkPinnedMemory(const std::string &what, PlanMemory pinned,
@@ -88,7 +92,8 @@ pipert::shapeOf(const PlanBuffer &buffer,
                 const std::map<std::string, int64_t> &sizes) {
   std::vector<int64_t> shape;
   for (const PlanDim &dim : buffer.dims)
-    shape.push_back(dim.symbol.empty() ? dim.size : sizes.at(dim.symbol));
+    shape.push_back(dim.symbol.empty() ? dim.size
+                                       : *evaluateDim(dim.symbol, sizes));
   return shape;
 }
 
@@ -98,8 +103,69 @@ Executable::resultShapes(const std::vector<TensorRef> &inputs) const {
                         size_t(plan_.numParams), inputs);
   if (!sizes)
     return sizes.status();
+  if (Status s = evaluatePlanDims(plan_, *sizes); !s.ok())
+    return s;
   std::vector<std::vector<int64_t>> shapes;
   for (int buffer : plan_.results)
     shapes.push_back(shapeOf(plan_.buffers[buffer], *sizes));
   return shapes;
+}
+
+/// "H = 20, W = 7": the sizes `expr` uses.
+static std::string describeSizes(const DimExpr &expr,
+                                 const std::map<std::string, int64_t> &sizes) {
+  std::set<std::string> symbols;
+  expr.collectSymbols(symbols);
+  std::string text;
+  for (const std::string &symbol : symbols)
+    if (auto it = sizes.find(symbol); it != sizes.end())
+      text += (text.empty() ? "" : ", ") + symbol + " = " +
+              std::to_string(it->second);
+  return text;
+}
+
+Status pipert::evaluatePlanDims(const Plan &plan,
+                                std::map<std::string, int64_t> &sizes) {
+  // Every dim expression a buffer uses gets its value, under its text, so
+  // that shapes and launches look it up like a symbol.
+  for (const PlanBuffer &buffer : plan.buffers)
+    for (const PlanDim &dim : buffer.dims) {
+      if (dim.symbol.empty() || sizes.count(dim.symbol))
+        continue;
+      std::string error, missing;
+      std::optional<DimExpr> expr = DimExpr::parse(dim.symbol, &error);
+      if (!expr)
+        return Status::error("internal error: pipeline '" + plan.name +
+                             "' has a malformed dim '" + dim.symbol +
+                             "': " + error);
+      std::optional<int64_t> value = expr->evaluate(sizes, &missing);
+      if (!value)
+        return Status::error(
+            "pipeline '" + plan.name + "': dim " + dim.symbol +
+            (missing.empty() ? " divides by zero"
+                             : " needs the size of " + missing +
+                                   ", which no parameter binds") +
+            " (" + describeSizes(*expr, sizes) + ")");
+      if (*value < 0)
+        return Status::error("pipeline '" + plan.name + "': dim " +
+                             dim.symbol + " is " + std::to_string(*value) +
+                             " for " + describeSizes(*expr, sizes) +
+                             "; a size cannot be negative" +
+                             (buffer.name.empty() ? ""
+                                                  : " (of '" + buffer.name +
+                                                        "')"));
+      sizes[dim.symbol] = *value;
+    }
+  for (const PlanDimCheck &check : plan.dimChecks) {
+    std::optional<DimExpr> expr = DimExpr::parse(check.expression);
+    std::optional<int64_t> value = expr ? expr->evaluate(sizes) : std::nullopt;
+    if (!value)
+      return Status::error("internal error: pipeline '" + plan.name +
+                           "' checks a dim it cannot compute: " +
+                           check.expression);
+    if (*value < 0)
+      return Status::error(check.message + " (" +
+                           describeSizes(*expr, sizes) + ")");
+  }
+  return Status();
 }

@@ -128,6 +128,8 @@ Status Executable::run(const std::vector<TensorRef> &inputs,
                         size_t(plan_.numParams), inputs);
   if (!sizes)
     return sizes.status();
+  if (Status s = evaluatePlanDims(plan_, *sizes); !s.ok())
+    return s;
   if (outputs.size() != plan_.results.size())
     return Status::error("pipeline '" + plan_.name + "' has " +
                          std::to_string(plan_.results.size()) +

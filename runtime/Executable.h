@@ -55,7 +55,13 @@ Status checkPinnedMemory(const std::string &what, PlanMemory pinned,
 /// Waits for the work queued on `stream` (after run(..., wait = false)).
 Status waitFor(CUstream stream);
 
-/// The shape of `buffer` under the dims `sizes` binds.
+/// Adds to `sizes` the value of each dim expression the plan's buffers use
+/// (under its text), and checks the plan's dim checks; an error names the
+/// dim, or says what the check is about, with the sizes that break it.
+Status evaluatePlanDims(const Plan &plan, std::map<std::string, int64_t> &sizes);
+
+/// The shape of `buffer` under the dims `sizes` binds (dim expressions are
+/// evaluated when `sizes` does not hold them already).
 std::vector<int64_t> shapeOf(const PlanBuffer &buffer,
                              const std::map<std::string, int64_t> &sizes);
 

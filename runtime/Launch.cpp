@@ -2,6 +2,7 @@
 
 #include "runtime/Launch.h"
 
+#include "core/DimExpr.h"
 #include "runtime/CudaDriver.h"
 
 #include <algorithm>
@@ -101,6 +102,7 @@ std::vector<int64_t> pipert::resolveDims(const LaunchContext &ctx,
                                          const std::vector<PlanDim> &dims) {
   std::vector<int64_t> sizes;
   for (const PlanDim &dim : dims)
-    sizes.push_back(dim.symbol.empty() ? dim.size : ctx.sizes.at(dim.symbol));
+    sizes.push_back(dim.symbol.empty() ? dim.size
+                                       : *evaluateDim(dim.symbol, ctx.sizes));
   return sizes;
 }

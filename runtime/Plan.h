@@ -119,6 +119,15 @@ struct PlanKernel {
   std::string ptx;
 };
 
+/// A condition on the dims that the pipeline needs and the compiler cannot
+/// prove (a slice's bounds when the dim is only known at run time):
+/// `expression` (core/DimExpr.h) must not be negative, or the run fails with
+/// `message`.
+struct PlanDimCheck {
+  std::string expression;
+  std::string message;
+};
+
 struct Plan {
   std::string name;
   /// Buffers [0, numParams) are the parameters, in order.
@@ -132,6 +141,7 @@ struct Plan {
   std::vector<PlanMemory> resultMemory;
   std::vector<PlanKernel> kernels;
   std::vector<PlanChoice> choices;
+  std::vector<PlanDimCheck> dimChecks;
   /// Kernels compiled with FMA contraction and approximate division (see
   /// compileCuda); results then differ from the CPU reference's in the last
   /// bits.

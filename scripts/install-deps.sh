@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Installs what building Pipe needs on Debian 12 (bookworm), when missing:
 # LLVM/MLIR 22 with lit and FileCheck, GoogleTest, CMake, Ninja, ccache,
-# and the libraries that LLVM's static archives link against. The CUDA
+# NumPy (the oracle tests'), and the libraries that LLVM's static archives
+# link against. The CUDA
 # toolkit is expected at /usr/local/cuda (headers; NVRTC at run time).
 set -euo pipefail
 
-packages=(cmake ninja-build g++ ccache python3 file
+packages=(cmake ninja-build g++ ccache python3 python3-numpy file
           llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools
           libgtest-dev
           libzstd-dev zlib1g-dev libxml2-dev libedit-dev libffi-dev libz3-dev)

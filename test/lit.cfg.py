@@ -9,7 +9,8 @@ import lit.formats
 config.name = "Pipe"
 config.test_format = lit.formats.ShTest(execute_external=False)
 config.suffixes = [".pipe", ".mlir", ".test"]
-config.excludes = ["Inputs", "unit", "fuzz", "CMakeLists.txt", "lit.cfg.py", "check_examples.py"]
+config.excludes = ["Inputs", "unit", "fuzz", "CMakeLists.txt", "lit.cfg.py",
+                   "check_examples.py", "layout_oracle.py"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.pipe_binary_dir, "test")
 
@@ -48,6 +49,12 @@ if ok:
     lit_config.note("GPU tests run on " + what)
 else:
     lit_config.note("GPU tests are reported UNSUPPORTED (skipped): " + what)
+try:
+    import numpy  # noqa: F401 (the oracles' NumPy, in lit's own Python)
+    config.available_features.add("numpy")
+except ImportError:
+    lit_config.note("NumPy is not installed for " + sys.executable +
+                    ": the NumPy oracle tests are UNSUPPORTED")
 if shutil.which("dot"):
     config.available_features.add("graphviz")
 else:

@@ -81,7 +81,7 @@ public:
 
   LogicalResult emit(llvm::raw_ostream &os, pipec::ElementwiseInfo &info) {
     for (Operation &op : body.without_terminator())
-      if (!isa<ElementwiseOpInterface, IndexMapOpInterface>(op))
+      if (!isa<ElementwiseOpInterface, IndexMapOpInterface, CoordinateOp>(op))
         return op.emitOpError() << "internal error: has no CUDA lowering";
     // The index maps whose values the body uses per element, and what
     // their chains read.
@@ -91,9 +91,11 @@ public:
         continue;
       pipec::IndexRead read =
           pipec::resolveIndexMaps(op.getResult(0), getDomainCoordinates(rank));
-      if (!read.arg && !read.scalar)
+      if (!read.arg && !read.scalar && !read.index)
         return op.emitOpError()
                << "internal error: its index maps read no kernel input";
+      if (read.index)
+        needsSignedIndex = true;
       reads[&op] = read;
       if (!read.arg)
         continue;
@@ -163,9 +165,7 @@ private:
   void collectDimArgs() {
     if (!usesCoordinates)
       return;
-    for (const std::string &name : getDimNames(kernel.getDomainType()))
-      if (!name.empty() && !isdigit(name[0]))
-        dimArgs.insert(name);
+    collectDimSymbols(kernel.getDomainType(), dimArgs);
     pipec::collectIndexDims(body, dimArgs);
   }
 
@@ -180,7 +180,7 @@ private:
     style.coordinate = coordinate ? coordinate : [](int64_t d) {
       return "c" + std::to_string(d);
     };
-    style.dim = [](StringRef name) { return "d_" + name.str(); };
+    style.dim = [](StringRef name) { return getDimCExpression(name); };
     style.scalar = [this](Value value) { return nameOf(value); };
     style.load = [](BlockArgument arg, const std::string &offset) {
       return "in" + std::to_string(arg.getArgNumber()) + "[" + offset + "]";
@@ -207,7 +207,7 @@ private:
   /// The size of dim `i` of `type` as an expression of type `I`.
   std::string dimExpr(RankedTensorType type, int64_t i) {
     if (type.isDynamicDim(i))
-      return "(I)d_" + getDimNames(type)[i];
+      return "(I)" + getDimCExpression(getDimNames(type)[i]);
     return "(I)" + std::to_string(type.getDimSize(i));
   }
 
@@ -243,13 +243,20 @@ private:
     }
     for (Operation &op : body.without_terminator()) {
       Value result = op.getResult(0);
-      bool map = isa<IndexMapOpInterface>(op);
+      bool map = isa<IndexMapOpInterface, CoordinateOp>(op);
       if ((isScalar(result) && !map) || (map && !reads.count(&op)))
         continue; // hoisted, or part of another map's chain
       std::string expression;
       if (map) {
         const pipec::IndexRead &read = reads.find(&op)->second;
-        expression = read.arg ? gather(&op) : nameOf(read.scalar);
+        if (read.arg)
+          expression = gather(&op);
+        else if (read.scalar)
+          expression = nameOf(read.scalar);
+        else // a coordinate, at this element
+          expression = "pipe_cast<" + getCppType(result.getType()) +
+                       ">((pipe_i64)" + pipec::printIndex(read.index, elementStyle) +
+                       ")";
       } else {
         SmallVector<std::string> operands;
         for (Value operand : op.getOperands())
@@ -273,7 +280,7 @@ private:
            << " = in" << k << "[0];\n";
     for (Operation &op : body.without_terminator()) {
       Value result = op.getResult(0);
-      if (!isScalar(result) || isa<IndexMapOpInterface>(op))
+      if (!isScalar(result) || isa<IndexMapOpInterface, CoordinateOp>(op))
         continue;
       SmallVector<std::string> operands;
       for (Value operand : op.getOperands())
@@ -416,6 +423,7 @@ private:
     SmallVector<int64_t> allDims = llvm::to_vector(llvm::seq<int64_t>(0, rank));
     emitDecode(os, allDims, "    ");
     pipec::IndexStyle style = indexStyle();
+    elementStyle = style;
     auto gather = [&](Operation *op) { return gatherAt(op, style); };
     emitElement(os, "    ", scalarLoad, scalarStore, gather);
     os << "  }\n}\n\n";
@@ -486,6 +494,10 @@ private:
     for (auto [k, result] : llvm::enumerate(kernel.getResults()))
       os << "    alignas(16) " << getCppType(result.getType()) << " r" << k
          << "[" << v << "];\n";
+    elementStyle = indexStyle([last](int64_t d) {
+      return d == last ? "(c" + std::to_string(d) + " + (I)j)"
+                       : "c" + std::to_string(d);
+    });
     os << "#pragma unroll\n    for (int j = 0; j < " << v << "; ++j) {\n";
     emitElement(
         os, "      ", [](unsigned k) { return "a" + std::to_string(k) + "[j]"; },
@@ -662,6 +674,11 @@ private:
       }
       os << "        }\n      }\n";
       openLoops();
+      elementStyle = indexStyle([&](int64_t d) {
+        return d == last      ? std::string("c")
+               : d == grouped ? std::string("(I)q")
+                              : "c" + std::to_string(d);
+      });
       emitElement(
           os, "        ",
           [](unsigned k) { return "a" + std::to_string(k) + "[u][q]"; },
@@ -782,6 +799,7 @@ private:
        << "      if (c" << tileDim << " < D" << tileDim << " && c" << last
        << " < D" << last << ") {\n"
        << "        const I i = " << flat << ";\n";
+    elementStyle = style;
     emitElement(
         os, "        ", [](unsigned k) { return "in" + std::to_string(k) + "[i]"; },
         [](unsigned k, StringRef v) {
@@ -805,6 +823,9 @@ private:
   llvm::DenseMap<Operation *, unsigned> gatherIds;
   /// Whether some map computes more than a plain coordinate (J is needed).
   bool needsSignedIndex = false;
+  /// How the variant being emitted names an element's coordinates (for
+  /// coordinates the body uses as values).
+  pipec::IndexStyle elementStyle;
   Operation *tiled = nullptr;
   int64_t tileDim = -1;
   bool usesCoordinates = false;

@@ -61,14 +61,15 @@ public:
   LogicalResult emit(llvm::raw_ostream &os, pipert::PlanKernel &info) {
     for (Block *block : {&prologue, &epilogue})
       for (Operation &inner : block->without_terminator())
-        if (!isa<ElementwiseOpInterface, IndexMapOpInterface>(inner))
+        if (!isa<ElementwiseOpInterface, IndexMapOpInterface, CoordinateOp>(
+                inner))
           return inner.emitOpError() << "internal error: has no CUDA lowering";
     RankedTensorType domain = op.getInputDomainType();
     rank = domain.getRank();
     ArrayRef<int64_t> axes = op.getAxes();
     contiguous = axes.back() - axes.front() + 1 == int64_t(axes.size());
     bool gathers = llvm::any_of(prologue.without_terminator(), [](Operation &o) {
-      return isa<IndexMapOpInterface>(o);
+      return isa<IndexMapOpInterface, CoordinateOp>(o);
     });
     flat = contiguous && !gathers;
     for (int64_t d = 0; d < rank; ++d) {
@@ -103,9 +104,7 @@ public:
 private:
   void collectDimArgs() {
     auto add = [&](RankedTensorType type) {
-      for (const std::string &dim : getDimNames(type))
-        if (!dim.empty() && !isdigit(dim[0]))
-          dimArgs.insert(dim);
+      collectDimSymbols(type, dimArgs);
     };
     add(op.getInputDomainType());
     add(op.getReductionType());
@@ -141,7 +140,7 @@ private:
 
   std::string dimExpr(RankedTensorType type, int64_t i) {
     if (type.isDynamicDim(i))
-      return "d_" + getDimNames(type)[i];
+      return getDimCExpression(getDimNames(type)[i]);
     return "(long long)" + std::to_string(type.getDimSize(i));
   }
 
@@ -169,7 +168,7 @@ private:
     for (Operation &inner : block.without_terminator()) {
       Value result = inner.getResult(0);
       std::string expression;
-      if (isa<IndexMapOpInterface>(inner)) {
+      if (isa<IndexMapOpInterface, CoordinateOp>(inner)) {
         if (!pipec::isGatheredValue(&inner))
           continue; // part of another map's chain
         expression = gather(&inner, names);
@@ -201,7 +200,7 @@ private:
     pipec::IndexStyle style;
     style.signedType = style.offsetType = "long long";
     style.coordinate = [](int64_t d) { return "c" + std::to_string(d); };
-    style.dim = [](StringRef name) { return "d_" + name.str(); };
+    style.dim = [](StringRef name) { return getDimCExpression(name); };
     style.scalar = [&](Value value) { return names.lookup(value); };
     style.load = [&](BlockArgument arg, const std::string &offset) {
       return prefix + std::to_string(arg.getArgNumber() - skip) + "[" +
@@ -209,6 +208,9 @@ private:
     };
     if (read.scalar)
       return names.lookup(read.scalar);
+    if (read.index)
+      return "pipe_cast<" + cppTypeOf(map->getResult(0)) + ">((pipe_i64)" +
+             pipec::printIndex(read.index, style) + ")";
     assert(read.arg && "an index map that reads no input of the block");
     RankedTensorType source = read.source;
     // Strides as products of the sizes after each dim, in 64 bits.
@@ -280,7 +282,7 @@ private:
        << "::template finish<" << cppTypeOf(epilogue.getArgument(0))
        << ">(acc, R);\n";
     bool gathers = llvm::any_of(epilogue.without_terminator(), [](Operation &o) {
-      return isa<IndexMapOpInterface>(o);
+      return isa<IndexMapOpInterface, CoordinateOp>(o);
     });
     if (gathers) {
       SmallVector<int64_t> all = llvm::to_vector(llvm::seq<int64_t>(0, type.getRank()));

@@ -1,0 +1,490 @@
+//===- DimExpr.cpp - Sizes computed from symbolic dims --------------------===//
+
+#include "core/DimExpr.h"
+
+#include <algorithm>
+#include <cctype>
+
+using namespace pipert;
+
+struct DimExpr::Atom {
+  enum Kind { Name, FloorDiv, CeilDiv, Mod, Min, Max } kind = Name;
+  std::string name;
+  DimExpr a, b;
+  std::string key; ///< Its canonical text.
+};
+
+namespace {
+
+int64_t floorDivide(int64_t a, int64_t b) {
+  int64_t q = a / b;
+  return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
+}
+
+/// Whether `text` is a single atom or a non-negative integer: then it needs
+/// no parentheses as an operand.
+bool isSimple(const std::string &text) {
+  if (text.empty())
+    return true;
+  if (std::all_of(text.begin(), text.end(),
+                  [](char c) { return std::isdigit((unsigned char)c); }))
+    return true;
+  if (!(std::isalpha((unsigned char)text[0]) || text[0] == '_'))
+    return false;
+  // A name, or a function call whose parentheses close at the end.
+  size_t open = text.find('(');
+  if (open == std::string::npos)
+    return text.find(' ') == std::string::npos;
+  int depth = 0;
+  for (size_t i = open; i < text.size(); ++i) {
+    depth += text[i] == '(' ? 1 : text[i] == ')' ? -1 : 0;
+    if (depth == 0 && i + 1 != text.size())
+      return false;
+  }
+  return true;
+}
+
+std::string parenthesize(const std::string &text) {
+  return isSimple(text) ? text : "(" + text + ")";
+}
+
+} // namespace
+
+DimExpr::DimExpr() = default;
+
+std::string DimExpr::Term::key() const {
+  std::string text;
+  for (size_t i = 0; i < atoms.size(); ++i)
+    text += (i ? " * " : "") + atoms[i]->key;
+  return text;
+}
+
+DimExpr DimExpr::constant(int64_t value) {
+  DimExpr expr;
+  if (value != 0)
+    expr.terms.push_back(Term{value, {}});
+  return expr;
+}
+
+DimExpr DimExpr::fromAtom(std::shared_ptr<const Atom> atom) {
+  DimExpr expr;
+  expr.terms.push_back(Term{1, {std::move(atom)}});
+  return expr;
+}
+
+DimExpr DimExpr::symbol(std::string name) {
+  auto atom = std::make_shared<Atom>();
+  atom->kind = Atom::Name;
+  atom->key = name;
+  atom->name = std::move(name);
+  return fromAtom(std::move(atom));
+}
+
+void DimExpr::normalize() {
+  for (Term &term : terms)
+    std::sort(term.atoms.begin(), term.atoms.end(),
+              [](const auto &x, const auto &y) { return x->key < y->key; });
+  std::map<std::string, Term> merged;
+  for (Term &term : terms) {
+    std::string key = term.key();
+    auto [it, inserted] = merged.emplace(key, term);
+    if (!inserted)
+      it->second.coefficient += term.coefficient;
+  }
+  terms.clear();
+  // Terms with atoms in key order, those added before those subtracted,
+  // then the constant: "32 * ceil(H / 32) - H".
+  for (bool negative : {false, true})
+    for (auto &[key, term] : merged)
+      if (!key.empty() && term.coefficient != 0 &&
+          (term.coefficient < 0) == negative)
+        terms.push_back(term);
+  if (auto it = merged.find(""); it != merged.end() && it->second.coefficient)
+    terms.push_back(it->second);
+}
+
+namespace pipert {
+DimExpr operator+(const DimExpr &a, const DimExpr &b) {
+  DimExpr sum = a;
+  sum.terms.insert(sum.terms.end(), b.terms.begin(), b.terms.end());
+  sum.normalize();
+  return sum;
+}
+
+DimExpr operator-(const DimExpr &a, const DimExpr &b) {
+  return a + DimExpr::constant(-1) * b;
+}
+
+DimExpr operator*(const DimExpr &a, const DimExpr &b) {
+  DimExpr product;
+  for (const DimExpr::Term &x : a.terms)
+    for (const DimExpr::Term &y : b.terms) {
+      DimExpr::Term term{x.coefficient * y.coefficient, x.atoms};
+      term.atoms.insert(term.atoms.end(), y.atoms.begin(), y.atoms.end());
+      product.terms.push_back(std::move(term));
+    }
+  product.normalize();
+  return product;
+}
+} // namespace pipert
+
+bool DimExpr::isConstant() const {
+  return terms.empty() || (terms.size() == 1 && terms[0].atoms.empty());
+}
+
+int64_t DimExpr::getConstant() const {
+  return terms.empty() ? 0 : terms[0].coefficient;
+}
+
+bool DimExpr::isSymbol() const {
+  return terms.size() == 1 && terms[0].coefficient == 1 &&
+         terms[0].atoms.size() == 1 && terms[0].atoms[0]->kind == Atom::Name;
+}
+
+DimExpr DimExpr::floorDiv(const DimExpr &a, const DimExpr &b) {
+  return makeFunction(Atom::FloorDiv, a, b);
+}
+DimExpr DimExpr::ceilDiv(const DimExpr &a, const DimExpr &b) {
+  return makeFunction(Atom::CeilDiv, a, b);
+}
+DimExpr DimExpr::mod(const DimExpr &a, const DimExpr &b) {
+  return makeFunction(Atom::Mod, a, b);
+}
+DimExpr DimExpr::min(const DimExpr &a, const DimExpr &b) {
+  return makeFunction(Atom::Min, a, b);
+}
+DimExpr DimExpr::max(const DimExpr &a, const DimExpr &b) {
+  return makeFunction(Atom::Max, a, b);
+}
+
+DimExpr DimExpr::makeFunction(int kindValue, const DimExpr &a,
+                              const DimExpr &b) {
+  auto kind = Atom::Kind(kindValue);
+  if (a.isConstant() && b.isConstant()) {
+    int64_t x = a.getConstant(), y = b.getConstant();
+    switch (kind) {
+    case Atom::Min: return DimExpr::constant(std::min(x, y));
+    case Atom::Max: return DimExpr::constant(std::max(x, y));
+    case Atom::FloorDiv:
+      if (y != 0)
+        return DimExpr::constant(floorDivide(x, y));
+      break;
+    case Atom::CeilDiv:
+      if (y != 0)
+        return DimExpr::constant(-floorDivide(-x, y));
+      break;
+    case Atom::Mod:
+      if (y != 0)
+        return DimExpr::constant(x - floorDivide(x, y) * y);
+      break;
+    case Atom::Name: break;
+    }
+  }
+  if ((kind == Atom::FloorDiv || kind == Atom::CeilDiv) && b.isConstant() &&
+      b.getConstant() == 1)
+    return a;
+  if ((kind == Atom::Min || kind == Atom::Max) && a == b)
+    return a;
+  // min/max of two expressions a constant apart.
+  if (kind == Atom::Min || kind == Atom::Max) {
+    DimExpr difference = a - b;
+    if (difference.isConstant())
+      return (difference.getConstant() < 0) == (kind == Atom::Min) ? a : b;
+  }
+  auto atom = std::make_shared<Atom>();
+  atom->kind = kind;
+  atom->a = a;
+  atom->b = b;
+  std::string x = a.str(), y = b.str();
+  // min and max are symmetric: a canonical order of their operands.
+  if ((kind == Atom::Min || kind == Atom::Max) && y < x) {
+    std::swap(atom->a, atom->b);
+    std::swap(x, y);
+  }
+  switch (kind) {
+  case Atom::FloorDiv: atom->key = "floor(" + parenthesize(x) + " / " + parenthesize(y) + ")"; break;
+  case Atom::CeilDiv: atom->key = "ceil(" + parenthesize(x) + " / " + parenthesize(y) + ")"; break;
+  case Atom::Mod: atom->key = "(" + parenthesize(x) + " % " + parenthesize(y) + ")"; break;
+  case Atom::Min: atom->key = "min(" + x + ", " + y + ")"; break;
+  case Atom::Max: atom->key = "max(" + x + ", " + y + ")"; break;
+  case Atom::Name: break;
+  }
+  DimExpr expr;
+  expr.terms.push_back({1, {std::move(atom)}});
+  return expr;
+}
+
+std::string DimExpr::str() const {
+  if (terms.empty())
+    return "0";
+  std::string text;
+  for (size_t i = 0; i < terms.size(); ++i) {
+    const Term &term = terms[i];
+    int64_t c = term.coefficient;
+    bool negative = c < 0;
+    uint64_t magnitude = negative ? uint64_t(0) - uint64_t(c) : uint64_t(c);
+    std::string body;
+    if (term.atoms.empty())
+      body = std::to_string(magnitude);
+    else if (magnitude == 1)
+      body = term.key();
+    else
+      body = std::to_string(magnitude) + " * " + term.key();
+    if (i == 0)
+      text = (negative ? "-" : "") + body;
+    else
+      text += (negative ? " - " : " + ") + body;
+  }
+  return text;
+}
+
+std::string DimExpr::toC(const std::string &prefix) const {
+  auto atomToC = [&](const Atom &atom) -> std::string {
+    std::string a = atom.a.toC(prefix), b = atom.b.toC(prefix);
+    switch (atom.kind) {
+    case Atom::Name: return prefix + atom.name;
+    case Atom::FloorDiv: return "pipe_dim_floordiv(" + a + ", " + b + ")";
+    case Atom::CeilDiv: return "(-pipe_dim_floordiv(-" + a + ", " + b + "))";
+    case Atom::Mod: return "pipe_dim_mod(" + a + ", " + b + ")";
+    case Atom::Min: return "(" + a + " < " + b + " ? " + a + " : " + b + ")";
+    case Atom::Max: return "(" + a + " > " + b + " ? " + a + " : " + b + ")";
+    }
+    return "";
+  };
+  if (terms.empty())
+    return "0LL";
+  std::string text;
+  for (const Term &term : terms) {
+    std::string product = std::to_string(term.coefficient) + "LL";
+    for (const auto &atom : term.atoms)
+      product += " * " + atomToC(*atom);
+    text += (text.empty() ? "" : " + ") + product;
+  }
+  return "(" + text + ")";
+}
+
+namespace {
+/// Recursive descent over the syntax in DimExpr::parse's comment.
+class DimParser {
+public:
+  explicit DimParser(std::string_view text) : text(text) {}
+
+  std::optional<DimExpr> parse(std::string *error) {
+    std::optional<DimExpr> expr = parseSum();
+    skipSpace();
+    if (expr && pos != text.size())
+      fail("unexpected '" + std::string(1, text[pos]) + "'");
+    if (!message.empty()) {
+      if (error)
+        *error = message;
+      return std::nullopt;
+    }
+    return expr;
+  }
+
+private:
+  void skipSpace() {
+    while (pos < text.size() && std::isspace((unsigned char)text[pos]))
+      ++pos;
+  }
+  bool consume(std::string_view token) {
+    skipSpace();
+    if (text.substr(pos, token.size()) != token)
+      return false;
+    pos += token.size();
+    return true;
+  }
+  std::nullopt_t fail(const std::string &why) {
+    if (message.empty())
+      message = why;
+    return std::nullopt;
+  }
+
+  std::optional<DimExpr> parseSum() {
+    std::optional<DimExpr> lhs = parseProduct();
+    while (lhs) {
+      if (consume("+")) {
+        auto rhs = parseProduct();
+        if (!rhs)
+          return std::nullopt;
+        lhs = *lhs + *rhs;
+      } else if (consume("-")) {
+        auto rhs = parseProduct();
+        if (!rhs)
+          return std::nullopt;
+        lhs = *lhs - *rhs;
+      } else {
+        break;
+      }
+    }
+    return lhs;
+  }
+
+  std::optional<DimExpr> parseProduct() {
+    std::optional<DimExpr> lhs = parseUnary();
+    while (lhs) {
+      if (consume("//")) {
+        auto rhs = parseUnary();
+        if (!rhs)
+          return std::nullopt;
+        lhs = DimExpr::floorDiv(*lhs, *rhs);
+      } else if (consume("*")) {
+        auto rhs = parseUnary();
+        if (!rhs)
+          return std::nullopt;
+        lhs = *lhs * *rhs;
+      } else if (consume("%")) {
+        auto rhs = parseUnary();
+        if (!rhs)
+          return std::nullopt;
+        lhs = DimExpr::mod(*lhs, *rhs);
+      } else {
+        break;
+      }
+    }
+    return lhs;
+  }
+
+  std::optional<DimExpr> parseUnary() {
+    if (consume("-")) {
+      auto operand = parseUnary();
+      if (!operand)
+        return std::nullopt;
+      return DimExpr::constant(0) - *operand;
+    }
+    return parsePrimary();
+  }
+
+  std::optional<DimExpr> parsePrimary() {
+    skipSpace();
+    if (pos >= text.size())
+      return fail("expected a size");
+    if (consume("(")) {
+      auto inner = parseSum();
+      if (!inner)
+        return std::nullopt;
+      if (!consume(")"))
+        return fail("expected ')'");
+      return inner;
+    }
+    char c = text[pos];
+    if (std::isdigit((unsigned char)c)) {
+      int64_t value = 0;
+      while (pos < text.size() && std::isdigit((unsigned char)text[pos])) {
+        int digit = text[pos++] - '0';
+        if (value > (INT64_MAX - digit) / 10)
+          return fail("a size does not fit in 64 bits");
+        value = value * 10 + digit;
+      }
+      return DimExpr::constant(value);
+    }
+    if (!(std::isalpha((unsigned char)c) || c == '_'))
+      return fail("unexpected '" + std::string(1, c) + "'");
+    size_t start = pos;
+    while (pos < text.size() &&
+           (std::isalnum((unsigned char)text[pos]) || text[pos] == '_'))
+      ++pos;
+    std::string name(text.substr(start, pos - start));
+    bool division = name == "ceil" || name == "floor";
+    bool pair = name == "min" || name == "max";
+    if (!(division || pair) || !consume("("))
+      return DimExpr::symbol(name);
+    auto a = parseSum();
+    if (!a)
+      return std::nullopt;
+    if (!consume(division ? "/" : ","))
+      return fail(division ? "expected '/' in " + name + "(a / b)"
+                           : "expected ',' in " + name + "(a, b)");
+    auto b = parseSum();
+    if (!b)
+      return std::nullopt;
+    if (!consume(")"))
+      return fail("expected ')'");
+    if (name == "ceil")
+      return DimExpr::ceilDiv(*a, *b);
+    if (name == "floor")
+      return DimExpr::floorDiv(*a, *b);
+    return name == "min" ? DimExpr::min(*a, *b) : DimExpr::max(*a, *b);
+  }
+
+  std::string_view text;
+  size_t pos = 0;
+  std::string message;
+};
+} // namespace
+
+std::optional<DimExpr> DimExpr::parse(std::string_view text,
+                                      std::string *error) {
+  return DimParser(text).parse(error);
+}
+
+std::optional<int64_t>
+DimExpr::evaluate(const std::map<std::string, int64_t> &sizes,
+                  std::string *missing) const {
+  int64_t total = 0;
+  for (const Term &term : terms) {
+    int64_t product = term.coefficient;
+    for (const auto &atom : term.atoms) {
+      int64_t value;
+      if (atom->kind == Atom::Name) {
+        auto it = sizes.find(atom->name);
+        if (it == sizes.end()) {
+          if (missing)
+            *missing = atom->name;
+          return std::nullopt;
+        }
+        value = it->second;
+      } else {
+        auto a = atom->a.evaluate(sizes, missing);
+        auto b = atom->b.evaluate(sizes, missing);
+        if (!a || !b)
+          return std::nullopt;
+        bool divides = atom->kind == Atom::FloorDiv ||
+                       atom->kind == Atom::CeilDiv || atom->kind == Atom::Mod;
+        if (divides && *b == 0) {
+          if (missing)
+            missing->clear();
+          return std::nullopt;
+        }
+        switch (atom->kind) {
+        case Atom::FloorDiv: value = floorDivide(*a, *b); break;
+        case Atom::CeilDiv: value = -floorDivide(-*a, *b); break;
+        case Atom::Mod: value = *a - floorDivide(*a, *b) * *b; break;
+        case Atom::Min: value = std::min(*a, *b); break;
+        case Atom::Max: value = std::max(*a, *b); break;
+        case Atom::Name: value = 0; break;
+        }
+      }
+      product *= value;
+    }
+    total += product;
+  }
+  return total;
+}
+
+void DimExpr::collectSymbols(std::set<std::string> &symbols) const {
+  for (const Term &term : terms)
+    for (const auto &atom : term.atoms) {
+      if (atom->kind == Atom::Name) {
+        symbols.insert(atom->name);
+      } else {
+        atom->a.collectSymbols(symbols);
+        atom->b.collectSymbols(symbols);
+      }
+    }
+}
+
+std::optional<int64_t>
+pipert::evaluateDim(const std::string &symbol,
+                    const std::map<std::string, int64_t> &sizes,
+                    std::string *missing) {
+  if (auto it = sizes.find(symbol); it != sizes.end())
+    return it->second;
+  std::optional<DimExpr> expr = DimExpr::parse(symbol);
+  if (!expr) {
+    if (missing)
+      *missing = symbol;
+    return std::nullopt;
+  }
+  return expr->evaluate(sizes, missing);
+}

@@ -1,0 +1,105 @@
+//===- DimExpr.h - Sizes computed from symbolic dims ------------*- C++ -*-===//
+//
+// A tensor's dim is a literal, a symbolic name bound from the parameters
+// when the pipeline runs (N, H), or an expression of them: a slice gives
+// `H - 32`, a concat `C + 3`, padding to a multiple `32 * ceil(H / 32)`.
+// The frontend builds them, types carry them as text (the canonical form
+// below, so that two equal sizes have equal text), and the runtime
+// evaluates them once the names are bound.
+//
+// Canonical form: a sum of terms, each an integer times a product of atoms
+// (names, and the functions ceil(a / b), floor(a / b), a % b, min(a, b),
+// max(a, b) of canonical expressions), terms in a fixed order, the
+// constant last: "H + W - 32", "2 * W", "32 * ceil(H / 32)". Sums and
+// products of names are normalized (H - 16 - 16 == H - 32, W + W == 2 * W);
+// the functions are simplified when their operands are constants.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef PIPE_CORE_DIMEXPR_H
+#define PIPE_CORE_DIMEXPR_H
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace pipert {
+
+class DimExpr {
+public:
+  /// The constant 0.
+  DimExpr();
+  static DimExpr constant(int64_t value);
+  static DimExpr symbol(std::string name);
+
+  friend DimExpr operator+(const DimExpr &a, const DimExpr &b);
+  friend DimExpr operator-(const DimExpr &a, const DimExpr &b);
+  friend DimExpr operator*(const DimExpr &a, const DimExpr &b);
+  /// floor(a / b) and ceil(a / b) for a positive divisor, a % b (with b's
+  /// sign, as Python), min and max.
+  static DimExpr floorDiv(const DimExpr &a, const DimExpr &b);
+  static DimExpr ceilDiv(const DimExpr &a, const DimExpr &b);
+  static DimExpr mod(const DimExpr &a, const DimExpr &b);
+  static DimExpr min(const DimExpr &a, const DimExpr &b);
+  static DimExpr max(const DimExpr &a, const DimExpr &b);
+
+  bool isConstant() const;
+  /// The value of a constant expression.
+  int64_t getConstant() const;
+  /// Whether it is one name alone (a symbolic dim a parameter binds).
+  bool isSymbol() const;
+
+  /// The canonical text, which parse() reads back.
+  std::string str() const;
+  /// `str()` as C, each name N written `prefix + N`, in 64-bit integers:
+  /// "(d_H - 32LL)".
+  std::string toC(const std::string &prefix) const;
+  /// Parses the canonical form, and what a person writes in a type:
+  /// integers, names, + - * // %, ceil(a / b), floor(a / b), min(a, b),
+  /// max(a, b), parentheses. On failure, `error` says why.
+  static std::optional<DimExpr> parse(std::string_view text,
+                                      std::string *error = nullptr);
+
+  /// Its value once `sizes` binds its names; nothing (and `missing` names
+  /// one) when a name is unbound, or a division by zero (`missing` empty).
+  std::optional<int64_t> evaluate(const std::map<std::string, int64_t> &sizes,
+                                  std::string *missing = nullptr) const;
+  /// The names it uses.
+  void collectSymbols(std::set<std::string> &symbols) const;
+
+  bool operator==(const DimExpr &other) const { return str() == other.str(); }
+  bool operator!=(const DimExpr &other) const { return !(*this == other); }
+
+  /// An atom: a name, or a function of canonical expressions.
+  struct Atom;
+
+private:
+  /// coefficient * product of atoms (sorted); an empty product is the
+  /// constant term.
+  struct Term {
+    int64_t coefficient = 0;
+    std::vector<std::shared_ptr<const Atom>> atoms;
+    std::string key() const;
+  };
+  std::vector<Term> terms; ///< Sorted by key, no zero coefficients.
+  void normalize();
+  static DimExpr fromAtom(std::shared_ptr<const Atom> atom);
+  /// A function atom (Atom::Kind `kind`) of `a` and `b`, or its value when
+  /// it is known.
+  static DimExpr makeFunction(int kind, const DimExpr &a, const DimExpr &b);
+};
+
+/// Its value under `sizes`: a literal dim's own, a symbol's, an
+/// expression's; nothing when some name is unbound (`missing` names it).
+std::optional<int64_t> evaluateDim(const std::string &symbol,
+                                   const std::map<std::string, int64_t> &sizes,
+                                   std::string *missing = nullptr);
+
+} // namespace pipert
+
+#endif // PIPE_CORE_DIMEXPR_H

@@ -1,0 +1,180 @@
+//===- SemaChecker.h - The checks of one pipeline, by topic -----*- C++ -*-===//
+//
+// Private to the frontend: Sema.cpp checks bindings, operators, promotion
+// and broadcasting and dispatches calls; SemaFunctions.cpp checks the
+// functions over values (elementwise functions, casts, reductions, blurs,
+// transpose, reshape, copies); SemaLayout.cpp the layout functions and
+// sizes (slicing, crop, flip, pad, take, concat, stack, erase, iota, zeros,
+// full, dims as values). Which function a call names comes from the ODS
+// records (dialect/PipeSource.td): a call to a function of op `X` is
+// checked by check<X>Op.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef PIPE_FRONTEND_SEMACHECKER_H
+#define PIPE_FRONTEND_SEMACHECKER_H
+
+#include "frontend/AST.h"
+
+#include "core/DimExpr.h"
+
+#include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/Support/SourceMgr.h"
+
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace pipec {
+namespace sema {
+
+using llvm::SMLoc;
+
+/// What an operator or function does with its operands' dtype.
+enum class Accepts {
+  Numeric,       ///< not bool; result: the operand dtype
+  FloatResult,   ///< integers and bool become f32 first
+  IntegerOrBool, ///< & | ^ ~
+  Integer,       ///< << >>
+  Bool,          ///< && || !
+  Any,           ///< == !=
+};
+
+/// Checks one pipeline. Errors are counted, not fatal: each statement is
+/// checked even after an earlier one failed, so a user sees all of them.
+class PipelineChecker {
+public:
+  PipelineChecker(PipelineAST &pipeline, llvm::SourceMgr &sourceMgr)
+      : pipeline(pipeline), sourceMgr(sourceMgr) {}
+
+  bool check();
+
+private:
+  bool error(SMLoc loc, const llvm::Twine &message) {
+    // A `for` body is checked once per unrolled iteration: say each error
+    // once.
+    if (reported.insert({loc.getPointer(), message.str()}).second)
+      sourceMgr.PrintMessage(loc, llvm::SourceMgr::DK_Error, message);
+    ++numErrors;
+    return false;
+  }
+  void note(SMLoc loc, const llvm::Twine &message) {
+    sourceMgr.PrintMessage(loc, llvm::SourceMgr::DK_Note, message);
+  }
+
+  bool checkType(const TypeAST &type, llvm::StringRef what,
+                 llvm::StringRef name);
+  bool checkExpr(ExprAST &expr);
+  bool checkName(NameExprAST &expr);
+  bool checkBinary(BinaryExprAST &expr);
+  bool checkUnary(UnaryExprAST &expr);
+  bool checkList(ListExprAST &expr);
+
+  // Calls (Sema.cpp): which function a call names, its keywords, and the
+  // elementwise functions and casts.
+  bool checkCall(CallExprAST &expr);
+  /// Every keyword argument is one of `keywords` (space-separated), once.
+  bool checkKeywords(CallExprAST &expr, llvm::StringRef keywords);
+  bool checkElementwiseCall(CallExprAST &expr);
+
+  // Functions over values (SemaFunctions.cpp), one per op (PIPE_FUNCTIONS).
+  bool checkSelectOp(CallExprAST &expr) { return checkElementwiseCall(expr); }
+  bool checkCopyOp(CallExprAST &expr);
+  bool checkTransposeOp(CallExprAST &expr);
+  bool checkReshapeOp(CallExprAST &expr);
+  bool checkReduceOp(CallExprAST &expr);
+  bool checkGaussianBlurOp(CallExprAST &expr);
+  /// The second operand of transpose or reshape, positional or named
+  /// `keyword`, with the first operand checked; null after an error.
+  ExprAST *layoutOperand(CallExprAST &expr, llvm::StringRef keyword,
+                         llvm::StringRef usage);
+  /// `axes = [...]` of a call on `input`: integer literals, negative ones
+  /// counting from the end, each dim once; sorted into `expr.axes`.
+  bool checkAxes(CallExprAST &expr, ExprAST &list, const ExprType &input);
+  /// The same, in the order written (for axes paired with sizes).
+  std::optional<std::vector<int64_t>>
+  axesInOrder(CallExprAST &expr, ExprAST &list, const ExprType &input);
+
+  // Layout functions and sizes (SemaLayout.cpp).
+  bool checkSubscript(SubscriptExprAST &expr);
+  bool checkCropOp(CallExprAST &expr);
+  bool checkFlipOp(CallExprAST &expr);
+  bool checkPadOp(CallExprAST &expr);
+  bool checkTakeOp(CallExprAST &expr);
+  bool checkConcatOp(CallExprAST &expr);
+  bool checkCoordinateOp(CallExprAST &expr);
+  bool checkBroadcastOp(CallExprAST &expr);
+  bool checkEraseOp(CallExprAST &expr);
+  /// The size `expr` denotes when the dims alone make it (integer
+  /// literals, dim names, + - * // %, ceil(a / b), floor(a / b), min,
+  /// max); reports at `expr`, naming `what`, when it is not one.
+  std::optional<pipert::DimExpr> sizeOf(ExprAST &expr, llvm::StringRef what);
+  /// A list literal of sizes (or one size).
+  std::optional<std::vector<pipert::DimExpr>> sizesOf(ExprAST &expr,
+                                                      llvm::StringRef what);
+  /// Whether `expr` is a size known from the dims (without reporting).
+  bool isSize(ExprAST &expr);
+  /// A layout function's axes: `axes` when given, else the `count` dims
+  /// after the first (or the first `count` when there are no more): in
+  /// written order.
+  std::optional<std::vector<int64_t>>
+  layoutAxes(CallExprAST &expr, ExprAST *axes, const ExprType &input,
+             size_t count);
+  /// A per-sample parameter of a layout function on `input` whose first
+  /// laid-out axis is `firstAxis`: a size known from the dims (integers),
+  /// or a tensor of `dtype` kind ("integer", "bool", "number") of rank 0
+  /// or with `input`'s leading dims before `firstAxis`.
+  bool checkSampleParam(ExprAST &param, const ExprType &input,
+                        int64_t firstAxis, llvm::StringRef kind,
+                        llvm::StringRef what);
+  /// A tensor parameter whose last dim holds `count` values per sample (or
+  /// whose last two dims are [count / per, per]).
+  bool checkSampleTensor(ExprAST &param, const ExprType &input,
+                         int64_t firstAxis, int64_t count, int64_t per,
+                         llvm::StringRef what);
+  /// A list of `count` per-sample values (checkSampleParam), or one tensor
+  /// of them (checkSampleTensor); the number of values a list gives when
+  /// `count` is 0 (any multiple of `per`).
+  std::optional<int64_t> checkSampleValues(ExprAST &param,
+                                           const ExprType &input,
+                                           int64_t firstAxis, int64_t count,
+                                           int64_t per, llvm::StringRef what);
+  /// `dtype = <name>`: the dtype it names, or nullopt after an error.
+  std::optional<std::string> dtypeArgument(ExprAST &value);
+
+  /// The dtype `operands` are converted to for `what` (promotion, weak
+  /// literals), checked against `accepts`; reports and returns nullopt if
+  /// there is none. `operandDType` gets the dtype the op computes in.
+  std::optional<std::string> operandDType(llvm::ArrayRef<ExprAST *> operands,
+                                          Accepts accepts, SMLoc loc,
+                                          const std::string &what);
+  /// The broadcast dims of `operands` (NumPy rules over symbolic dims).
+  std::optional<std::vector<DimAST>>
+  broadcastDims(llvm::ArrayRef<ExprAST *> operands, SMLoc loc,
+                const std::string &what);
+  /// Whether the weak literal `literal` can take `dtype`; reports if not.
+  bool checkLiteralFits(const ExprAST &literal, llvm::StringRef dtype);
+
+  PipelineAST &pipeline;
+  llvm::SourceMgr &sourceMgr;
+  unsigned numErrors = 0;
+  std::set<std::pair<const char *, std::string>> reported;
+
+  struct Binding {
+    SMLoc loc;
+    ExprType type;
+    /// Its expression had an error: uses of it report nothing more.
+    bool poisoned = false;
+  };
+  llvm::StringMap<Binding> bindings;
+  /// Dims that parameters bind at run time.
+  llvm::StringSet<> knownDims;
+};
+
+
+} // namespace sema
+} // namespace pipec
+
+#endif // PIPE_FRONTEND_SEMACHECKER_H

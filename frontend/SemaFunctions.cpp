@@ -1,0 +1,399 @@
+//===- SemaFunctions.cpp - Checking calls of functions over values --------===//
+//
+// Transpose and reshape, reductions and gaussian_blur: their arguments,
+// axes and keyword arguments, and the type of their result.
+//
+//===----------------------------------------------------------------------===//
+
+#include "frontend/Sema.h"
+#include "frontend/SemaChecker.h"
+
+#include "llvm/Support/Casting.h"
+
+#include <algorithm>
+#include <map>
+
+using namespace pipec;
+using namespace pipec::sema;
+
+static const char *const kDTypeList =
+    "bool u8 i8 u16 i16 u32 i32 u64 i64 f16 bf16 f32 f64";
+
+ExprAST *PipelineChecker::layoutOperand(CallExprAST &expr,
+                                        llvm::StringRef keyword,
+                                        llvm::StringRef usage) {
+  // f(x, operand) or f(x, keyword = operand)
+  ExprAST *operand = expr.args.size() == 2 ? expr.args[1].get() : nullptr;
+  for (KeywordArgAST &kwarg : expr.kwargs) {
+    if (kwarg.name != keyword) {
+      error(kwarg.loc, "'" + expr.callee + "' takes no keyword argument '" +
+                           kwarg.name + "'");
+      return nullptr;
+    }
+    operand = kwarg.value.get();
+  }
+  if (expr.args.empty() || !operand ||
+      expr.args.size() + expr.kwargs.size() != 2) {
+    error(expr.getLoc(), usage);
+    return nullptr;
+  }
+  if (!checkExpr(*expr.args[0]))
+    return nullptr;
+  return operand;
+}
+
+bool PipelineChecker::checkTransposeOp(CallExprAST &expr) {
+  ExprAST *perm = layoutOperand(expr, "perm",
+                                "'transpose' takes a tensor and a permutation, "
+                                "e.g. transpose(x, [0, 3, 1, 2])");
+  if (!perm)
+    return false;
+  const ExprType &input = expr.args[0]->type;
+  auto *list = llvm::dyn_cast<ListExprAST>(perm);
+  std::vector<int64_t> permutation;
+  if (list)
+    for (ExprPtr &element : list->elements)
+      if (auto *number = llvm::dyn_cast<NumberExprAST>(element.get());
+          number && !number->isFloat)
+        permutation.push_back(number->intValue);
+  std::vector<int64_t> sorted = permutation;
+  std::sort(sorted.begin(), sorted.end());
+  bool isPermutation = list && permutation.size() == list->elements.size() &&
+                       permutation.size() == input.dims.size();
+  for (size_t i = 0; isPermutation && i < sorted.size(); ++i)
+    isPermutation = sorted[i] == int64_t(i);
+  if (!isPermutation)
+    return error(perm->getLoc(),
+                 "the permutation of 'transpose' must list each dim of " +
+                     input.str() + " once, as integer literals 0 to " +
+                     std::to_string(int64_t(input.dims.size()) - 1));
+  if (input.isWeakLiteral())
+    return error(expr.args[0]->getLoc(), "transpose a tensor, not a literal");
+  expr.permutation = permutation;
+  std::vector<DimAST> dims;
+  for (int64_t p : permutation)
+    dims.push_back(input.dims[p]);
+  expr.type = ExprType{input.dtype, dims};
+  return true;
+}
+
+bool PipelineChecker::checkReshapeOp(CallExprAST &expr) {
+  // The dims are literals or known dim names.
+  ExprAST *shape = layoutOperand(expr, "shape",
+                                 "'reshape' takes a tensor and a shape, e.g. "
+                                 "reshape(x, [N, 3, H, W])");
+  if (!shape)
+    return false;
+  const ExprType &input = expr.args[0]->type;
+  if (input.isWeakLiteral())
+    return error(expr.args[0]->getLoc(), "reshape a tensor, not a literal");
+  auto *list = llvm::dyn_cast<ListExprAST>(shape);
+  if (!list)
+    return error(shape->getLoc(), "the shape of 'reshape' must be a list of "
+                                  "dims, e.g. [N, 3, H, W]");
+  std::vector<DimAST> dims;
+  for (ExprPtr &element : list->elements) {
+    DimAST dim;
+    dim.loc = element->getLoc();
+    if (auto *name = llvm::dyn_cast<NameExprAST>(element.get())) {
+      if (!knownDims.contains(name->name))
+        return error(dim.loc, "'" + name->name +
+                                  "' is not a dim of any parameter");
+      dim.symbol = name->name;
+    } else if (auto *number = llvm::dyn_cast<NumberExprAST>(element.get());
+               number && !number->isFloat && number->intValue >= 0) {
+      dim.size = number->intValue;
+    } else {
+      return error(dim.loc, "a dim of 'reshape' is a dim name or a "
+                            "non-negative integer literal");
+    }
+    dims.push_back(dim);
+  }
+  // The element count must provably stay: the same symbols, the same
+  // product of literal sizes.
+  auto count = [](const std::vector<DimAST> &ds) {
+    std::map<std::string, int> symbols;
+    int64_t product = 1;
+    for (const DimAST &d : ds) {
+      if (d.isSymbolic())
+        ++symbols[d.symbol];
+      else
+        product *= d.size;
+    }
+    return std::make_pair(symbols, product);
+  };
+  if (count(dims) != count(input.dims)) {
+    ExprType target{input.dtype, dims};
+    return error(expr.getLoc(), "'reshape' of " + input.str() + " to " +
+                                    target.str() +
+                                    " does not keep the number of elements");
+  }
+  expr.type = ExprType{input.dtype, dims};
+  return true;
+}
+
+bool PipelineChecker::checkAxes(CallExprAST &expr, ExprAST &value,
+                                const ExprType &input) {
+  std::optional<std::vector<int64_t>> axes = axesInOrder(expr, value, input);
+  if (!axes)
+    return false;
+  std::sort(axes->begin(), axes->end());
+  expr.axes = *axes;
+  return true;
+}
+
+std::optional<std::vector<int64_t>>
+PipelineChecker::axesInOrder(CallExprAST &expr, ExprAST &value,
+                             const ExprType &input) {
+  int64_t rank = int64_t(input.dims.size());
+  std::vector<ExprAST *> elements;
+  if (auto *list = llvm::dyn_cast<ListExprAST>(&value)) {
+    for (ExprPtr &element : list->elements)
+      elements.push_back(element.get());
+  } else {
+    elements.push_back(&value);
+  }
+  std::vector<int64_t> axes;
+  for (ExprAST *element : elements) {
+    auto *number = llvm::dyn_cast<NumberExprAST>(element);
+    if (!number || number->isFloat) {
+      error(element->getLoc(), "an axis of '" + expr.callee +
+                                   "' is an integer literal, e.g. axes = [1, 2]");
+      return std::nullopt;
+    }
+    int64_t axis = number->intValue < 0 ? number->intValue + rank
+                                        : number->intValue;
+    if (axis < 0 || axis >= rank) {
+      error(element->getLoc(), "axis " + std::to_string(number->intValue) +
+                                   " is out of range for " + input.str() +
+                                   " (rank " + std::to_string(rank) + ")");
+      return std::nullopt;
+    }
+    if (llvm::is_contained(axes, axis)) {
+      error(element->getLoc(),
+            "axis " + std::to_string(axis) + " is listed twice");
+      return std::nullopt;
+    }
+    axes.push_back(axis);
+  }
+  if (axes.empty()) {
+    error(value.getLoc(), "'" + expr.callee + "' needs at least one axis");
+    return std::nullopt;
+  }
+  return axes;
+}
+
+std::optional<std::string> PipelineChecker::dtypeArgument(ExprAST &value) {
+  auto *name = llvm::dyn_cast<NameExprAST>(&value);
+  if (!name || !isDType(name->name)) {
+    error(value.getLoc(), std::string("dtype = names a dtype (") + kDTypeList +
+                              ")");
+    return std::nullopt;
+  }
+  return name->name;
+}
+
+bool PipelineChecker::checkReduceOp(CallExprAST &expr) {
+  const std::string &kind = expr.callee;
+  if (expr.args.size() != 1)
+    return error(expr.getLoc(), "'" + kind + "' reduces one tensor, e.g. " +
+                                    kind + "(x, axes = [1, 2])");
+  if (!checkExpr(*expr.args[0]))
+    return false;
+  const ExprType &input = expr.args[0]->type;
+  if (input.isWeakLiteral())
+    return error(expr.args[0]->getLoc(), "'" + kind +
+                                             "' reduces a tensor, not a "
+                                             "literal");
+  if (input.dims.empty())
+    return error(expr.args[0]->getLoc(),
+                 "'" + kind + "' reduces a tensor of rank 1 or more, not " +
+                     input.str());
+  bool numeric = kind != "any" && kind != "all";
+  if (numeric && input.dtype == "bool" && kind != "sum" && kind != "mean")
+    return error(expr.args[0]->getLoc(),
+                 "'" + kind + "' of bool is not defined; use any/all, or "
+                 "convert first, e.g. u8(x)");
+  std::optional<std::string> requested;
+  bool hasAxes = false;
+  for (KeywordArgAST &kwarg : expr.kwargs) {
+    if (kwarg.name == "axes") {
+      if (!checkAxes(expr, *kwarg.value, input))
+        return false;
+      hasAxes = true;
+    } else if (kwarg.name == "keepdims") {
+      auto *value = llvm::dyn_cast<BoolExprAST>(kwarg.value.get());
+      if (!value)
+        return error(kwarg.value->getLoc(), "keepdims is true or false");
+      expr.keepdims = value->value;
+    } else if (kwarg.name == "dtype" && kind != "any" && kind != "all") {
+      requested = dtypeArgument(*kwarg.value);
+      if (!requested)
+        return false;
+      if (kind == "mean" && !isFloatDType(*requested))
+        return error(kwarg.value->getLoc(),
+                     "'mean' gives a float dtype (f16 bf16 f32 f64), not " +
+                         *requested);
+    } else {
+      return error(kwarg.loc, "'" + kind + "' takes no keyword argument '" +
+                                  kwarg.name + "' (it takes axes, keepdims" +
+                                  (numeric ? ", dtype" : "") + ")");
+    }
+  }
+  if (!hasAxes)
+    for (int64_t d = 0; d < int64_t(input.dims.size()); ++d)
+      expr.axes.push_back(d);
+  std::vector<DimAST> dims;
+  for (int64_t d = 0; d < int64_t(input.dims.size()); ++d) {
+    if (!llvm::is_contained(expr.axes, d)) {
+      dims.push_back(input.dims[d]);
+    } else if (expr.keepdims) {
+      DimAST one;
+      one.loc = input.dims[d].loc;
+      one.size = 1;
+      dims.push_back(one);
+    }
+  }
+  expr.operandDType = input.dtype;
+  expr.type = ExprType{requested ? *requested
+                                 : getReductionDType(kind, input.dtype),
+                       dims};
+  return true;
+}
+
+/// A number literal as a person would write it: 4, -1, 2.5.
+static std::string describeNumber(const NumberExprAST &number) {
+  if (!number.isFloat)
+    return std::to_string(number.intValue);
+  char text[32];
+  snprintf(text, sizeof text, "%g", number.floatValue);
+  return text;
+}
+
+bool PipelineChecker::checkGaussianBlurOp(CallExprAST &expr) {
+  if (expr.args.size() != 1)
+    return error(expr.getLoc(), "'gaussian_blur' blurs one tensor, e.g. "
+                                "gaussian_blur(x, window = 5, axes = [1, 2])");
+  if (!checkExpr(*expr.args[0]))
+    return false;
+  const ExprType &input = expr.args[0]->type;
+  if (input.isWeakLiteral() || input.dims.empty())
+    return error(expr.args[0]->getLoc(), "'gaussian_blur' blurs a tensor of "
+                                         "rank 1 or more");
+  if (input.dtype == "bool")
+    return error(expr.args[0]->getLoc(), "'gaussian_blur' of bool is not "
+                                         "defined; convert first, e.g. u8(x)");
+  ExprAST *window = nullptr, *sigma = nullptr;
+  bool hasAxes = false;
+  std::optional<std::string> requested;
+  SMLoc fillLoc;
+  expr.border = "reflect101";
+  for (KeywordArgAST &kwarg : expr.kwargs) {
+    ExprAST &value = *kwarg.value;
+    if (kwarg.name == "window") {
+      window = &value;
+    } else if (kwarg.name == "sigma") {
+      sigma = &value;
+    } else if (kwarg.name == "axes") {
+      if (!checkAxes(expr, value, input))
+        return false;
+      hasAxes = true;
+    } else if (kwarg.name == "border") {
+      auto *name = llvm::dyn_cast<NameExprAST>(&value);
+      if (!name || (name->name != "reflect101" && name->name != "clamp" &&
+                    name->name != "constant" && name->name != "wrap"))
+        return error(value.getLoc(), "border is one of reflect101, clamp, "
+                                     "constant, wrap");
+      expr.border = name->name;
+    } else if (kwarg.name == "fill") {
+      auto *number = llvm::dyn_cast<NumberExprAST>(&value);
+      if (!number)
+        return error(value.getLoc(), "fill is a number literal");
+      expr.fill = number->isFloat ? number->floatValue : double(number->intValue);
+      fillLoc = kwarg.loc;
+    } else if (kwarg.name == "dtype") {
+      requested = dtypeArgument(value);
+      if (!requested)
+        return false;
+      if (*requested == "bool")
+        return error(value.getLoc(), "'gaussian_blur' cannot give bool");
+    } else {
+      return error(kwarg.loc, "'gaussian_blur' takes no keyword argument '" +
+                                  kwarg.name +
+                                  "' (it takes window, sigma, axes, border, "
+                                  "fill, dtype)");
+    }
+  }
+  if (fillLoc.isValid() && expr.border != "constant")
+    return error(fillLoc, "fill applies only with border = constant");
+  int64_t rank = int64_t(input.dims.size());
+  if (!hasAxes)
+    for (int64_t d = rank > 1 ? 1 : 0; d < rank; ++d)
+      expr.axes.push_back(d);
+  if (!window && !sigma)
+    return error(expr.getLoc(), "'gaussian_blur' needs a window, a sigma, or "
+                                "both, e.g. window = 5");
+  // A literal is checked here; a tensor has the input's leading dims (one
+  // value per sample) or none, and is checked when the pipeline runs.
+  auto checkParam = [&](ExprAST *param, bool isWindow) -> bool {
+    if (!param)
+      return true;
+    const char *what = isWindow ? "window" : "sigma";
+    if (auto *number = llvm::dyn_cast<NumberExprAST>(param)) {
+      param->type = ExprType{};
+      param->type.weakFloat = number->isFloat;
+      double v = number->isFloat ? number->floatValue : double(number->intValue);
+      if (isWindow && (number->isFloat || v < 1 || int64_t(v) % 2 == 0))
+        return error(param->getLoc(), "the window of 'gaussian_blur' is an "
+                                      "odd positive integer, not " +
+                                          describeNumber(*number));
+      if (!isWindow && !(v > 0))
+        return error(param->getLoc(), "the sigma of 'gaussian_blur' must be "
+                                      "positive");
+      return true;
+    }
+    if (!checkExpr(*param))
+      return false;
+    const ExprType &type = param->type;
+    if (type.isWeakLiteral())
+      return error(param->getLoc(), std::string("the ") + what +
+                                        " is a number or a tensor");
+    if (isWindow ? !isIntegerDType(type.dtype)
+                 : !(isFloatDType(type.dtype) || isIntegerDType(type.dtype)))
+      return error(param->getLoc(),
+                   std::string("the ") + what + " of 'gaussian_blur' is " +
+                       (isWindow ? "an integer" : "a number") + ", not " +
+                       type.dtype);
+    bool prefix = type.dims.size() <= size_t(expr.axes.front());
+    for (size_t d = 0; prefix && d < type.dims.size(); ++d)
+      prefix = type.dims[d] == input.dims[d];
+    if (!prefix)
+      return error(param->getLoc(),
+                   std::string("the ") + what + " " + type.str() +
+                       " must be a scalar or have the leading dims of " +
+                       input.str() + " before the first blurred axis (one " +
+                       what + " per sample)");
+    return true;
+  };
+  if (!checkParam(window, true) || !checkParam(sigma, false))
+    return false;
+  expr.operandDType = input.dtype;
+  expr.type = ExprType{requested ? *requested : input.dtype, input.dims};
+  return true;
+}
+
+bool PipelineChecker::checkCopyOp(CallExprAST &expr) {
+  // x.cpu() / x.gpu(): an explicit copy; the placement pass keeps it or says
+  // why it is not needed.
+  const std::string &callee = expr.callee;
+  if (expr.args.size() != 1 || !expr.kwargs.empty())
+    return error(expr.getLoc(), "'" + callee + "' moves one tensor, e.g. x." +
+                                    callee + "()");
+  if (!checkExpr(*expr.args[0]))
+    return false;
+  if (expr.args[0]->type.isWeakLiteral())
+    return error(expr.args[0]->getLoc(),
+                 "'" + callee + "' moves a tensor, not a literal");
+  expr.type = expr.args[0]->type;
+  return true;
+}

@@ -1,0 +1,285 @@
+//===- ExpandLayout.cpp - Layout ops into index maps and selects ----------===//
+//
+// Implements `pipe-expand-layout` (see Passes.td). Fusion and codegen take
+// index maps that are total (every result element an input element) and
+// elementwise ops; the layout ops that are not one are rewritten into them
+// here, over coordinates (pipe.coordinate):
+//  - a crop with out_of_bounds = pad: select(inside, crop with clamp, fill);
+//  - a pad with border = constant: select(inside, pad with clamp, fill);
+//  - concat: a select by the coordinate along the axis among its inputs,
+//    each read through a (clamped) pad that places it;
+//  - erase: select(in some region, fill, input).
+// Each read is clamped into its input, so that the lanes the select drops
+// read in bounds too.
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/Passes.h"
+
+#include "core/DimExpr.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+namespace mlir {
+namespace pipe {
+#define GEN_PASS_DEF_EXPANDLAYOUT
+#include "passes/Passes.h.inc"
+} // namespace pipe
+} // namespace mlir
+
+using namespace mlir;
+using namespace mlir::pipe;
+using pipert::DimExpr;
+
+namespace {
+
+/// Builds the elementwise expressions of one expansion over `shape` (the
+/// layout op's result type).
+class Expander {
+public:
+  Expander(PatternRewriter &rewriter, Location loc, RankedTensorType shape)
+      : rewriter(rewriter), loc(loc), shape(shape),
+        i64(IntegerType::get(rewriter.getContext(), 64, IntegerType::Signed)),
+        i1(IntegerType::get(rewriter.getContext(), 1)) {}
+
+  RankedTensorType of(Type element) { return withElementType(shape, element); }
+
+  /// Each element's coordinate along `axis`, as si64.
+  Value coordinate(int64_t axis) {
+    return CoordinateOp::create(rewriter, loc, of(i64),
+                                rewriter.getI64IntegerAttr(axis));
+  }
+
+  /// A size as an si64 scalar.
+  Value size(const DimExpr &size) {
+    auto scalar = RankedTensorType::get({}, i64);
+    if (size.isConstant())
+      return ConstantOp::create(rewriter, loc,
+                                rewriter.getIntegerAttr(i64, size.getConstant()));
+    return DimOp::create(rewriter, loc, scalar,
+                         rewriter.getStringAttr(size.str()));
+  }
+
+  /// A per-sample (or rank-0) integer parameter as si64, spread over the
+  /// shape where it has dims.
+  Value param(Value value) {
+    auto type = cast<RankedTensorType>(value.getType());
+    if (type.getRank() > 0) {
+      SmallVector<int64_t> dims;
+      for (int64_t d = 0; d < type.getRank(); ++d)
+        dims.push_back(d);
+      value = BroadcastOp::create(rewriter, loc, of(type.getElementType()),
+                                  value, rewriter.getDenseI64ArrayAttr(dims));
+      type = cast<RankedTensorType>(value.getType());
+    }
+    if (type.getElementType() == i64)
+      return value;
+    return CastOp::create(rewriter, loc, withElementType(type, i64), value);
+  }
+
+  /// A scalar of `value`'s dtype spread over the shape where it has dims.
+  Value spread(Value value) {
+    auto type = cast<RankedTensorType>(value.getType());
+    if (type.getRank() == 0 || haveSameShape(type, shape))
+      return value;
+    SmallVector<int64_t> dims;
+    for (int64_t d = 0; d < type.getRank(); ++d)
+      dims.push_back(d);
+    return BroadcastOp::create(rewriter, loc, of(type.getElementType()), value,
+                               rewriter.getDenseI64ArrayAttr(dims));
+  }
+
+  Value add(Value a, Value b) { return AddOp::create(rewriter, loc, of(i64), a, b); }
+  Value le(Value a, Value b) { return LeOp::create(rewriter, loc, of(i1), a, b); }
+  Value lt(Value a, Value b) { return LtOp::create(rewriter, loc, of(i1), a, b); }
+  Value both(Value a, Value b) {
+    return a ? AndOp::create(rewriter, loc, of(i1), a, b) : b;
+  }
+  Value either(Value a, Value b) {
+    return a ? OrOp::create(rewriter, loc, of(i1), a, b) : b;
+  }
+  /// lo <= x < hi (a coordinate is never below 0: no test for that).
+  Value within(Value x, const DimExpr &lo, const DimExpr &hi) {
+    Value below = lo.isConstant() && lo.getConstant() <= 0
+                      ? Value()
+                      : le(size(lo), x);
+    return both(below, lt(x, size(hi)));
+  }
+  /// lo <= x < hi.
+  Value within(Value x, Value lo, Value hi) { return both(le(lo, x), lt(x, hi)); }
+
+  /// A constant of the shape's dtype from `value`.
+  Value fill(double value) {
+    Type element = shape.getElementType();
+    TypedAttr attr;
+    if (isa<FloatType>(element))
+      attr = rewriter.getFloatAttr(element, value);
+    else if (element.isInteger(1))
+      attr = rewriter.getBoolAttr(value != 0);
+    else
+      attr = rewriter.getIntegerAttr(element, int64_t(value));
+    return ConstantOp::create(rewriter, loc, attr);
+  }
+
+  Value select(Value condition, Value a, Value b) {
+    return SelectOp::create(rewriter, loc, shape, condition, a, b);
+  }
+
+  PatternRewriter &rewriter;
+  Location loc;
+  RankedTensorType shape;
+  Type i64, i1;
+};
+
+DimExpr dimSize(RankedTensorType type, int64_t d) {
+  return type.isDynamicDim(d) ? *DimExpr::parse(getDimNames(type)[d])
+                              : DimExpr::constant(type.getDimSize(d));
+}
+
+/// crop(x, out_of_bounds = pad) -> select(inside, crop(x, clamp), fill).
+struct ExpandPaddingCrop : OpRewritePattern<CropOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(CropOp op,
+                                PatternRewriter &rewriter) const override {
+    if (op.getOutOfBounds() != OutOfBounds::pad)
+      return failure();
+    auto type = cast<RankedTensorType>(op.getType());
+    auto input = cast<RankedTensorType>(op.getInput().getType());
+    Expander e(rewriter, op.getLoc(), type);
+    auto read = CropOp::create(
+        rewriter, op.getLoc(), type, op.getInput(), op.getAnchors(),
+        op.getAxesAttr(),
+        OutOfBoundsAttr::get(rewriter.getContext(), OutOfBounds::clamp),
+        op.getFillAttr());
+    Value inside;
+    for (auto [axis, anchor] : llvm::zip(op.getAxes(), op.getAnchors())) {
+      Value position = e.add(e.coordinate(axis), e.param(anchor));
+      inside = e.both(inside, e.within(position, e.size(DimExpr::constant(0)),
+                                       e.size(dimSize(input, axis))));
+    }
+    rewriter.replaceOp(op, e.select(inside, read,
+                                    e.fill(op.getFill().convertToDouble())));
+    return success();
+  }
+};
+
+/// pad(x, border = constant) -> select(inside, pad(x, clamp), fill).
+struct ExpandConstantPad : OpRewritePattern<PadOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(PadOp op,
+                                PatternRewriter &rewriter) const override {
+    if (op.getBorder() != Border::constant)
+      return failure();
+    auto type = cast<RankedTensorType>(op.getType());
+    auto input = cast<RankedTensorType>(op.getInput().getType());
+    Expander e(rewriter, op.getLoc(), type);
+    auto read = PadOp::create(
+        rewriter, op.getLoc(), type, op.getInput(), op.getAxesAttr(),
+        op.getBeforeAttr(), op.getAfterAttr(),
+        BorderAttr::get(rewriter.getContext(), Border::clamp),
+        op.getFillAttr());
+    if (Attribute checks = op->getAttr("dim_checks"))
+      read->setAttr("dim_checks", checks);
+    Value inside;
+    for (auto [axis, before] : llvm::zip(op.getAxes(), op.getBefore())) {
+      DimExpr lo = *DimExpr::parse(cast<StringAttr>(before).getValue());
+      inside = e.both(inside, e.within(e.coordinate(axis), lo,
+                                       lo + dimSize(input, axis)));
+    }
+    rewriter.replaceOp(op, e.select(inside, read,
+                                    e.fill(op.getFill().convertToDouble())));
+    return success();
+  }
+};
+
+/// concat(a, b, ...) -> select(c < A, a', select(c < A + B, b', ...)), each
+/// input placed by a clamped pad.
+struct ExpandConcat : OpRewritePattern<ConcatOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(ConcatOp op,
+                                PatternRewriter &rewriter) const override {
+    if (op.getInputs().size() == 1) {
+      rewriter.replaceOp(op, op.getInputs().front());
+      return success();
+    }
+    auto type = cast<RankedTensorType>(op.getType());
+    int64_t axis = op.getAxis();
+    Expander e(rewriter, op.getLoc(), type);
+    DimExpr total = dimSize(type, axis);
+    SmallVector<Value> placed;
+    SmallVector<DimExpr> ends;
+    DimExpr offset = DimExpr::constant(0);
+    for (Value input : op.getInputs()) {
+      auto inputType = cast<RankedTensorType>(input.getType());
+      DimExpr length = dimSize(inputType, axis);
+      DimExpr after = total - offset - length;
+      placed.push_back(PadOp::create(
+          rewriter, op.getLoc(), type, input,
+          rewriter.getDenseI64ArrayAttr({axis}),
+          rewriter.getStrArrayAttr({offset.str()}),
+          rewriter.getStrArrayAttr({after.str()}),
+          BorderAttr::get(rewriter.getContext(), Border::clamp),
+          rewriter.getF64FloatAttr(0)));
+      offset = offset + length;
+      ends.push_back(offset);
+    }
+    Value coordinate = e.coordinate(axis);
+    Value result = placed.back();
+    for (int64_t i = int64_t(placed.size()) - 2; i >= 0; --i)
+      result = e.select(e.lt(coordinate, e.size(ends[i])), placed[i], result);
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+/// erase(x, regions) -> select(in some region, fill, x).
+struct ExpandErase : OpRewritePattern<EraseOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(EraseOp op,
+                                PatternRewriter &rewriter) const override {
+    auto type = cast<RankedTensorType>(op.getType());
+    Expander e(rewriter, op.getLoc(), type);
+    ArrayRef<int64_t> axes = op.getAxes();
+    size_t k = axes.size();
+    SmallVector<Value> coordinates;
+    for (int64_t axis : axes)
+      coordinates.push_back(e.coordinate(axis));
+    bool shared = op.getShapes().size() == k;
+    Value erased;
+    for (int64_t r = 0; r < op.getRegions(); ++r) {
+      Value inside;
+      for (size_t j = 0; j < k; ++j) {
+        Value anchor = e.param(op.getAnchors()[r * k + j]);
+        Value extent = e.param(op.getShapes()[shared ? j : r * k + j]);
+        inside = e.both(inside, e.within(coordinates[j], anchor,
+                                         e.add(anchor, extent)));
+      }
+      erased = e.either(erased, inside);
+    }
+    rewriter.replaceOp(op, e.select(erased, e.spread(op.getFill()),
+                                    op.getInput()));
+    return success();
+  }
+};
+
+struct ExpandLayoutPass
+    : public pipe::impl::ExpandLayoutBase<ExpandLayoutPass> {
+  void runOnOperation() override {
+    RewritePatternSet patterns(&getContext());
+    patterns.add<ExpandPaddingCrop, ExpandConstantPad, ExpandConcat,
+                 ExpandErase>(&getContext());
+    GreedyRewriteConfig config;
+    config.setRegionSimplificationLevel(GreedySimplifyRegionLevel::Disabled);
+    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns),
+                                     config))) {
+      getOperation().emitError()
+          << "internal error in pipe-expand-layout: the rewrites did not "
+             "converge; please report it with this pipeline";
+      signalPassFailure();
+    }
+  }
+};
+
+} // namespace

@@ -1,0 +1,314 @@
+//===- LayoutReference.cpp - The layout ops on the CPU, one by one --------===//
+//
+// The reference executor's layout ops, written from their definitions (the
+// ops' ODS descriptions and docs/language.md) and nothing else: for every
+// result element, the coordinates of the element it is, by plain loops.
+// They share no code with the index maps the kernels compute
+// (IndexMapOpInterface), so that the two check each other.
+//
+//===----------------------------------------------------------------------===//
+
+#include "reference/LayoutReference.h"
+
+#include "core/DimExpr.h"
+#include "core/StorageTypes.h"
+
+#include "llvm/ADT/TypeSwitch.h"
+
+#include <cstring>
+
+using namespace mlir;
+using namespace mlir::pipe;
+using pipert::HostTensor;
+using pipert::Status;
+
+namespace {
+
+/// Row-major coordinates of flat index `i` in `shape`.
+std::vector<int64_t> coordinatesOf(int64_t i, const std::vector<int64_t> &shape) {
+  std::vector<int64_t> c(shape.size());
+  for (int64_t d = int64_t(shape.size()) - 1; d >= 0; --d) {
+    c[d] = shape[d] ? i % shape[d] : 0;
+    i = shape[d] ? i / shape[d] : 0;
+  }
+  return c;
+}
+
+/// The flat index of coordinates `c` in `shape`.
+int64_t flatIndex(const std::vector<int64_t> &c,
+                  const std::vector<int64_t> &shape) {
+  int64_t i = 0;
+  for (size_t d = 0; d < shape.size(); ++d)
+    i = i * shape[d] + c[d];
+  return i;
+}
+
+/// Element `i` of an integer, bool or float tensor as an integer.
+int64_t intAt(const HostTensor &t, int64_t i) {
+  int64_t value = 0;
+  pipert::visitStorageType(t.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    const T &x = t.as<T>()[i];
+    if constexpr (std::is_same_v<T, pipe_bool>)
+      value = x.v;
+    else if constexpr (std::is_same_v<T, pipe_f16> ||
+                       std::is_same_v<T, pipe_bf16>)
+      value = int64_t(pipe_to_float(x));
+    else
+      value = int64_t(x);
+  });
+  return value;
+}
+
+/// A per-sample parameter's element for result coordinates `c`: its rank
+/// leading coordinates pick it.
+int64_t paramAt(const HostTensor &param, const std::vector<int64_t> &c) {
+  std::vector<int64_t> lead(c.begin(), c.begin() + param.shape().size());
+  return intAt(param, flatIndex(lead, param.shape()));
+}
+
+/// "[3, 5]": the coordinates of a bad sample.
+std::string describeSample(const std::vector<int64_t> &lead) {
+  std::string text = "[";
+  for (size_t d = 0; d < lead.size(); ++d)
+    text += (d ? ", " : "") + std::to_string(lead[d]);
+  return text + "]";
+}
+
+int64_t sizeOf(Attribute attr, const std::map<std::string, int64_t> &sizes) {
+  return *pipert::evaluateDim(cast<StringAttr>(attr).getValue().str(), sizes);
+}
+
+/// out[c] = in[source(c)] for every result coordinate c; `source` gives
+/// false (with an error set) to stop.
+template <typename Source>
+void gather(const HostTensor &in, HostTensor &out, Source source) {
+  size_t bytes = pipert::dtypeSize(in.dtype());
+  const auto *src = static_cast<const unsigned char *>(in.data());
+  auto *dst = static_cast<unsigned char *>(out.data());
+  std::vector<int64_t> s(in.shape().size());
+  for (int64_t i = 0, n = out.numElements(); i < n; ++i) {
+    std::vector<int64_t> c = coordinatesOf(i, out.shape());
+    if (!source(c, s))
+      return;
+    std::memcpy(dst + i * bytes, src + flatIndex(s, in.shape()) * bytes, bytes);
+  }
+}
+
+/// One value of `out`'s dtype converted from a double (pad and crop fills).
+void fillElement(HostTensor &out, int64_t i, double value) {
+  pipert::visitStorageType(out.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    out.as<T>()[i] = pipe_cast<T>(value);
+  });
+}
+
+std::string where(Operation *op) {
+  std::string location = describeLocation(op->getLoc());
+  return location.empty() ? "" : " at " + location;
+}
+
+} // namespace
+
+Status pipec::runLayoutReference(
+    Operation *op, llvm::function_ref<const HostTensor &(Value)> valueOf,
+    const std::map<std::string, int64_t> &sizes, HostTensor &out) {
+  std::string error;
+  llvm::TypeSwitch<Operation *>(op)
+      .Case<SliceOp>([&](SliceOp slice) {
+        const HostTensor &in = valueOf(slice.getInput());
+        std::vector<int64_t> starts;
+        for (Attribute start : slice.getStarts())
+          starts.push_back(sizeOf(start, sizes));
+        gather(in, out, [&](const auto &c, auto &s) {
+          size_t next = 0;
+          for (size_t d = 0; d < s.size(); ++d)
+            s[d] = slice.getDropped()[d]
+                       ? starts[d]
+                       : starts[d] + slice.getSteps()[d] * c[next++];
+          return true;
+        });
+      })
+      .Case<CropOp>([&](CropOp crop) {
+        const HostTensor &in = valueOf(crop.getInput());
+        size_t bytes = pipert::dtypeSize(in.dtype());
+        ArrayRef<int64_t> axes = crop.getAxes();
+        for (int64_t i = 0, n = out.numElements(); i < n; ++i) {
+          std::vector<int64_t> c = coordinatesOf(i, out.shape()), s = c;
+          bool inside = true;
+          for (auto [j, axis] : llvm::enumerate(axes)) {
+            const HostTensor &anchor = valueOf(crop.getAnchors()[j]);
+            int64_t a = paramAt(anchor, c);
+            int64_t size = in.shape()[axis], window = out.shape()[axis];
+            if (crop.getOutOfBounds() == OutOfBounds::error &&
+                (a < 0 || a + window > size)) {
+              std::vector<int64_t> lead(c.begin(),
+                                        c.begin() + anchor.shape().size());
+              error = "crop" + where(op) + ": sample " + describeSample(lead) +
+                      " has anchor " + std::to_string(a) + " along dim " +
+                      std::to_string(axis) + ", so its window of " +
+                      std::to_string(window) + " leaves the input's " +
+                      std::to_string(size) +
+                      " (out_of_bounds = error); nothing was written";
+              return;
+            }
+            s[axis] = a + c[axis];
+            if (s[axis] < 0 || s[axis] >= size) {
+              inside = false;
+              s[axis] = std::clamp<int64_t>(s[axis], 0, size - 1);
+            }
+          }
+          if (!inside && crop.getOutOfBounds() == OutOfBounds::pad) {
+            fillElement(out, i, crop.getFill().convertToDouble());
+            continue;
+          }
+          std::memcpy(static_cast<char *>(out.data()) + i * bytes,
+                      static_cast<const char *>(in.data()) +
+                          flatIndex(s, in.shape()) * bytes,
+                      bytes);
+        }
+      })
+      .Case<FlipOp>([&](FlipOp flip) {
+        const HostTensor &in = valueOf(flip.getInput());
+        gather(in, out, [&](const auto &c, auto &s) {
+          s = c;
+          bool when = !flip.getWhen() || paramAt(valueOf(flip.getWhen()), c);
+          if (when)
+            for (int64_t axis : flip.getAxes())
+              s[axis] = in.shape()[axis] - 1 - c[axis];
+          return true;
+        });
+      })
+      .Case<PadOp>([&](PadOp pad) {
+        const HostTensor &in = valueOf(pad.getInput());
+        size_t bytes = pipert::dtypeSize(in.dtype());
+        for (int64_t i = 0, n = out.numElements(); i < n; ++i) {
+          std::vector<int64_t> c = coordinatesOf(i, out.shape()), s = c;
+          bool inside = true;
+          for (auto [axis, before] : llvm::zip(pad.getAxes(), pad.getBefore())) {
+            int64_t x = c[axis] - sizeOf(before, sizes);
+            int64_t size = in.shape()[axis];
+            if (x >= 0 && x < size) {
+              s[axis] = x;
+              continue;
+            }
+            switch (pad.getBorder()) {
+            case Border::constant:
+              inside = false;
+              break;
+            case Border::clamp:
+              s[axis] = std::clamp<int64_t>(x, 0, size - 1);
+              break;
+            case Border::wrap:
+              s[axis] = ((x % size) + size) % size;
+              break;
+            case Border::reflect101: {
+              // dcb|abcd|cba: mirror without repeating the edge.
+              int64_t period = 2 * size - 2;
+              int64_t m = period ? ((x % period) + period) % period : 0;
+              s[axis] = m < size ? m : period - m;
+              break;
+            }
+            }
+          }
+          if (!inside) {
+            fillElement(out, i, pad.getFill().convertToDouble());
+            continue;
+          }
+          std::memcpy(static_cast<char *>(out.data()) + i * bytes,
+                      static_cast<const char *>(in.data()) +
+                          flatIndex(s, in.shape()) * bytes,
+                      bytes);
+        }
+      })
+      .Case<TakeOp>([&](TakeOp take) {
+        const HostTensor &in = valueOf(take.getInput());
+        const HostTensor &indices = valueOf(take.getIndices());
+        int64_t axis = take.getAxis(), rank = int64_t(indices.shape().size());
+        int64_t size = in.shape()[axis];
+        gather(in, out, [&](const auto &c, auto &s) {
+          for (int64_t d = 0; d < axis; ++d)
+            s[d] = c[d];
+          std::vector<int64_t> at(c.begin() + axis, c.begin() + axis + rank);
+          int64_t index = intAt(indices, flatIndex(at, indices.shape()));
+          if (index < -size || index >= size) {
+            error = take.getOperationName().drop_front(5).str() + where(op) +
+                    ": index " + std::to_string(index) + " at " +
+                    describeSample(at) + " of the indices is out of range for "
+                    "a dim of " + std::to_string(size) + " (from " +
+                    std::to_string(-size) + " to " + std::to_string(size - 1) +
+                    "); nothing was written";
+            return false;
+          }
+          s[axis] = index < 0 ? index + size : index;
+          for (int64_t d = axis + 1; d < int64_t(s.size()); ++d)
+            s[d] = c[d + rank - 1];
+          return true;
+        });
+      })
+      .Case<ConcatOp>([&](ConcatOp concat) {
+        int64_t axis = concat.getAxis();
+        size_t bytes = pipert::dtypeSize(out.dtype());
+        for (int64_t i = 0, n = out.numElements(); i < n; ++i) {
+          std::vector<int64_t> c = coordinatesOf(i, out.shape());
+          for (Value input : concat.getInputs()) {
+            const HostTensor &part = valueOf(input);
+            if (c[axis] < part.shape()[axis]) {
+              std::memcpy(static_cast<char *>(out.data()) + i * bytes,
+                          static_cast<const char *>(part.data()) +
+                              flatIndex(c, part.shape()) * bytes,
+                          bytes);
+              break;
+            }
+            c[axis] -= part.shape()[axis];
+          }
+        }
+      })
+      .Case<CoordinateOp>([&](CoordinateOp coordinate) {
+        pipert::visitStorageType(out.dtype(), [&](auto tag) {
+          using T = decltype(tag);
+          for (int64_t i = 0, n = out.numElements(); i < n; ++i)
+            out.as<T>()[i] = pipe_cast<T>(pipe_i64(
+                coordinatesOf(i, out.shape())[coordinate.getAxis()]));
+        });
+      })
+      .Case<EraseOp>([&](EraseOp erase) {
+        const HostTensor &in = valueOf(erase.getInput());
+        const HostTensor &fill = valueOf(erase.getFill());
+        size_t bytes = pipert::dtypeSize(in.dtype());
+        size_t k = erase.getAxes().size();
+        bool shared = erase.getShapes().size() == k;
+        for (int64_t i = 0, n = out.numElements(); i < n; ++i) {
+          std::vector<int64_t> c = coordinatesOf(i, out.shape());
+          bool erased = false;
+          for (int64_t r = 0; r < erase.getRegions() && !erased; ++r) {
+            bool inside = true;
+            for (size_t j = 0; j < k && inside; ++j) {
+              int64_t a = paramAt(valueOf(erase.getAnchors()[r * k + j]), c);
+              int64_t extent =
+                  paramAt(valueOf(erase.getShapes()[shared ? j : r * k + j]), c);
+              int64_t x = c[erase.getAxes()[j]];
+              inside = a <= x && x < a + extent;
+            }
+            erased = inside;
+          }
+          const HostTensor &from = erased ? fill : in;
+          int64_t at = erased ? flatIndex(std::vector<int64_t>(
+                                              c.begin(),
+                                              c.begin() + fill.shape().size()),
+                                          fill.shape())
+                              : i;
+          std::memcpy(static_cast<char *>(out.data()) + i * bytes,
+                      static_cast<const char *>(from.data()) + at * bytes,
+                      bytes);
+        }
+      })
+      .Case<DimOp>([&](DimOp dim) {
+        *out.as<pipe_i64>() = *pipert::evaluateDim(dim.getDim().str(), sizes);
+      })
+      .Default([&](Operation *other) {
+        error = "internal error: the reference executor has no layout op " +
+                other->getName().getStringRef().str();
+      });
+  return error.empty() ? Status() : Status::error(error);
+}

@@ -1,0 +1,290 @@
+"""Checks the layout functions (slicing, crop, flip, pad, concat, stack, take,
+erase, iota, zeros, ones, full, dims as values) against NumPy, an oracle that
+shares nothing with Pipe: each case is a .pipe program and the NumPy
+expression of what docs/language.md says it computes, run on random inputs
+of odd sizes in several dtypes.
+
+  layout_oracle.py PIPEC BACKEND [SEED]     BACKEND: reference or gpu
+
+Prints one line per case and "N of N cases agree"; exits 1 on a mismatch,
+saying which case, input seed and elements differ."""
+import os
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+
+PIPEC, BACKEND = sys.argv[1], sys.argv[2]
+SEED = int(sys.argv[3]) if len(sys.argv) > 3 else 1
+rng = np.random.default_rng(SEED)
+NP = {'u8': np.uint8, 'i8': np.int8, 'u16': np.uint16, 'i16': np.int16,
+      'i32': np.int32, 'u32': np.uint32, 'i64': np.int64, 'u64': np.uint64,
+      'f16': np.float16, 'f32': np.float32, 'f64': np.float64, 'bool': np.bool_}
+
+
+def random(dtype, shape):
+    t = NP[dtype]
+    if t == np.bool_:
+        return rng.random(shape) < 0.5
+    if np.issubdtype(t, np.floating):
+        x = (rng.standard_normal(shape) * 100).astype(t)
+        # Special values move like any other.
+        flat = x.reshape(-1)
+        if flat.size > 4:
+            flat[:4] = [np.nan, np.inf, -np.inf, -0.0]
+        return x
+    info = np.iinfo(t)
+    return rng.integers(info.min, info.max, shape, dtype=t, endpoint=True)
+
+
+def run(source, inputs, expect_error=None):
+    """Runs the pipeline's only result(s); returns {name: array} or the
+    error text."""
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, 'p.pipe')
+        open(path, 'w').write(source)
+        args = [PIPEC, 'run', path, '--backend=' + BACKEND, '--output', d]
+        for name, value in inputs.items():
+            np.save(os.path.join(d, name + '.npy'), value)
+            args += ['--input', f'{name}={os.path.join(d, name)}.npy']
+        r = subprocess.run(args, capture_output=True, text=True)
+        if expect_error is not None:
+            return r.returncode, r.stderr
+        if r.returncode != 0:
+            raise RuntimeError(r.stderr)
+        return {f[:-4]: np.load(os.path.join(d, f)) for f in os.listdir(d)
+                if f.endswith('.npy') and f[:-4] not in inputs}
+
+
+failures = []
+cases = 0
+
+
+def check(name, got, want, tol=0):
+    global cases
+    cases += 1
+    want = np.asarray(want)
+    ok = got.shape == want.shape and got.dtype == want.dtype
+    if ok:
+        if tol:
+            ok = np.allclose(got, want, rtol=tol, atol=tol, equal_nan=True)
+        else:
+            same = (got == want) | ((got != got) & (want != want))
+            if np.issubdtype(got.dtype, np.floating):
+                # -0.0 and 0.0 compare equal; their bits must too.
+                same &= np.signbit(got) == np.signbit(want)
+            ok = bool(np.all(same))
+    if ok:
+        print(f'ok      {name}')
+        return
+    print(f'MISMATCH {name} (seed {SEED}): got {got.dtype}{list(got.shape)}, '
+          f'want {want.dtype}{list(want.shape)}')
+    if got.shape == want.shape:
+        bad = np.argwhere(~((got == want) | ((got != got) & (want != want))))
+        print(f'  {len(bad)} elements differ, first at {bad[0].tolist()}: '
+              f'{got[tuple(bad[0])]} vs {want[tuple(bad[0])]}')
+    failures.append(name)
+
+
+# Slicing: NumPy's basic slicing, with literal and dim bounds.
+for dtype in ['u8', 'i16', 'f16', 'f32', 'f64', 'bool', 'i64']:
+    x = random(dtype, (3, 7, 5))
+    src = f'''pipeline p(x: {dtype}[N, H, W]) -> (a: {dtype}[N, H - 2, ceil(W / 2)],
+        b: {dtype}[N, W], c: {dtype}[N, H, W], d: {dtype}[2, H], e: {dtype}[N, 2, 3], f: {dtype}[H]) {{
+  a = x[:, 1:H - 1, ::2]
+  b = x[:, -1]
+  c = x[::-1, :, ::-1]
+  d = x[1:3, :, 2]
+  e = x[:, -3:-1, 4:1:-1]
+  f = x[-1, :, W - 1]
+}}'''
+    out = run(src, {'x': x})
+    check(f'slice a {dtype}', out['a'], x[:, 1:6, ::2])
+    check(f'slice b {dtype}', out['b'], x[:, -1])
+    check(f'slice c {dtype}', out['c'], x[::-1, :, ::-1])
+    check(f'slice d {dtype}', out['d'], x[1:3, :, 2])
+    check(f'slice e {dtype}', out['e'], x[:, -3:-1, 4:1:-1])
+    check(f'slice f {dtype}', out['f'], x[-1, :, 4])
+
+# Python's clamping of literal bounds on literal dims.
+x = random('i32', (4, 6))
+out = run('''pipeline p(x: i32[4, 6]) -> (a: i32[4, 6], b: i32[0, 6], c: i32[2, 6], d: i32[3, 6]) {
+  a = x[-100:100]
+  b = x[3:1]
+  c = x[::-3]
+  d = x[10:0:-1]
+}''', {'x': x})
+check('slice clamps a', out['a'], x[-100:100])
+check('slice clamps b', out['b'], x[3:1])
+check('slice clamps c', out['c'], x[::-3])
+check('slice clamps d', out['d'], x[10:0:-1])
+
+
+def crop_np(x, anchors, shape, axes, mode, fill=0):
+    """Per sample n: the window of `shape` at anchors[n] along `axes`."""
+    out = []
+    for n in range(x.shape[0]):
+        index = []
+        valid = np.ones([s for s in shape], dtype=bool)
+        for j, axis in enumerate(axes):
+            a = int(anchors[j][n]) if np.ndim(anchors[j]) else int(anchors[j])
+            idx = a + np.arange(shape[j])
+            size = x.shape[axis]
+            inside = (idx >= 0) & (idx < size)
+            expand = [1] * len(shape)
+            expand[j] = shape[j]
+            valid &= inside.reshape(expand)
+            index.append(np.clip(idx, 0, size - 1))
+        window = x[n][np.ix_(*[index[j] for j in range(len(axes))])]
+        if mode == 'pad':
+            window = np.where(valid.reshape(valid.shape + (1,) * (window.ndim - valid.ndim)),
+                              window, np.array(fill).astype(x.dtype))
+        out.append(window)
+    return np.stack(out)
+
+
+# crop: per-sample anchors, every out_of_bounds rule, the centred default.
+for dtype in ['u8', 'f32', 'i16', 'f16']:
+    x = random(dtype, (4, 11, 9, 3))
+    ay = np.array([0, 5, -2, 8], np.int32)
+    ax = np.array([3, -1, 0, 6], np.int32)
+    src = f'''pipeline p(x: {dtype}[N, H, W, 3], ay: i32[N], ax: i32[N]) -> (pd: {dtype}[N, 5, 4, 3], cl: {dtype}[N, 5, 4, 3], ce: {dtype}[N, 5, 4, 3]) {{
+  pd = crop(x, anchor = [ay, ax], shape = [5, 4], out_of_bounds = pad, fill = 9)
+  cl = crop(x, anchor = [ay, ax], shape = [5, 4], axes = [1, 2], out_of_bounds = clamp)
+  ce = crop(x, shape = [5, 4])
+}}'''
+    out = run(src, {'x': x, 'ay': ay, 'ax': ax})
+    check(f'crop pad {dtype}', out['pd'], crop_np(x, [ay, ax], [5, 4], [1, 2], 'pad', 9))
+    check(f'crop clamp {dtype}', out['cl'], crop_np(x, [ay, ax], [5, 4], [1, 2], 'clamp'))
+    check(f'crop centre {dtype}', out['ce'], x[:, 3:8, 2:6])
+
+# crop with anchors as one tensor [N, 2], in range (out_of_bounds = error).
+x = random('u8', (3, 10, 12))
+anchor = np.array([[0, 0], [5, 8], [2, 3]], np.int64)
+out = run('''pipeline p(x: u8[N, H, W], a: i64[N, 2]) -> (y: u8[N, 5, 4]) {
+  y = crop(x, anchor = a, shape = [5, 4])
+}''', {'x': x, 'a': anchor})
+check('crop tensor anchor', out['y'], crop_np(x, [anchor[:, 0], anchor[:, 1]], [5, 4], [1, 2], 'error'))
+
+# out_of_bounds = error: the run fails naming the sample, and writes nothing.
+code, err = run('''pipeline p(x: u8[N, H, W], a: i32[N, 2]) -> (y: u8[N, 5, 4]) {
+  y = crop(x, anchor = a, shape = [5, 4])
+}''', {'x': x, 'a': np.array([[0, 0], [6, 8], [2, 3]], np.int32)}, expect_error=True)
+cases += 1
+if code != 0 and 'sample [1]' in err and 'anchor 6' in err:
+    print('ok      crop error names the sample')
+else:
+    print(f'MISMATCH crop error: exit {code}, {err}')
+    failures.append('crop error')
+
+# flip: per-sample flags, one or two axes.
+for dtype in ['u8', 'f64', 'bool']:
+    x = random(dtype, (5, 3, 7))
+    m = np.array([True, False, True, True, False])
+    out = run(f'''pipeline p(x: {dtype}[N, H, W], m: bool[N]) -> (a: {dtype}[N, H, W], b: {dtype}[N, H, W]) {{
+  a = flip(x, axes = [2], when = m)
+  b = flip(x, axes = [1, 2])
+}}''', {'x': x, 'm': m})
+    check(f'flip when {dtype}', out['a'], np.where(m[:, None, None], x[:, :, ::-1], x))
+    check(f'flip both {dtype}', out['b'], x[:, ::-1, ::-1])
+
+# pad: every border, and to a multiple of 32.
+for dtype in ['u8', 'f32']:
+    x = random(dtype, (2, 37, 5))
+    out = run(f'''pipeline p(x: {dtype}[N, H, W]) -> (m: {dtype}[N, 32 * ceil(H / 32), W], r: {dtype}[N, H, W + 7],
+        w: {dtype}[N, H, W + 12], e: {dtype}[N, H + 3, W]) {{
+  m = pad(x, shape = [32 * ceil(H / 32)], axes = [1], fill = 3)
+  r = pad(x, before = [4], after = [3], axes = [2], border = reflect101)
+  w = pad(x, before = [6], after = [6], axes = [2], border = wrap)
+  e = pad(x, before = [1], after = [2], axes = [1], border = clamp)
+}}''', {'x': x})
+    check(f'pad multiple {dtype}', out['m'],
+          np.pad(x, ((0, 0), (0, 64 - 37), (0, 0)), constant_values=np.array(3).astype(x.dtype)))
+    check(f'pad reflect101 {dtype}', out['r'], np.pad(x, ((0, 0), (0, 0), (4, 3)), mode='reflect'))
+    check(f'pad wrap {dtype}', out['w'], np.pad(x, ((0, 0), (0, 0), (6, 6)), mode='wrap'))
+    check(f'pad clamp {dtype}', out['e'], np.pad(x, ((0, 0), (1, 2), (0, 0)), mode='edge'))
+
+# concat and stack: different lengths, promotion, axes from the end.
+a, b, c = random('u8', (2, 3, 4)), random('i8', (2, 5, 4)), random('u8', (2, 1, 4))
+out = run('''pipeline p(a: u8[N, A, W], b: i8[N, B, W], c: u8[N, 1, W]) -> (k: i16[N, A + B + 1, W], s: u8[N, 2, A, W], t: u8[N, A, W, 2]) {
+  k = concat([a, b, c], axis = 1)
+  s = stack([a, a], axis = 1)
+  t = stack([a, a * 2], axis = -1)
+}''', {'a': a, 'b': b, 'c': c})
+check('concat promotes', out['k'], np.concatenate([a.astype(np.int16), b.astype(np.int16), c.astype(np.int16)], axis=1))
+check('stack axis 1', out['s'], np.stack([a, a], axis=1))
+check('stack axis -1', out['t'], np.stack([a, (a * 2).astype(np.uint8)], axis=-1))
+
+# take: a batch permutation, negative indices, indices of another rank.
+x = random('f32', (5, 3, 4))
+perm = np.array([4, -1, 0, 2, -5], np.int32)
+idx = np.array([[2, 0], [1, -1]], np.int64)
+out = run('''pipeline p(x: f32[N, C, W], perm: i32[N], idx: i64[2, 2]) -> (a: f32[N, C, W], b: f32[N, 2, 2, W]) {
+  a = take(x, perm, axis = 0)
+  b = take(x, idx, axis = 1)
+}''', {'x': x, 'perm': perm, 'idx': idx})
+check('take permutation', out['a'], np.take(x, perm, axis=0))
+check('take 2-D indices', out['b'], np.take(x, idx, axis=1))
+code, err = run('''pipeline p(x: f32[N, C], perm: i32[N]) -> (a: f32[N, C]) {
+  a = take(x, perm, axis = 0)
+}''', {'x': random('f32', (3, 2)), 'perm': np.array([0, 3, 1], np.int32)}, expect_error=True)
+cases += 1
+if code != 0 and 'index 3' in err and 'out of range' in err:
+    print('ok      take error names the index')
+else:
+    print(f'MISMATCH take error: exit {code}, {err}')
+    failures.append('take error')
+
+# erase: several regions per sample, per-sample fill, regions past the edge.
+m = random('f32', (3, 2, 9, 11))
+ys = np.array([[0, 6], [4, -2], [8, 1]], np.int32)
+xs = np.array([[1, 9], [0, 5], [10, 3]], np.int32)
+anchor = np.stack([ys, xs], axis=2).reshape(3, 4)
+fill = np.array([1.5, -2.0, 7.0], np.float32)
+out = run('''pipeline p(m: f32[N, 2, H, W], a: i32[N, 4], f: f32[N]) -> (e: f32[N, 2, H, W]) {
+  e = erase(m, anchor = a, shape = [3, 4], fill = f, axes = [2, 3])
+}''', {'m': m, 'a': anchor, 'f': fill})
+want = m.copy()
+for n in range(3):
+    for r in range(2):
+        y0, x0 = ys[n, r], xs[n, r]
+        want[n, :, max(y0, 0):max(y0 + 3, 0), max(x0, 0):max(x0 + 4, 0)] = fill[n]
+check('erase regions', out['e'], want)
+
+# iota, zeros, ones, full, dims as values.
+x = random('f32', (3, 4, 6))
+out = run('''pipeline p(x: f32[N, H, W]) -> (i: i32[N, H, W], z: f32[N, 2, H], o: u8[H], f: i64[N], g: f32[N, H, W], r: f32[N, H, W]) {
+  i = iota([N, H, W], axis = 2)
+  z = zeros([N, 2, H])
+  o = ones(u8, [H])
+  f = full([N], W - 1, dtype = i64)
+  g = f32(iota([N, H, W], axis = 2)) / (W - 1)
+  r = x * (H * W)
+}''', {'x': x})
+check('iota', out['i'], np.broadcast_to(np.arange(6, dtype=np.int32), (3, 4, 6)))
+check('zeros', out['z'], np.zeros((3, 2, 4), np.float32))
+check('ones', out['o'], np.ones(4, np.uint8))
+check('full dim', out['f'], np.full(3, 5, np.int64))
+check('iota / dim', out['g'], np.broadcast_to(np.arange(6, dtype=np.float32) / np.float32(5), (3, 4, 6)))
+check('x * dims', out['r'], x * np.float32(24))
+
+# crop, flip, normalize, HWC -> CHW in one kernel, f32 and f16 out.
+x = random('u8', (4, 13, 15, 3))
+ay, ax = np.array([0, 3, 5, 2], np.int32), np.array([7, 0, 3, 1], np.int32)
+m = np.array([True, False, False, True])
+mean = np.array([123.675, 116.28, 103.53], np.float32)
+std = np.array([58.395, 57.12, 57.375], np.float32)
+out = run('''pipeline p(x: u8[N, H, W, 3], ay: i32[N], ax: i32[N], m: bool[N]) -> (y: f32[N, 3, 8, 7], h: f16[N, 3, 8, 7]) {
+  c = flip(crop(x, anchor = [ay, ax], shape = [8, 7]), axes = [2], when = m)
+  y = transpose((f32(c) - [123.675, 116.28, 103.53]) / [58.395, 57.12, 57.375], [0, 3, 1, 2])
+  h = f16(y)
+}''', {'x': x, 'ay': ay, 'ax': ax, 'm': m})
+c = crop_np(x, [ay, ax], [8, 7], [1, 2], 'error')
+c = np.where(m[:, None, None, None], c[:, :, ::-1], c)
+want = ((c.astype(np.float32) - mean) / std).transpose(0, 3, 1, 2)
+check('crop_mirror_normalize f32', out['y'], want)
+check('crop_mirror_normalize f16', out['h'], want.astype(np.float16))
+
+print(f'{cases - len(failures)} of {cases} cases agree')
+sys.exit(1 if failures else 0)

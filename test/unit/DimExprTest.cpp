@@ -1,0 +1,80 @@
+//===- DimExprTest.cpp - Sizes computed from symbolic dims ----------------===//
+
+#include "core/DimExpr.h"
+
+#include <gtest/gtest.h>
+
+using pipert::DimExpr;
+
+namespace {
+
+std::string canonical(const char *text) {
+  std::string error;
+  auto expr = DimExpr::parse(text, &error);
+  EXPECT_TRUE(expr.has_value()) << text << ": " << error;
+  return expr ? expr->str() : "";
+}
+
+TEST(DimExpr, EqualSizesHaveEqualText) {
+  EXPECT_EQ(canonical("H - 16 - 16"), "H - 32");
+  EXPECT_EQ(canonical("W + W"), "2 * W");
+  EXPECT_EQ(canonical("(H + 1) * (W + 2)"), canonical("W * H + 2 * H + W + 2"));
+  EXPECT_EQ(canonical("3 + C"), "C + 3");
+  EXPECT_EQ(canonical("0 - H"), "-H");
+  EXPECT_EQ(canonical("ceil(H / 32) * 32"), "32 * ceil(H / 32)");
+  EXPECT_EQ(canonical("ceil((H + 1) / 2)"), "ceil((H + 1) / 2)");
+  EXPECT_EQ(canonical("min(W, H)"), canonical("min(H, W)"));
+  EXPECT_EQ(canonical("min(H - 1, H)"), "H - 1");
+  EXPECT_EQ(canonical("max(H - 1, H)"), "H");
+  EXPECT_EQ(canonical("H // 1"), "H");
+  EXPECT_EQ(canonical("17 // 5 + 7 % 3 + ceil(7 / 2)"), "8");
+  EXPECT_EQ(canonical("-7 // 2"), "-4");
+  EXPECT_EQ(canonical("-7 % 3"), "2");
+  EXPECT_EQ(canonical("H - H"), "0");
+}
+
+TEST(DimExpr, CanonicalTextParsesBackToItself) {
+  for (const char *text : {"N", "H - 32", "2 * W + 1", "32 * ceil(H / 32)",
+                           "floor((H - 224) / 2)", "(H % 32)",
+                           "max(H, W) - min(H, W)", "-H"}) {
+    std::string once = canonical(text);
+    EXPECT_EQ(canonical(once.c_str()), once) << text;
+  }
+}
+
+TEST(DimExpr, EvaluatesOnceNamesAreBound) {
+  std::map<std::string, int64_t> sizes{{"H", 250}, {"W", 333}};
+  auto value = [&](const char *text) {
+    return DimExpr::parse(text)->evaluate(sizes);
+  };
+  EXPECT_EQ(value("32 * ceil(H / 32)"), 256);
+  EXPECT_EQ(value("32 * ceil(W / 32)"), 352);
+  EXPECT_EQ(value("floor((H - 224) / 2)"), 13);
+  EXPECT_EQ(value("H % 32"), 26);
+  EXPECT_EQ(value("min(H, W) - 7"), 243);
+  std::string missing;
+  EXPECT_FALSE(DimExpr::parse("N + H")->evaluate(sizes, &missing));
+  EXPECT_EQ(missing, "N");
+  EXPECT_FALSE(DimExpr::parse("H // (W - 333)")->evaluate(sizes, &missing));
+  EXPECT_EQ(missing, "");
+  EXPECT_EQ(pipert::evaluateDim("H - 32", sizes), 218);
+  EXPECT_EQ(pipert::evaluateDim("W", sizes), 333);
+}
+
+TEST(DimExpr, MalformedTextSaysWhy) {
+  std::string error;
+  EXPECT_FALSE(DimExpr::parse("H +", &error));
+  EXPECT_EQ(error, "expected a size");
+  EXPECT_FALSE(DimExpr::parse("ceil(H, 2)", &error));
+  EXPECT_EQ(error, "expected '/' in ceil(a / b)");
+  EXPECT_FALSE(DimExpr::parse("H $ 2", &error));
+  EXPECT_EQ(error, "unexpected '$'");
+  EXPECT_FALSE(DimExpr::parse("99999999999999999999", &error));
+}
+
+TEST(DimExpr, PrintsAsCWithPrefixedNames) {
+  EXPECT_EQ(DimExpr::parse("H - 32")->toC("d_"), "(1LL * d_H + -32LL)");
+  EXPECT_EQ(DimExpr::parse("7")->toC("d_"), "(7LL)");
+}
+
+} // namespace
