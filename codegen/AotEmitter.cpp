@@ -32,6 +32,13 @@ static void writeString(llvm::raw_ostream &os, const std::string &text) {
   os << "R\"pipe_src(" << text << ")pipe_src\"";
 }
 
+/// `text` as a C string literal (for short texts a person may read).
+static void writeQuoted(llvm::raw_ostream &os, const std::string &text) {
+  os << '"';
+  os.write_escaped(text);
+  os << '"';
+}
+
 static const char *dtypeEnumName(pipert::DType dtype) {
   static const char *const names[] = {"U8",  "I8",  "U16",  "I16", "U32",
                                       "I32", "U64", "I64",  "F32", "F64",
@@ -146,8 +153,12 @@ AotSources pipec::emitAot(const std::vector<pipert::Plan> &plans,
         << "      k.name = \"" << kernel.name << "\";\n"
         << "      k.entries = {";
       strings(kernel.entries);
-      s << "};\n      k.params = \"" << kernel.params << "\";\n"
-        << "      k.domain = {";
+      s << "};\n      k.params = ";
+      writeQuoted(s, kernel.params);
+      s << ";\n";
+      if (kernel.guarded)
+        s << "      k.guarded = true;\n";
+      s << "      k.domain = {";
       for (size_t d = 0; d < kernel.domain.size(); ++d)
         s << (d ? ", " : "") << "{" << kernel.domain[d].size << ", \""
           << kernel.domain[d].symbol << "\"}";

@@ -206,7 +206,10 @@ void pipec::collectIndexDims(Block &block, std::set<std::string> &dims) {
     if (read.index)
       collectExprDims(read.index, dims);
   }
-  // Dims used as values.
+  collectDimValueSymbols(block, dims);
+}
+
+void pipec::collectDimValueSymbols(Block &block, std::set<std::string> &dims) {
   for (Operation &op : block.without_terminator())
     if (auto dim = dyn_cast<DimOp>(op))
       if (auto expr = pipert::DimExpr::parse(dim.getDim()))

@@ -99,6 +99,9 @@ IndexRead substitute(const IndexRead &read, int64_t d,
 /// The symbolic dims (names, and the names in dim expressions) that
 /// printing `read` and the index maps of `block` needs.
 void collectIndexDims(mlir::Block &block, std::set<std::string> &dims);
+/// Into `dims`: the symbols of the dims `block` uses as values (pipe.dim),
+/// which every kernel needs, with coordinates or without.
+void collectDimValueSymbols(mlir::Block &block, std::set<std::string> &dims);
 
 } // namespace pipec
 

@@ -24,11 +24,13 @@ namespace pipec {
 const KernelFamily &getElementwiseFamily();
 const KernelFamily &getReductionFamily();
 const KernelFamily &getBlurFamily();
+const KernelFamily &getCheckFamily();
 } // namespace pipec
 
 llvm::ArrayRef<const KernelFamily *> pipec::getKernelFamilies() {
   static const KernelFamily *const families[] = {
-      &getElementwiseFamily(), &getReductionFamily(), &getBlurFamily()};
+      &getElementwiseFamily(), &getReductionFamily(), &getBlurFamily(),
+      &getCheckFamily()};
   return families;
 }
 

@@ -20,6 +20,16 @@
 
 namespace pipec {
 
+/// How a kernel is emitted.
+struct KernelOptions {
+  /// Start the source with the prelude (pipec --emit=cuda prints it once).
+  bool withPrelude = true;
+  /// The kernel runs after a check of the run (pipe.check_bounds): it takes
+  /// the run's guard word and number after its other arguments and writes
+  /// nothing when a check of this run failed (PlanKernel::guarded).
+  bool guarded = false;
+};
+
 class KernelFamily {
 public:
   virtual ~KernelFamily();
@@ -37,13 +47,21 @@ public:
                                     llvm::StringRef pipeline,
                                     unsigned index) const = 0;
 
-  /// `op`'s CUDA source (after the prelude when `withPrelude`) and the plan
-  /// kernel's family fields: entries, params, domain, dimArgs, location.
-  /// The caller fills in the buffers: the op's operands, in order, are the
-  /// kernel's inputs, its results its outputs. Fails with a diagnostic at
-  /// the op (an internal error: fusion made an op it cannot compile).
+  /// `op`'s CUDA source and the plan kernel's family fields: entries,
+  /// params, domain, dimArgs, location. The caller fills in the buffers:
+  /// the op's operands, in order, are the kernel's inputs, its results its
+  /// outputs. Fails with a diagnostic at the op (an internal error: fusion
+  /// made an op it cannot compile).
   virtual mlir::FailureOr<pipert::PlanKernel>
-  build(mlir::Operation *op, const std::string &name, bool withPrelude) const = 0;
+  build(mlir::Operation *op, const std::string &name,
+        const KernelOptions &options) const = 0;
+
+  /// Whether its kernels can take the run's guard (KernelOptions::guarded).
+  virtual bool canBeGuarded() const { return false; }
+
+  /// The input whose memory its (one) output is, when it computes no
+  /// values of its own (a check passes its input on), or -1.
+  virtual int getAliasedInput() const { return -1; }
 
   /// Whether its source needs the stencil prelude (core/PipeReduce.h,
   /// core/PipeStencil.h, the blur templates) after the scalar one.

@@ -48,6 +48,14 @@ __device__ __forceinline__ void pipe_store_vec(T *dst, const T (&src)[N]) {
     reinterpret_cast<C *>(dst)[k] = reinterpret_cast<const C *>(src)[k];
 }
 
+/// Whether a check of run `run` (pipe.check_bounds) has failed: then a
+/// guarded kernel writes nothing. The check's kernel raised the guard word
+/// to (run << 40) | ...; a word of an earlier run has a smaller run number.
+__device__ __forceinline__ bool pipe_check_failed(
+    const unsigned long long *guard, unsigned long long run) {
+  return (*(const volatile unsigned long long *)guard >> 40) == run;
+}
+
 //===----------------------------------------------------------------------===//
 // Index arithmetic of index maps (codegen/IndexCodegen.cpp) and of dim
 // expressions (core/DimExpr.h: DimExpr::toC), in J, a signed integer type.

@@ -97,6 +97,9 @@ FailureOr<pipert::Plan> pipec::buildPlan(PipelineOp pipeline,
   llvm::DenseMap<Value, int> bufferOf;
   // How many kernels of each family came before (for their names).
   llvm::DenseMap<const KernelFamily *, unsigned> counts;
+  // Whether a check kernel came before: then the kernels that can be are
+  // guarded (KernelOptions::guarded).
+  bool afterCheck = false;
   Block &body = pipeline.getBody().front();
   auto memoryOf = [](std::optional<MemorySpace> memory) {
     if (!memory)
@@ -142,11 +145,14 @@ FailureOr<pipert::Plan> pipec::buildPlan(PipelineOp pipeline,
     }
     if (const KernelFamily *family = findKernelFamily(&op)) {
       std::string name = family->getKernelName(&op, plan.name, counts[family]++);
-      FailureOr<pipert::PlanKernel> kernel =
-          family->build(&op, name, withPrelude);
+      KernelOptions options;
+      options.withPrelude = withPrelude;
+      options.guarded = afterCheck && family->canBeGuarded();
+      FailureOr<pipert::PlanKernel> kernel = family->build(&op, name, options);
       if (failed(kernel))
         return failure();
       kernel->family = family->getName().str();
+      kernel->guarded = options.guarded;
       for (Value input : op.getOperands())
         kernel->inputs.push_back(bufferOf.at(input));
       for (Value result : op.getResults()) {
@@ -154,7 +160,15 @@ FailureOr<pipert::Plan> pipec::buildPlan(PipelineOp pipeline,
         kernel->outputs.push_back(plan.buffers.size());
         plan.buffers.push_back(
             getPlanBuffer(cast<RankedTensorType>(result.getType()), ""));
+        // An output that is an input's memory (a check passes it on).
+        if (int aliased = family->getAliasedInput(); aliased >= 0) {
+          int source = kernel->inputs[aliased];
+          while (plan.buffers[source].aliasOf >= 0)
+            source = plan.buffers[source].aliasOf;
+          plan.buffers.back().aliasOf = source;
+        }
       }
+      afterCheck |= isa<CheckBoundsOp>(op);
       plan.kernels.push_back(std::move(*kernel));
       continue;
     }

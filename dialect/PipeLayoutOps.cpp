@@ -693,3 +693,31 @@ LogicalResult DimOp::verify() {
 std::string DimOp::getScalarExpression(ArrayRef<std::string>) {
   return "((pipe_i64)" + getDimCExpression(getDim()) + ")";
 }
+
+//===----------------------------------------------------------------------===//
+// check_bounds
+//===----------------------------------------------------------------------===//
+
+LogicalResult CheckBoundsOp::verify() {
+  auto type = cast<RankedTensorType>(getValue().getType());
+  Type element = type.getElementType();
+  if (!isa<IntegerType>(element) || element.isInteger(1))
+    return emitOpError() << "checks integers, not " << element;
+  size_t columns = getLo().size();
+  if (columns == 0 || getHi().size() != columns ||
+      getMessages().size() != columns)
+    return emitOpError() << "needs as many upper bounds and messages as lower "
+                            "bounds, at least one";
+  if (columns > 1 &&
+      (type.getRank() == 0 || type.isDynamicDim(type.getRank() - 1) ||
+       type.getDimSize(type.getRank() - 1) != int64_t(columns)))
+    return emitOpError() << "has " << columns
+                         << " columns of bounds but its last dim is not of "
+                            "that static size";
+  for (ArrayAttr bounds : {getLo(), getHi()})
+    for (Attribute bound : bounds)
+      if (!DimExpr::parse(cast<StringAttr>(bound).getValue()))
+        return emitOpError() << "bound '" << cast<StringAttr>(bound).getValue()
+                             << "' is not a dim expression";
+  return success();
+}

@@ -366,6 +366,38 @@ def Pipe_ChooseOp : Pipe_Op<"choose", [Pure,
 }
 
 //===----------------------------------------------------------------------===//
+// Checks of values the pipeline computes or is given
+//===----------------------------------------------------------------------===//
+
+def Pipe_CheckBoundsOp : Pipe_Op<"check_bounds", [
+    AllTypesMatch<["value", "result"]>]> {
+  let summary = "Fails the run where an element of `value` leaves its bounds";
+  let description = [{
+    Its result is `value` (the same memory); ops that must not see a value
+    out of bounds (an unclamped crop's anchors, a take's indices) read the
+    result. `lo`, `hi` and `messages` hold one entry for every element, or
+    one per index of `value`'s last dim (static): a crop's anchors given as
+    one tensor [N, k], a column per axis. The bounds are dim expressions,
+    inclusive. The runtime checks every element on the GPU; on the first bad
+    one (in index order) the run fails with the message of its column, in
+    which {at} is the element's coordinates (but the last, per column),
+    {value} its value, {lo} and {hi} its bounds; and no kernel that follows
+    it in the run writes anything. Not Pure: it must stay where it is.
+
+    ```mlir
+    %a = pipe.check_bounds %anchors lo ["0", "0"] hi ["H - 224", "W - 224"] messages ["crop at f.pipe:2:7: the anchor along dim 1 of sample {at} is {value}", "..."] : tensor<?x2xsi32, ["N"]>
+    ```
+  }];
+  let arguments = (ins Pipe_Tensor:$value, StrArrayAttr:$lo, StrArrayAttr:$hi,
+                       StrArrayAttr:$messages);
+  let results = (outs Pipe_Tensor:$result);
+  let assemblyFormat = [{
+    $value `lo` $lo `hi` $hi `messages` $messages attr-dict `:` type($value)
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
 // Reductions and stencils
 //===----------------------------------------------------------------------===//
 

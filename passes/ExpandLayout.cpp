@@ -9,6 +9,9 @@
 //  - concat: a select by the coordinate along the axis among its inputs,
 //    each read through a (clamped) pad that places it;
 //  - erase: select(in some region, fill, input).
+// and inserts the checks that the unclamped maps need: a crop's anchors
+// with out_of_bounds = error, a take's indices (pipe.check_bounds, or a
+// dim check where the anchor is known from the dims).
 // Each read is clamped into its input, so that the lanes the select drops
 // read in bounds too.
 //
@@ -19,6 +22,7 @@
 #include "core/DimExpr.h"
 
 #include "mlir/IR/Builders.h"
+#include "llvm/ADT/SmallBitVector.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
@@ -264,12 +268,170 @@ struct ExpandErase : OpRewritePattern<EraseOp> {
   }
 };
 
+/// "crop at f.pipe:2:7".
+std::string describeOp(Operation *op, StringRef name) {
+  std::string location = describeLocation(op->getLoc());
+  return name.str() + (location.empty() ? "" : " at " + location);
+}
+
+/// The size a compile-time integer scalar holds (a constant, a dim), or
+/// nothing for a value only the run knows.
+std::optional<DimExpr> knownSize(Value value) {
+  if (auto dim = value.getDefiningOp<DimOp>())
+    return DimExpr::parse(dim.getDim());
+  if (auto constant = value.getDefiningOp<ConstantOp>())
+    if (auto integer = dyn_cast<IntegerAttr>(constant.getValue()))
+      return DimExpr::constant(integer.getValue().getSExtValue());
+  return std::nullopt;
+}
+
+/// `value` as column `k` of a tensor [..., C] (a slice that drops only the
+/// last dim, at constant index k): how a crop's anchors given as one tensor
+/// reach it (MLIRGen's sliceTrailing).
+std::optional<std::pair<SliceOp, int64_t>> asColumn(Value value) {
+  auto slice = value.getDefiningOp<SliceOp>();
+  if (!slice)
+    return std::nullopt;
+  auto source = cast<RankedTensorType>(slice.getInput().getType());
+  int64_t rank = source.getRank();
+  if (rank == 0 || source.isDynamicDim(rank - 1))
+    return std::nullopt;
+  ArrayRef<bool> dropped = slice.getDropped();
+  for (int64_t d = 0; d < rank; ++d) {
+    auto start = cast<StringAttr>(slice.getStarts()[d]).getValue();
+    if (slice.getSteps()[d] != 1 || dropped[d] != (d == rank - 1) ||
+        (d < rank - 1 && start != "0"))
+      return std::nullopt;
+  }
+  auto k = DimExpr::parse(
+      cast<StringAttr>(slice.getStarts()[rank - 1]).getValue());
+  if (!k || !k->isConstant())
+    return std::nullopt;
+  return std::make_pair(slice, k->getConstant());
+}
+
+/// A crop with out_of_bounds = error reads its input unclamped, so each
+/// anchor must keep its window inside: a dim check where the anchor is
+/// known from the dims, else a check of the values on the GPU
+/// (pipe.check_bounds), which the crop then reads. Anchors given as one
+/// tensor [N, k] get one check of that tensor, with bounds per column,
+/// before it is sliced into columns (which then fuse into the crop).
+struct CheckCropAnchors : OpRewritePattern<CropOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(CropOp op,
+                                PatternRewriter &rewriter) const override {
+    if (op.getOutOfBounds() != OutOfBounds::error ||
+        op->hasAttr("pipe.checked"))
+      return failure();
+    auto input = cast<RankedTensorType>(op.getInput().getType());
+    auto result = cast<RankedTensorType>(op.getType());
+    SmallVector<Value> anchors(op.getAnchors());
+    SmallVector<Attribute> dimChecks;
+    // The anchors only the run knows: their positions, bounds, messages.
+    SmallVector<size_t> unknown;
+    SmallVector<Attribute> highs, messages;
+    for (auto [i, axis, anchor] :
+         llvm::enumerate(op.getAxes(), op.getAnchors())) {
+      DimExpr hi = dimSize(input, axis) - dimSize(result, axis);
+      if (std::optional<DimExpr> known = knownSize(anchor)) {
+        for (const DimExpr &check : {*known, hi - *known}) {
+          if (check.isConstant() && check.getConstant() >= 0)
+            continue;
+          dimChecks.push_back(rewriter.getStringAttr(check.str()));
+        }
+        continue;
+      }
+      unknown.push_back(i);
+      highs.push_back(rewriter.getStringAttr(hi.str()));
+      messages.push_back(rewriter.getStringAttr(
+          describeOp(op, "crop") + ": the anchor along dim " +
+          std::to_string(axis) +
+          " of sample {at} is {value}, outside [{lo}, {hi}]"));
+    }
+    // One tensor's columns, each once, all of them: check the tensor.
+    std::optional<SliceOp> source;
+    SmallVector<Attribute> columnHighs(unknown.size()),
+        columnMessages(unknown.size());
+    llvm::SmallBitVector seen(unknown.size());
+    for (auto [j, i] : llvm::enumerate(unknown)) {
+      auto column = asColumn(anchors[i]);
+      auto type = column ? cast<RankedTensorType>(
+                               column->first.getInput().getType())
+                         : RankedTensorType();
+      if (!column ||
+          type.getDimSize(type.getRank() - 1) != int64_t(unknown.size()) ||
+          (source && column->first.getInput() != source->getInput()) ||
+          column->second < 0 || column->second >= int64_t(unknown.size()) ||
+          seen.test(column->second)) {
+        source.reset();
+        break;
+      }
+      source = column->first;
+      seen.set(column->second);
+      columnHighs[column->second] = highs[j];
+      columnMessages[column->second] = messages[j];
+    }
+    SmallVector<Attribute> zeros(unknown.size(), rewriter.getStringAttr("0"));
+    if (source && unknown.size() > 1) {
+      Value checked = CheckBoundsOp::create(
+          rewriter, op.getLoc(), source->getInput(),
+          rewriter.getArrayAttr(zeros), rewriter.getArrayAttr(columnHighs),
+          rewriter.getArrayAttr(columnMessages));
+      for (size_t i : unknown) {
+        auto slice = cast<SliceOp>(anchors[i].getDefiningOp());
+        anchors[i] = SliceOp::create(rewriter, slice.getLoc(), slice.getType(),
+                                     checked, slice.getStarts(),
+                                     slice.getSteps(), slice.getDropped(),
+                                     slice.getDimChecksAttr());
+      }
+    } else {
+      for (auto [j, i] : llvm::enumerate(unknown))
+        anchors[i] = CheckBoundsOp::create(
+            rewriter, op.getLoc(), anchors[i],
+            rewriter.getArrayAttr(zeros[j]), rewriter.getArrayAttr(highs[j]),
+            rewriter.getArrayAttr(messages[j]));
+    }
+    rewriter.modifyOpInPlace(op, [&] {
+      op.getAnchorsMutable().assign(anchors);
+      op->setAttr("pipe.checked", rewriter.getUnitAttr());
+      if (!dimChecks.empty())
+        op->setAttr("dim_checks", rewriter.getArrayAttr(dimChecks));
+    });
+    return success();
+  }
+};
+
+/// A take's indices must lie in [-size, size): checked on the GPU.
+struct CheckTakeIndices : OpRewritePattern<TakeOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(TakeOp op,
+                                PatternRewriter &rewriter) const override {
+    if (op.getIndices().getDefiningOp<CheckBoundsOp>())
+      return failure();
+    auto input = cast<RankedTensorType>(op.getInput().getType());
+    DimExpr size = dimSize(input, op.getAxis());
+    auto one = [&](const std::string &text) {
+      return rewriter.getArrayAttr(rewriter.getStringAttr(text));
+    };
+    Value checked = CheckBoundsOp::create(
+        rewriter, op.getLoc(), op.getIndices(),
+        one((DimExpr::constant(0) - size).str()),
+        one((size - DimExpr::constant(1)).str()),
+        one(describeOp(op, "take") +
+            ": index {value} at {at} of the indices is outside [{lo}, {hi}]"));
+    rewriter.modifyOpInPlace(
+        op, [&] { op.getIndicesMutable().assign(checked); });
+    return success();
+  }
+};
+
 struct ExpandLayoutPass
     : public pipe::impl::ExpandLayoutBase<ExpandLayoutPass> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
     patterns.add<ExpandPaddingCrop, ExpandConstantPad, ExpandConcat,
-                 ExpandErase>(&getContext());
+                 ExpandErase, CheckCropAnchors, CheckTakeIndices>(
+        &getContext());
     GreedyRewriteConfig config;
     config.setRegionSimplificationLevel(GreedySimplifyRegionLevel::Disabled);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns),

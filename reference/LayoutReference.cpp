@@ -12,6 +12,7 @@
 
 #include "core/DimExpr.h"
 #include "core/StorageTypes.h"
+#include "families/check/CheckParams.h"
 
 #include "llvm/ADT/TypeSwitch.h"
 
@@ -144,12 +145,11 @@ Status pipec::runLayoutReference(
                 (a < 0 || a + window > size)) {
               std::vector<int64_t> lead(c.begin(),
                                         c.begin() + anchor.shape().size());
-              error = "crop" + where(op) + ": sample " + describeSample(lead) +
-                      " has anchor " + std::to_string(a) + " along dim " +
-                      std::to_string(axis) + ", so its window of " +
-                      std::to_string(window) + " leaves the input's " +
-                      std::to_string(size) +
-                      " (out_of_bounds = error); nothing was written";
+              error = "crop" + where(op) + ": the anchor along dim " +
+                      std::to_string(axis) + " of sample " +
+                      describeSample(lead) + " is " + std::to_string(a) +
+                      ", outside [0, " + std::to_string(size - window) +
+                      "]; nothing was written";
               return;
             }
             s[axis] = a + c[axis];
@@ -232,12 +232,10 @@ Status pipec::runLayoutReference(
           std::vector<int64_t> at(c.begin() + axis, c.begin() + axis + rank);
           int64_t index = intAt(indices, flatIndex(at, indices.shape()));
           if (index < -size || index >= size) {
-            error = take.getOperationName().drop_front(5).str() + where(op) +
-                    ": index " + std::to_string(index) + " at " +
-                    describeSample(at) + " of the indices is out of range for "
-                    "a dim of " + std::to_string(size) + " (from " +
-                    std::to_string(-size) + " to " + std::to_string(size - 1) +
-                    "); nothing was written";
+            error = "take" + where(op) + ": index " + std::to_string(index) +
+                    " at " + describeSample(at) +
+                    " of the indices is outside [" + std::to_string(-size) +
+                    ", " + std::to_string(size - 1) + "]; nothing was written";
             return false;
           }
           s[axis] = index < 0 ? index + size : index;
@@ -301,6 +299,31 @@ Status pipec::runLayoutReference(
           std::memcpy(static_cast<char *>(out.data()) + i * bytes,
                       static_cast<const char *>(from.data()) + at * bytes,
                       bytes);
+        }
+      })
+      .Case<CheckBoundsOp>([&](CheckBoundsOp check) {
+        const HostTensor &value = valueOf(check.getValue());
+        std::memcpy(out.data(), value.data(), value.numBytes());
+        // lo, hi and the message of each column (one for all elements, or
+        // one per index of the last dim).
+        size_t columns = check.getLo().size();
+        auto text = [](ArrayAttr texts, size_t c) {
+          return cast<StringAttr>(texts[c]).getValue().str();
+        };
+        for (int64_t i = 0, n = value.numElements(); i < n; ++i) {
+          std::vector<int64_t> at = coordinatesOf(i, value.shape());
+          size_t c = columns > 1 ? size_t(at.back()) : 0;
+          int64_t lo = *pipert::evaluateDim(text(check.getLo(), c), sizes);
+          int64_t hi = *pipert::evaluateDim(text(check.getHi(), c), sizes);
+          int64_t x = intAt(value, i);
+          if (x >= lo && x <= hi)
+            continue;
+          if (columns > 1)
+            at.pop_back();
+          error = pipert::formatCheckMessage(text(check.getMessages(), c),
+                                             describeSample(at), x, lo, hi) +
+                  "; nothing was written";
+          return;
         }
       })
       .Case<DimOp>([&](DimOp dim) {

@@ -172,7 +172,7 @@ private:
         })
         .Case<GaussianBlurOp>([&](GaussianBlurOp blur) { runBlur(blur); })
         .Case<SliceOp, CropOp, FlipOp, PadOp, TakeOp, ConcatOp, CoordinateOp,
-              EraseOp, DimOp>([&](Operation *layout) {
+              EraseOp, DimOp, CheckBoundsOp>([&](Operation *layout) {
           TensorPtr out = allocate(layout->getResult(0));
           pipert::Status status = pipec::runLayoutReference(
               layout,

@@ -57,10 +57,25 @@ Result<std::unique_ptr<Executable>> Executable::load(Plan plan) {
     if (Status s = (*launcher)->load(cu, module); !s.ok())
       return s;
     executable->hasVerdicts_ |= (*launcher)->hasVerdict();
+    executable->hasGuard_ |= kernel.guarded || kernel.family == "check";
     executable->launchers_.push_back(launcher.take());
   }
   if (Status s = executable->prepareControl(cu); !s.ok())
     return s;
+  if (executable->hasGuard_) {
+    // One guard word per run slot (Launch.h), zero: no run failed a check.
+    if (Status s = checkCuda(cu.cuMemAlloc(&executable->guardWords_,
+                                           kRunSlots * kRunWordBytes),
+                             "cuMemAlloc", "for the runs' guard words");
+        !s.ok())
+      return s;
+    std::vector<unsigned char> zeros(kRunSlots * kRunWordBytes, 0);
+    if (Status s = checkCuda(cu.cuMemcpyHtoD(executable->guardWords_,
+                                             zeros.data(), zeros.size()),
+                             "cuMemcpyHtoD", "for the runs' guard words");
+        !s.ok())
+      return s;
+  }
   // Constants (list literals) live on the device for the executable's life.
   for (const PlanBuffer &buffer : loaded.buffers) {
     CUdeviceptr ptr = 0;
@@ -97,6 +112,8 @@ Executable::~Executable() {
     (*driver)->cuMemFree(ptr);
   if (controlHost_)
     (*driver)->cuMemFreeHost(controlHost_);
+  if (guardWords_)
+    (*driver)->cuMemFree(guardWords_);
 }
 
 Status Executable::prepareControl(const CudaDriver &cu) {
@@ -282,25 +299,36 @@ Status Executable::run(const std::vector<TensorRef> &inputs,
     for (auto &launcher : launchers_)
       if (Status s = launcher->forgetRuns(cu, stream); !s.ok())
         return s;
+    if (guardWords_)
+      if (Status s = checkCuda(cu.cuMemsetD8Async(guardWords_, 0,
+                                                  kRunSlots * kRunWordBytes,
+                                                  stream),
+                               "cuMemsetD8Async", "for the runs' guard words");
+          !s.ok())
+        return s;
   }
+  CUdeviceptr guardWord =
+      guardWords_ ? guardWords_ + (runNumber_ % kRunSlots) * kRunWordBytes : 0;
   for (auto &launcher : launchers_)
     launcher->beginRun();
   stats_ = RunStats();
-  LaunchContext context{cu,     **device,   stream,    allocations, *sizes,
-                        ptrs,   shapes,     runNumber_, stats_};
+  LaunchContext context{cu,     **device, stream,     allocations,
+                        *sizes, ptrs,     shapes,     runNumber_,
+                        guardWord, stats_};
   RunState state{context, ptrs, bound, inputs, controlBlock};
   if (Status s = schedule(state); !s.ok())
     return s;
 
-  // A kernel that found bad input on the GPU (a blur's window) wrote
-  // nothing; copying its (unwritten) device buffers to host outputs would.
-  // So host outputs wait for the verdicts first.
-  bool hostOutputs = std::any_of(outputs.begin(), outputs.end(),
-                                 [](const TensorRef &t) {
-                                   return t.memory == Memory::Host &&
-                                          t.numBytes() > 0;
-                                 });
-  if (hasVerdicts_ && hostOutputs) {
+  // A kernel that found bad input on the GPU (a blur's window, a check)
+  // wrote nothing, nor did those after a check; copying device buffers to
+  // the outputs would. So outputs that are copies wait for the verdicts.
+  bool copiedOutputs = false;
+  for (size_t r = 0; r < outputs.size(); ++r)
+    copiedOutputs |= outputs[r].numBytes() > 0 &&
+                     (outputs[r].memory == Memory::Host ||
+                      reinterpret_cast<CUdeviceptr>(outputs[r].data) !=
+                          ptrs[plan_.results[r]]);
+  if (hasVerdicts_ && copiedOutputs) {
     if (CUresult r = cu.cuStreamSynchronize(stream); r != CUDA_SUCCESS)
       return checkCuda(r, "cuStreamSynchronize",
                        "after running pipeline '" + plan_.name + "'");

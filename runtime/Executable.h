@@ -95,11 +95,11 @@ public:
   /// (with `wait`) moves them through pinned buffers instead, the CPU's copy
   /// of one chunk overlapping the DMA of the last (slower on the machines
   /// measured so far; see runtime/Staging.h). A kernel that checks its
-  /// input on the GPU (a gaussian_blur's per-sample windows) reports a bad
-  /// one: with `wait`, run does; without, wait() does. Such a kernel writes
-  /// nothing on bad input, and host outputs are then not copied either (so
-  /// with host outputs the run waits for that verdict before copying them
-  /// back). A pipeline with branches the host decides waits, even without
+  /// input on the GPU (a gaussian_blur's per-sample windows, a crop's
+  /// anchors, a take's indices) reports a bad one: with `wait`, run does;
+  /// without, wait() does. Then that kernel and every kernel after a check
+  /// write nothing, and outputs that are copies are not copied either (so
+  /// with such outputs the run waits for the verdict before copying them). A pipeline with branches the host decides waits, even without
   /// `wait`, for each condition computed on the GPU
   /// (lastRunStats().decisions times).
   Status run(const std::vector<TensorRef> &inputs,
@@ -142,6 +142,10 @@ private:
   unsigned long long runNumber_ = 0;
   /// Whether some kernel reports a verdict after the run.
   bool hasVerdicts_ = false;
+  /// Whether the plan has checks (and kernels guarded by them): then the
+  /// runs' guard words, one per run slot (LaunchContext::guardWord).
+  bool hasGuard_ = false;
+  unsigned long long guardWords_ = 0;
   Status checkVerdicts() const;
 
   /// Where each condition a choice reads sits in the run's block of

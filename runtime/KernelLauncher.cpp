@@ -19,6 +19,8 @@ Result<std::unique_ptr<KernelLauncher>>
 createReductionLauncher(const Plan &plan, size_t index);
 Result<std::unique_ptr<KernelLauncher>> createBlurLauncher(const Plan &plan,
                                                            size_t index);
+Result<std::unique_ptr<KernelLauncher>> createCheckLauncher(const Plan &plan,
+                                                            size_t index);
 } // namespace pipert
 
 namespace {
@@ -30,6 +32,7 @@ const Family kFamilies[] = {
     {"elementwise", createElementwiseLauncher},
     {"reduction", createReductionLauncher},
     {"blur", createBlurLauncher},
+    {"check", createCheckLauncher},
 };
 } // namespace
 

@@ -22,6 +22,45 @@ KernelParamWriter &KernelParamWriter::add(const std::string &key,
   return *this;
 }
 
+KernelParamWriter &KernelParamWriter::addText(const std::string &key,
+                                              const std::string &value) {
+  text += key + "=";
+  for (char c : value) {
+    if (c == '%')
+      text += "%25";
+    else if (c == ';')
+      text += "%3B";
+    else if (c == '=')
+      text += "%3D";
+    else
+      text += c;
+  }
+  text += ";";
+  return *this;
+}
+
+std::string KernelParamReader::getText(const std::string &key) {
+  auto it = values.find(key);
+  if (it == values.end()) {
+    if (status_.ok())
+      status_ = Status::error("the parameters of a '" + family +
+                              "' kernel have no text '" + key + "'");
+    return "";
+  }
+  std::string text;
+  const std::string &raw = it->second;
+  for (size_t i = 0; i < raw.size(); ++i) {
+    if (raw[i] == '%' && i + 2 < raw.size()) {
+      std::string code = raw.substr(i + 1, 2);
+      text += code == "25" ? '%' : code == "3B" ? ';' : code == "3D" ? '=' : '?';
+      i += 2;
+      continue;
+    }
+    text += raw[i];
+  }
+  return text;
+}
+
 Result<KernelParamReader> KernelParamReader::parse(const std::string &family,
                                                    const std::string &text) {
   KernelParamReader reader;

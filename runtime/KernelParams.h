@@ -26,6 +26,8 @@ public:
   KernelParamWriter &add(const std::string &key, int64_t value);
   KernelParamWriter &add(const std::string &key,
                          const std::vector<int64_t> &values);
+  /// Text, with '%', ';' and '=' escaped (as %25, %3B, %3D).
+  KernelParamWriter &addText(const std::string &key, const std::string &text);
   const std::string &str() const { return text; }
 
 private:
@@ -41,6 +43,7 @@ public:
   /// is missing or not an integer, then 0.
   int64_t getInt(const std::string &key);
   std::vector<int64_t> getInts(const std::string &key);
+  std::string getText(const std::string &key);
   /// The first error of the reads so far, or ok.
   const Status &status() const { return status_; }
 

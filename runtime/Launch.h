@@ -72,6 +72,10 @@ struct LaunchContext {
   /// This run's number (1, 2, ...; it wraps, see Executable): device words
   /// tagged with it need no reset between runs.
   unsigned long long runNumber;
+  /// This run's guard word (0 when the plan has no checks): a failed check
+  /// raises it, and kernels after checks (PlanKernel::guarded) read it
+  /// before they write anything.
+  CUdeviceptr guardWord;
   RunStats &stats;
 };
 
@@ -79,6 +83,13 @@ struct LaunchContext {
 /// what they tagged with older ones): the bits above a blur's sample code
 /// in its device word (core/PipeStencil.h, PIPE_BLUR_RUN_SHIFT).
 constexpr int kRunNumberBits = 24;
+
+/// Device words kept from run to run (a blur's or a check's status, the
+/// run's guard) come kRunSlots to a set: run r uses slot r % kRunSlots, so
+/// that runs of one executable queued on different streams at once (fewer
+/// than kRunSlots) do not share a word.
+constexpr size_t kRunSlots = 64;
+constexpr size_t kRunWordBytes = sizeof(unsigned long long);
 
 /// A launch's grid of blocks.
 struct Grid {

@@ -105,6 +105,10 @@ struct PlanKernel {
   /// Where the op is in the source ("file:line:col"), for run-time errors.
   std::string location;
   std::string source;
+  /// Whether the entries take the run's guard word and number after their
+  /// other arguments, and write nothing once a check of the run failed
+  /// (kernels that follow a check kernel).
+  bool guarded = false;
   std::vector<int> inputs;  ///< Buffer ids, in the order the entries take them.
   std::vector<int> outputs; ///< Buffer ids.
   /// For an elementwise kernel over rank-0 values only (a few scalar

@@ -124,7 +124,8 @@ Status Executable::schedule(RunState &st) {
       if (done[k] || !runs(k))
         continue;
       for (int b : plan.kernels[k].outputs) {
-        if (st.bound[b])
+        // A view of its input's memory (a check's output) needs none.
+        if (st.bound[b] || plan.buffers[b].aliasOf >= 0)
           continue;
         size_t bytes = size_t(numElementsOf(st.ctx.shapes[b])) *
                        dtypeSize(plan.buffers[b].dtype);

@@ -107,8 +107,10 @@ public:
   }
   bool needsStencilPrelude() const override { return true; }
 
-  FailureOr<pipert::PlanKernel> build(Operation *op, const std::string &name,
-                                      bool withPrelude) const override {
+  FailureOr<pipert::PlanKernel>
+  build(Operation *op, const std::string &name,
+        const pipec::KernelOptions &options) const override {
+    bool withPrelude = options.withPrelude;
     auto blur = cast<GaussianBlurOp>(op);
     pipert::PlanKernel kernel;
     kernel.name = name;

@@ -25,12 +25,6 @@ using namespace pipert;
 
 namespace {
 
-/// A blur's device words, kept from run to run: one per slot, for its first
-/// bad sample. Run r uses slot r % kRunSlots, so that runs of one
-/// executable queued on different streams at once (fewer than kRunSlots)
-/// do not share a word.
-constexpr size_t kRunSlots = 64;
-constexpr size_t kWordBytes = sizeof(unsigned long long);
 static_assert(kRunNumberBits <= 64 - PIPE_BLUR_RUN_SHIFT,
               "a run's number must fit above the blur's sample code");
 
@@ -51,7 +45,7 @@ public:
   void beginRun() override { std::memset(report, 0xff, sizeof(pipe_blur_status)); }
   Status verdict() const override;
   Status forgetRuns(const CudaDriver &cu, CUstream stream) override {
-    return checkCuda(cu.cuMemsetD8Async(words, 0, kRunSlots * kWordBytes,
+    return checkCuda(cu.cuMemsetD8Async(words, 0, kRunSlots * kRunWordBytes,
                                         stream),
                      "cuMemsetD8Async", "for blur status words");
   }
@@ -63,7 +57,8 @@ private:
   /// The verdict, in mapped pinned memory, and its device address.
   void *report = nullptr;
   CUdeviceptr reportDevice = 0;
-  /// kRunSlots device words.
+  /// Its device words, one per run slot (Launch.h), for the first bad
+  /// sample.
   CUdeviceptr words = 0;
 };
 
@@ -87,11 +82,11 @@ Status BlurLauncher::load(const CudaDriver &cu, CUmodule module) {
                            "cuMemHostGetDevicePointer", "for a blur's verdict");
       !s.ok())
     return s;
-  if (Status s = checkCuda(cu.cuMemAlloc(&words, kRunSlots * kWordBytes),
+  if (Status s = checkCuda(cu.cuMemAlloc(&words, kRunSlots * kRunWordBytes),
                            "cuMemAlloc", "for blur status words");
       !s.ok())
     return s;
-  std::vector<unsigned char> zeros(kRunSlots * kWordBytes, 0);
+  std::vector<unsigned char> zeros(kRunSlots * kRunWordBytes, 0);
   return checkCuda(cu.cuMemcpyHtoD(words, zeros.data(), zeros.size()),
                    "cuMemcpyHtoD", "for blur status words");
 }
@@ -158,7 +153,7 @@ Status BlurLauncher::launch(const LaunchContext &ctx) {
     sigma = ctx.ptrs[kernel.inputs[next]];
     sigmaPer = perElement(kernel.inputs[next++]);
   }
-  CUdeviceptr word = words + (ctx.runNumber % kRunSlots) * kWordBytes;
+  CUdeviceptr word = words + (ctx.runNumber % kRunSlots) * kRunWordBytes;
   unsigned long long run = ctx.runNumber;
   {
     std::vector<void *> args = {&window,  &sigma, &sampleParams,

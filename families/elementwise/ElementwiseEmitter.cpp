@@ -76,8 +76,8 @@ enum class Variant {
 /// Emits the variants of one kernel.
 class KernelEmitter {
 public:
-  explicit KernelEmitter(KernelOp kernel)
-      : kernel(kernel), body(kernel.getBody().front()) {}
+  KernelEmitter(KernelOp kernel, bool guarded)
+      : kernel(kernel), body(kernel.getBody().front()), guarded(guarded) {}
 
   LogicalResult emit(llvm::raw_ostream &os, pipec::ElementwiseInfo &info) {
     for (Operation &op : body.without_terminator())
@@ -160,13 +160,16 @@ public:
 private:
   static bool isDirect(BlockArgument arg) { return pipec::isReadDirectly(arg); }
 
-  /// The symbolic dims the index arithmetic needs: the domain's, those of
-  /// inputs read through index maps, and those the maps use.
+  /// The symbolic dims the kernel needs: with coordinates, the domain's,
+  /// those of inputs read through index maps and those the maps use; and
+  /// always those used as values (pipe.dim, `W - 1`).
   void collectDimArgs() {
-    if (!usesCoordinates)
+    if (usesCoordinates) {
+      collectDimSymbols(kernel.getDomainType(), dimArgs);
+      pipec::collectIndexDims(body, dimArgs);
       return;
-    collectDimSymbols(kernel.getDomainType(), dimArgs);
-    pipec::collectIndexDims(body, dimArgs);
+    }
+    pipec::collectDimValueSymbols(body, dimArgs);
   }
 
   /// How index expressions print in this kernel's coordinate variants:
@@ -225,8 +228,14 @@ private:
     params.push_back("long long n");
     for (const std::string &dim : dimArgs)
       params.push_back("long long d_" + dim);
+    if (guarded) {
+      params.push_back("const unsigned long long *__restrict__ pipe_guard");
+      params.push_back("unsigned long long pipe_run");
+    }
     llvm::interleave(params, os, ",\n    ");
     os << ") {\n  pipe_wait_for_previous_kernel();\n";
+    if (guarded)
+      os << "  if (pipe_check_failed(pipe_guard, pipe_run))\n    return;\n";
   }
 
   /// The body's computation of one element. `load(k)` is the expression of
@@ -815,6 +824,8 @@ private:
 
   KernelOp kernel;
   Block &body;
+  /// Whether the entries take the run's guard (KernelOptions::guarded).
+  bool guarded;
   /// The index maps whose values the body needs per element, and what they
   /// read: `gathers` (in body order, numbered by gatherIds) read an input,
   /// the others a rank-0 value.
@@ -846,7 +857,7 @@ FailureOr<std::string> pipec::emitElementwiseKernel(KernelOp kernel,
   os << "// " << kernel.getKernelName() << ": " << kernel.getInputs().size()
      << " inputs, " << kernel.getNumResults() << " outputs over "
      << kernel.getDomainType() << "\n";
-  if (failed(KernelEmitter(kernel).emit(os, info)))
+  if (failed(KernelEmitter(kernel, info.guarded).emit(os, info)))
     return failure();
   return text;
 }

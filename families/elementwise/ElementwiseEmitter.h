@@ -23,6 +23,8 @@ struct ElementwiseInfo {
   int tileDim = -1;
   /// Whether elements are indexed through coordinates (else flat).
   bool coordinates = false;
+  /// In: whether the entries take the run's guard (KernelOptions).
+  bool guarded = false;
   std::vector<std::string> dimArgs;
 };
 

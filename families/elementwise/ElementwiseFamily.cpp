@@ -73,15 +73,19 @@ void addHostSteps(KernelOp kernel, pipert::PlanKernel &planKernel) {
 class ElementwiseFamily : public pipec::KernelFamily {
 public:
   StringRef getName() const override { return "elementwise"; }
+  bool canBeGuarded() const override { return true; }
   bool matches(Operation *op) const override { return isa<KernelOp>(op); }
   std::string getKernelName(Operation *op, StringRef, unsigned) const override {
     return cast<KernelOp>(op).getKernelName().str();
   }
 
-  FailureOr<pipert::PlanKernel> build(Operation *op, const std::string &name,
-                                      bool withPrelude) const override {
+  FailureOr<pipert::PlanKernel>
+  build(Operation *op, const std::string &name,
+        const pipec::KernelOptions &options) const override {
+    bool withPrelude = options.withPrelude;
     auto kernel = cast<KernelOp>(op);
     pipec::ElementwiseInfo info;
+    info.guarded = options.guarded;
     FailureOr<std::string> source = pipec::emitElementwiseKernel(kernel, info);
     if (failed(source))
       return failure();

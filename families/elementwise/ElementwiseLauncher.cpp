@@ -84,6 +84,13 @@ Status ElementwiseLauncher::launch(const LaunchContext &ctx) {
   argPointers.push_back(&n);
   for (long long &value : dims)
     argPointers.push_back(&value);
+  // After a check: the run's guard word and number (PlanKernel::guarded).
+  CUdeviceptr guard = ctx.guardWord;
+  unsigned long long run = ctx.runNumber;
+  if (kernel.guarded) {
+    argPointers.push_back(&guard);
+    argPointers.push_back(&run);
+  }
 
   // The fast variant when it applies (see ElementwiseParams.h).
   bool fast;

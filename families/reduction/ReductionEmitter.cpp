@@ -53,9 +53,9 @@ bool isLiteralOne(RankedTensorType type, int64_t i) {
 
 class ReductionEmitter {
 public:
-  explicit ReductionEmitter(ReduceKernelOp op)
+  ReductionEmitter(ReduceKernelOp op, bool guarded)
       : op(op), prologue(op.getPrologue().front()),
-        epilogue(op.getEpilogue().front()) {}
+        epilogue(op.getEpilogue().front()), guarded(guarded) {}
 
   /// Emits the entries and sets `info`'s entries and dims.
   LogicalResult emit(llvm::raw_ostream &os, pipert::PlanKernel &info) {
@@ -131,6 +131,10 @@ private:
     add("int", "vectorOk");
     for (const std::string &dim : dimArgs)
       add("long long", "d_" + dim);
+    if (guarded) {
+      add("const unsigned long long *__restrict__", "pipe_guard");
+      add("unsigned long long", "pipe_run");
+    }
     os << "#define PARAMS_" << name << " ";
     llvm::interleave(params, os, ", ");
     os << "\n#define ARGS_" << name << " ";
@@ -325,6 +329,8 @@ private:
     os << "extern \"C\" __global__ void __launch_bounds__(256)\n"
        << entry << "(PARAMS_" << name << ") {\n"
        << "  pipe_wait_for_previous_kernel();\n";
+    if (guarded)
+      os << "  if (pipe_check_failed(pipe_guard, pipe_run))\n    return;\n";
   }
 
   void emitInner(llvm::raw_ostream &os, const std::string &name) {
@@ -477,6 +483,8 @@ private:
   ReduceKernelOp op;
   Block &prologue;
   Block &epilogue;
+  /// Whether the entries take the run's guard (KernelOptions::guarded).
+  bool guarded;
   std::string rd;
   int64_t rank = 0;
   bool contiguous = false;
@@ -507,9 +515,12 @@ public:
     return cast<ReduceKernelOp>(op).getKernelName().str();
   }
   bool needsStencilPrelude() const override { return true; }
+  bool canBeGuarded() const override { return true; }
 
-  FailureOr<pipert::PlanKernel> build(Operation *op, const std::string &name,
-                                      bool withPrelude) const override {
+  FailureOr<pipert::PlanKernel>
+  build(Operation *op, const std::string &name,
+        const pipec::KernelOptions &options) const override {
+    bool withPrelude = options.withPrelude;
     auto reduction = cast<ReduceKernelOp>(op);
     pipert::PlanKernel kernel;
     kernel.name = name;
@@ -520,7 +531,7 @@ public:
     os << "// " << name << ": " << stringifyReductionKind(reduction.getKind())
        << " over " << reduction.getInputDomainType() << " to "
        << reduction.getReductionType() << "\n";
-    if (failed(ReductionEmitter(reduction).emit(os, kernel)))
+    if (failed(ReductionEmitter(reduction, options.guarded).emit(os, kernel)))
       return failure();
     kernel.source = std::move(text);
     kernel.domain =

@@ -116,6 +116,13 @@ Status ReductionLauncher::launch(const LaunchContext &ctx) {
   args.push_back(&vectorOk);
   for (long long &value : dims)
     args.push_back(&value);
+  // After a check: the run's guard word and number (PlanKernel::guarded).
+  CUdeviceptr guard = ctx.guardWord;
+  unsigned long long run = ctx.runNumber;
+  if (kernel.guarded) {
+    args.push_back(&guard);
+    args.push_back(&run);
+  }
   if (Status s = launchKernel(ctx, functions[entry], kernel.entries[entry],
                               blocks, threads, 1, args);
       !s.ok())

@@ -6,7 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "TestUtil.h"
+#include "GpuTestUtil.h"
 
 #include "runtime/CudaDriver.h"
 #include "runtime/Nvrtc.h"
@@ -221,16 +221,6 @@ const Case kCases[] = {
      [](int64_t n, int64_t w) -> Shapes { return {{n, 37, w}}; }},
 };
 
-/// The reason to skip GPU tests, or empty when there is a GPU.
-std::string noGpuReason() {
-  pipert::Status gpu = pipert::checkGpuAvailable();
-  return gpu.ok() ? std::string() : gpu.message();
-}
-
-#define REQUIRE_GPU()                                                          \
-  if (std::string reason = noGpuReason(); !reason.empty())                     \
-  GTEST_SKIP() << "no CUDA GPU: " << reason
-
 std::vector<HostTensor> randomInputs(const Case &c, int64_t n, int64_t w,
                                      unsigned seed) {
   std::vector<HostTensor> inputs;
@@ -241,21 +231,6 @@ std::vector<HostTensor> randomInputs(const Case &c, int64_t n, int64_t w,
                                   gain ? 0.5 : -300, gain ? 1.5 : 300));
   }
   return inputs;
-}
-
-/// Runs `pipeline` on `inputs` on the GPU and on the reference, and expects
-/// every result to agree within `tolerance`; `where` names the case.
-void expectMatchesReference(pipec::JitPipeline &pipeline,
-                            const std::vector<HostTensor> &inputs,
-                            double tolerance, const std::string &where) {
-  auto expected = pipeline.runReference(inputs);
-  ASSERT_TRUE(expected.ok()) << expected.status().message();
-  auto got = pipeline.run(inputs);
-  ASSERT_TRUE(got.ok()) << where << ": " << got.status().message();
-  ASSERT_EQ(got->size(), expected->size());
-  for (size_t r = 0; r < got->size(); ++r)
-    EXPECT_TRUE(sameValues((*got)[r], (*expected)[r], tolerance))
-        << "result " << r << " " << where;
 }
 
 } // namespace
@@ -319,29 +294,6 @@ TEST(Gpu, LastDimGroupsMatchTheReference) {
                             "groups_f64_k0_vec"})
     EXPECT_TRUE(grouped.count(entry)) << entry << " was not launched";
 }
-
-/// Device memory for a test, freed at scope exit.
-class DeviceBuffer {
-public:
-  explicit DeviceBuffer(size_t bytes) : bytes(bytes) {
-    const pipert::CudaDriver &cu = **pipert::getCudaDriver();
-    EXPECT_EQ(cu.cuMemAlloc(&ptr, bytes ? bytes : 1), CUDA_SUCCESS);
-  }
-  ~DeviceBuffer() { (*pipert::getCudaDriver())->cuMemFree(ptr); }
-  void upload(const void *data) {
-    EXPECT_EQ((*pipert::getCudaDriver())->cuMemcpyHtoD(ptr, data, bytes),
-              CUDA_SUCCESS);
-  }
-  void download(void *data) {
-    EXPECT_EQ((*pipert::getCudaDriver())->cuMemcpyDtoH(data, ptr, bytes),
-              CUDA_SUCCESS);
-  }
-  void *get() { return reinterpret_cast<void *>(ptr); }
-
-private:
-  CUdeviceptr ptr = 0;
-  size_t bytes;
-};
 
 TEST(Gpu, DevicePointersInAndOutMatchHost) {
   REQUIRE_GPU();

@@ -177,8 +177,10 @@ static std::string describePlan(const pipert::Plan &plan) {
     const pipert::PlanBuffer &buffer = plan.buffers[b];
     os << "  buffer %" << b << " "
        << (int(b) < plan.numParams ? "param " : "") << buffer.name << " : "
-       << pipert::dtypeName(buffer.dtype) << pipert::describeDims(buffer.dims)
-       << "\n";
+       << pipert::dtypeName(buffer.dtype) << pipert::describeDims(buffer.dims);
+    if (buffer.aliasOf >= 0)
+      os << " = view of %" << buffer.aliasOf;
+    os << "\n";
   }
   for (const pipert::PlanKernel &kernel : plan.kernels) {
     const pipec::KernelFamily *family = pipec::findKernelFamily(kernel.family);

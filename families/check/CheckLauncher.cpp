@@ -1,0 +1,177 @@
+//===- CheckLauncher.cpp - Launching checks of values ---------------------===//
+//
+// A check (see CheckFamily.cpp) runs two kernels: one over every element,
+// which raises the check's word of the run's slot and the run's guard word
+// at a bad one, and one thread that writes the first bad element and its
+// value into mapped pinned host memory, which verdict() reads once the run
+// is done. The words are tagged with the run's number: nothing resets them
+// between runs.
+//
+//===----------------------------------------------------------------------===//
+
+#include "families/check/CheckParams.h"
+
+#include "core/DimExpr.h"
+#include "runtime/CudaDriver.h"
+#include "runtime/KernelLauncher.h"
+
+#include <algorithm>
+#include <vector>
+
+using namespace pipert;
+
+namespace {
+
+/// What the report kernel writes: the run's number (0 before), the first
+/// bad element's flat index and its value.
+struct CheckReport {
+  long long run, index, value;
+};
+
+class CheckLauncher : public KernelLauncher {
+public:
+  CheckLauncher(const PlanKernel &kernel, CheckParams params)
+      : kernel(kernel), params(std::move(params)) {}
+
+  Status load(const CudaDriver &cu, CUmodule module) override;
+  void release(const CudaDriver &cu) override {
+    if (report)
+      cu.cuMemFreeHost(const_cast<CheckReport *>(report));
+    if (words)
+      cu.cuMemFree(words);
+  }
+  Status launch(const LaunchContext &ctx) override;
+  bool hasVerdict() const override { return true; }
+  void beginRun() override { report->run = 0; }
+  Status verdict() const override;
+  Status forgetRuns(const CudaDriver &cu, CUstream stream) override {
+    return checkCuda(
+        cu.cuMemsetD8Async(words, 0, kRunSlots * kRunWordBytes, stream),
+        "cuMemsetD8Async", "for check words");
+  }
+
+private:
+  const PlanKernel &kernel;
+  CheckParams params;
+  CUfunction check = nullptr, reportFirst = nullptr;
+  /// The report, in mapped pinned memory, and its device address.
+  volatile CheckReport *report = nullptr;
+  CUdeviceptr reportDevice = 0;
+  /// kRunSlots device words.
+  CUdeviceptr words = 0;
+  /// Of the latest launch, for the verdict's message: the value's shape,
+  /// and lo and hi of each column.
+  std::vector<int64_t> shape;
+  std::vector<long long> bounds;
+};
+
+Status CheckLauncher::load(const CudaDriver &cu, CUmodule module) {
+  if (kernel.entries.size() != 2 || kernel.inputs.size() != 1)
+    return Status::error("check kernel '" + kernel.name +
+                         "' does not have its two entries and one input");
+  if (Status s = getFunction(cu, module, kernel.entries[0], &check); !s.ok())
+    return s;
+  if (Status s = getFunction(cu, module, kernel.entries[1], &reportFirst);
+      !s.ok())
+    return s;
+  void *host = nullptr;
+  if (Status s = checkCuda(cu.cuMemHostAlloc(&host, sizeof(CheckReport),
+                                             CU_MEMHOSTALLOC_DEVICEMAP),
+                           "cuMemHostAlloc", "for a check's report");
+      !s.ok())
+    return s;
+  report = static_cast<volatile CheckReport *>(host);
+  report->run = 0;
+  if (Status s = checkCuda(cu.cuMemHostGetDevicePointer(&reportDevice, host, 0),
+                           "cuMemHostGetDevicePointer", "for a check's report");
+      !s.ok())
+    return s;
+  if (Status s = checkCuda(cu.cuMemAlloc(&words, kRunSlots * kRunWordBytes),
+                           "cuMemAlloc", "for check words");
+      !s.ok())
+    return s;
+  std::vector<unsigned char> zeros(kRunSlots * kRunWordBytes, 0);
+  return checkCuda(cu.cuMemcpyHtoD(words, zeros.data(), zeros.size()),
+                   "cuMemcpyHtoD", "for check words");
+}
+
+Status CheckLauncher::launch(const LaunchContext &ctx) {
+  shape = ctx.shapes[kernel.inputs.front()];
+  long long n = numElementsOf(shape);
+  if (n == 0)
+    return Status();
+  if ((unsigned long long)n > kCheckIndexMask)
+    return Status::error("check at " + kernel.location + ": " +
+                         std::to_string(n) +
+                         " values are more than a check can look at (2^" +
+                         std::to_string(kCheckIndexBits) + ")");
+  bounds.clear();
+  for (const CheckParams::Column &column : params.columns)
+    for (const std::string *bound : {&column.lo, &column.hi}) {
+      std::string missing;
+      auto size = evaluateDim(*bound, ctx.sizes, &missing);
+      if (!size)
+        return Status::error("internal error: check kernel '" + kernel.name +
+                             "' has a bound of unknown size '" + missing +
+                             "'");
+      bounds.push_back(*size);
+    }
+  CUdeviceptr value = ctx.ptrs[kernel.inputs.front()];
+  CUdeviceptr word = words + (ctx.runNumber % kRunSlots) * kRunWordBytes;
+  CUdeviceptr guard = ctx.guardWord;
+  unsigned long long run = ctx.runNumber;
+  {
+    // The bounds go by value, as the kernel's struct of long longs.
+    std::vector<void *> args = {&value, &n,     bounds.data(),
+                                &word,  &guard, &run};
+    long long blocks = std::min((n + 255) / 256,
+                                (long long)ctx.device.multiprocessors * 8);
+    if (Status s = launchKernel(ctx, check, kernel.entries[0], blocks, 256, 1,
+                                args);
+        !s.ok())
+      return s;
+  }
+  CUdeviceptr out = reportDevice;
+  std::vector<void *> args = {&value, &word, &run, &out};
+  return launchKernel(ctx, reportFirst, kernel.entries[1], 1, 1, 1, args);
+}
+
+Status CheckLauncher::verdict() const {
+  if (report->run == 0)
+    return Status();
+  // The flat index's coordinates in the value's shape; with columns of
+  // bounds, the last is the column.
+  long long index = report->index;
+  std::vector<long long> coordinates(shape.size());
+  for (size_t d = shape.size(); d-- > 0;) {
+    coordinates[d] = shape[d] ? index % shape[d] : 0;
+    index = shape[d] ? index / shape[d] : 0;
+  }
+  size_t column = 0;
+  if (params.columns.size() > 1) {
+    column = size_t(coordinates.back());
+    coordinates.pop_back();
+  }
+  std::string at = "[";
+  for (size_t d = 0; d < coordinates.size(); ++d)
+    at += (d ? ", " : "") + std::to_string(coordinates[d]);
+  at += "]";
+  return Status::error(formatCheckMessage(params.columns[column].message, at,
+                                          report->value, bounds[2 * column],
+                                          bounds[2 * column + 1]) +
+                       "; nothing was written");
+}
+
+} // namespace
+
+namespace pipert {
+Result<std::unique_ptr<KernelLauncher>> createCheckLauncher(const Plan &plan,
+                                                            size_t index) {
+  const PlanKernel &kernel = plan.kernels[index];
+  auto params = CheckParams::decode(kernel.params);
+  if (!params)
+    return params.status();
+  return std::unique_ptr<KernelLauncher>(
+      new CheckLauncher(kernel, std::move(*params)));
+}
+} // namespace pipert

@@ -1,0 +1,86 @@
+//===- CheckParams.h - What a check kernel's plan entry carries -*- C++ -*-===//
+//
+// Shared by the check family's compiler half (CheckFamily.cpp), its
+// launcher (CheckLauncher.cpp) and the reference executor, which words its
+// failures the same way.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef PIPE_FAMILIES_CHECK_CHECKPARAMS_H
+#define PIPE_FAMILIES_CHECK_CHECKPARAMS_H
+
+#include "runtime/KernelParams.h"
+
+#include <string>
+#include <vector>
+
+namespace pipert {
+
+/// A check's device word for the first bad element of run r is
+/// (r << kCheckIndexBits) | (kCheckIndexMask - index): its largest value
+/// over a run is the run's lowest bad index. The guard word a failed check
+/// raises is r << kCheckIndexBits.
+constexpr int kCheckIndexBits = 40;
+constexpr unsigned long long kCheckIndexMask = (1ull << kCheckIndexBits) - 1;
+
+/// pipe.check_bounds: every element of the kernel's one input must lie in
+/// [lo, hi] (dim expressions); else the run fails with `message`. With
+/// several columns, element i has those of column i % columns (the input's
+/// last dim).
+struct CheckParams {
+  struct Column {
+    std::string lo, hi, message;
+  };
+  std::vector<Column> columns;
+
+  std::string encode() const {
+    KernelParamWriter writer;
+    writer.add("columns", int64_t(columns.size()));
+    for (size_t c = 0; c < columns.size(); ++c) {
+      std::string k = std::to_string(c);
+      writer.addText("lo" + k, columns[c].lo)
+          .addText("hi" + k, columns[c].hi)
+          .addText("message" + k, columns[c].message);
+    }
+    return writer.str();
+  }
+  static Result<CheckParams> decode(const std::string &text) {
+    auto reader = KernelParamReader::parse("check", text);
+    if (!reader)
+      return reader.status();
+    CheckParams params;
+    int64_t count = reader->getInt("columns");
+    for (int64_t c = 0; c < count && c < 64; ++c) {
+      std::string k = std::to_string(c);
+      params.columns.push_back({reader->getText("lo" + k),
+                                reader->getText("hi" + k),
+                                reader->getText("message" + k)});
+    }
+    if (!reader->status().ok())
+      return reader->status();
+    if (params.columns.empty() || count > 64)
+      return Status::error("a check kernel has " + std::to_string(count) +
+                           " columns of bounds");
+    return params;
+  }
+};
+
+/// `message` with {at} (the bad element's coordinates), {value}, {lo} and
+/// {hi} filled in.
+inline std::string formatCheckMessage(std::string message,
+                                      const std::string &at, int64_t value,
+                                      int64_t lo, int64_t hi) {
+  for (auto [key, text] :
+       {std::pair<std::string, std::string>{"{at}", at},
+        {"{value}", std::to_string(value)},
+        {"{lo}", std::to_string(lo)},
+        {"{hi}", std::to_string(hi)}})
+    for (size_t at = message.find(key); at != std::string::npos;
+         at = message.find(key, at + text.size()))
+      message.replace(at, key.size(), text);
+  return message;
+}
+
+} // namespace pipert
+
+#endif // PIPE_FAMILIES_CHECK_CHECKPARAMS_H
