@@ -20,7 +20,7 @@ for case in cases:
     print(f"== {case}")
     compiled = next((r["ms"] for r in rows if r["case"] == case and r["impl"] == "torch.compile"), None)
     eager = next((r["ms"] for r in rows if r["case"] == case
-                  and r["impl"].startswith("torch eager (per-sample")), None)
+                  and r["impl"].startswith("torch eager")), None)
     for r in rows:
         if r["case"] != case:
             continue

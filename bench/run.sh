@@ -5,22 +5,27 @@
 #   bench/run.sh [--quick]            everything
 #   bench/run.sh dynamic [--quick]    reductions and the dynamic blur only
 #   bench/run.sh elementwise [--quick]  the elementwise workloads only
+#   bench/run.sh layout [--quick]     crop, erase, concat, pad only
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 bin=$root/.device/build
 log=${OUT:-/tmp}/bench.jsonl
 : > "$log"
 only=""
-if [ "${1:-}" = dynamic ] || [ "${1:-}" = elementwise ]; then only=$1; shift; fi
+case "${1:-}" in dynamic|elementwise|layout) only=$1; shift ;; esac
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv,noheader | tee -a "$log.txt"
-if [ "$only" != dynamic ]; then
+if [ -z "$only" ] || [ "$only" = elementwise ]; then
   "$bin/bench/pipe_bench" "$@" | tee -a "$log"
   "$bin/bench/pipe_bench" --host-io-only | tee -a "$log"
   PIPE_PINNED_STAGING=1 "$bin/bench/pipe_bench" --host-io-only | tee -a "$log"
   PYTHONUNBUFFERED=1 python3 "$root/bench/peers_elementwise.py" "$@" 2>&1 | grep -v Warning | tee -a "$log"
   python3 "$root/bench/startup.py" "$bin/tools/pipec/pipec" "$bin/tools/pipe-npy/pipe-npy" | tee -a "$log"
 fi
-if [ "$only" != elementwise ]; then
+if [ -z "$only" ] || [ "$only" = layout ]; then
+  "$bin/bench/pipe_bench" --layout "$@" | tee -a "$log"
+  PYTHONUNBUFFERED=1 python3 "$root/bench/peers_layout.py" "$@" 2>&1 | grep -v Warning | tee -a "$log"
+fi
+if [ -z "$only" ] || [ "$only" = dynamic ]; then
   "$bin/bench/pipe_bench" --dynamic "$@" | tee -a "$log"
   PYTHONUNBUFFERED=1 python3 "$root/bench/peers_dynamic.py" "$bin/tools/pipec/pipec" "$@" 2>&1 | grep -v Warning | tee -a "$log"
 fi

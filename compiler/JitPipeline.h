@@ -35,6 +35,13 @@ public:
   /// The plan the GPU runs: buffers, kernels and their CUDA source.
   const pipert::Plan &plan() const;
 
+  /// The shape of each result for `inputs` (their dims bind the pipeline's
+  /// symbolic dims); an error names an input and dim that do not fit.
+  pipert::Result<std::vector<std::vector<int64_t>>>
+  resultShapes(const std::vector<pipert::TensorRef> &inputs) const {
+    return pipert::resultShapes(plan(), inputs);
+  }
+
   /// Runs on the GPU; the kernels are loaded on the first call. `wait` as
   /// for pipert::Executable::run.
   pipert::Status run(const std::vector<pipert::TensorRef> &inputs,

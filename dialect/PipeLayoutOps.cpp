@@ -413,6 +413,85 @@ LogicalResult SliceOp::verify() {
   return success();
 }
 
+namespace {
+/// A slice within one input of a concat along the concat's axis (a column
+/// of `stack([y, x], axis = 1)`): the same slice of that input.
+struct SliceOfConcat : OpRewritePattern<SliceOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(SliceOp op,
+                                PatternRewriter &rewriter) const override {
+    auto concat = op.getInput().getDefiningOp<ConcatOp>();
+    if (!concat)
+      return failure();
+    int64_t axis = concat.getAxis();
+    auto result = cast<RankedTensorType>(op.getType());
+    std::optional<DimExpr> start = parseSize(op.getStarts()[axis]);
+    bool dropped = op.getDropped()[axis];
+    if (!start || (!dropped && op.getSteps()[axis] != 1))
+      return failure();
+    // The extent the slice reads along the axis: one index, or its size.
+    DimExpr extent = DimExpr::constant(1);
+    if (!dropped) {
+      int64_t kept = 0;
+      for (int64_t d = 0; d < axis; ++d)
+        kept += !op.getDropped()[d];
+      extent = dimSize(result, kept);
+    }
+    auto known = [](const DimExpr &e) {
+      return e.isConstant() && e.getConstant() >= 0;
+    };
+    DimExpr offset = DimExpr::constant(0);
+    for (Value input : concat.getInputs()) {
+      DimExpr size = dimSize(cast<RankedTensorType>(input.getType()), axis);
+      DimExpr within = *start - offset;
+      if (known(within) && known(offset + size - *start - extent)) {
+        SmallVector<Attribute> starts(op.getStarts().begin(),
+                                      op.getStarts().end());
+        starts[axis] = rewriter.getStringAttr(within.str());
+        rewriter.replaceOpWithNewOp<SliceOp>(
+            op, op.getType(), input, rewriter.getArrayAttr(starts),
+            op.getSteps(), op.getDropped(), op.getDimChecksAttr());
+        return success();
+      }
+      offset = offset + size;
+    }
+    return failure();
+  }
+};
+
+/// A slice that only drops dims a broadcast inserted, and keeps the rest
+/// whole, is the broadcast's input (a column of a stack of per-sample
+/// values).
+struct SliceOfBroadcast : OpRewritePattern<SliceOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(SliceOp op,
+                                PatternRewriter &rewriter) const override {
+    auto broadcast = op.getInput().getDefiningOp<BroadcastOp>();
+    if (!broadcast || broadcast.getInput().getType() != op.getType())
+      return failure();
+    ArrayRef<int64_t> mapped = broadcast.getDimensions();
+    for (auto [d, start, step, dropped] :
+         llvm::enumerate(op.getStarts(), op.getSteps(), op.getDropped())) {
+      bool inserted = !llvm::is_contained(mapped, int64_t(d));
+      if (dropped != inserted)
+        return failure();
+      if (!dropped && (step != 1 || cast<StringAttr>(start).getValue() != "0"))
+        return failure();
+    }
+    // The input's dims in the broadcast's order, as the slice keeps them.
+    if (!llvm::is_sorted(mapped))
+      return failure();
+    rewriter.replaceOp(op, broadcast.getInput());
+    return success();
+  }
+};
+} // namespace
+
+void SliceOp::getCanonicalizationPatterns(RewritePatternSet &results,
+                                          MLIRContext *context) {
+  results.add<SliceOfConcat, SliceOfBroadcast>(context);
+}
+
 OpFoldResult SliceOp::fold(FoldAdaptor) {
   bool whole = getInput().getType() == getType() &&
                llvm::all_of(getSteps(), [](int64_t s) { return s == 1; }) &&

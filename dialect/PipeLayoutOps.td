@@ -103,6 +103,7 @@ def Pipe_SliceOp : Pipe_Op<"slice", [Pure,
   }];
   let hasVerifier = 1;
   let hasFolder = 1;
+  let hasCanonicalizer = 1;
 }
 
 def Pipe_CropOp : Pipe_Op<"crop", [Pure,

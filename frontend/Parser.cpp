@@ -92,8 +92,12 @@ PipelineAST *Parser::parsePipeline(ModuleAST &module) {
         return nullptr;
     } while (consumeIf(TokenKind::Comma));
   }
-  if (!expect(TokenKind::RParen, "after the parameters") ||
-      !expect(TokenKind::Arrow, "before the results") ||
+  if (!expect(TokenKind::RParen, "after the parameters"))
+    return nullptr;
+  // A long signature may put its results on the next line.
+  while (tok.is(TokenKind::Newline))
+    consume();
+  if (!expect(TokenKind::Arrow, "before the results") ||
       !expect(TokenKind::LParen, "before the results"))
     return nullptr;
   do {

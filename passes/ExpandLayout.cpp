@@ -428,6 +428,15 @@ struct CheckTakeIndices : OpRewritePattern<TakeOp> {
 struct ExpandLayoutPass
     : public pipe::impl::ExpandLayoutBase<ExpandLayoutPass> {
   void runOnOperation() override {
+    // Slices of concats and broadcasts first (a column of a stack of
+    // per-sample values is that value), while the concats are still whole.
+    {
+      RewritePatternSet slices(&getContext());
+      SliceOp::getCanonicalizationPatterns(slices, &getContext());
+      GreedyRewriteConfig config;
+      config.setRegionSimplificationLevel(GreedySimplifyRegionLevel::Disabled);
+      (void)applyPatternsGreedily(getOperation(), std::move(slices), config);
+    }
     RewritePatternSet patterns(&getContext());
     patterns.add<ExpandPaddingCrop, ExpandConstantPad, ExpandConcat,
                  ExpandErase, CheckCropAnchors, CheckTakeIndices>(

@@ -99,15 +99,20 @@ pipert::shapeOf(const PlanBuffer &buffer,
 
 Result<std::vector<std::vector<int64_t>>>
 Executable::resultShapes(const std::vector<TensorRef> &inputs) const {
-  auto sizes = bindDims(plan_.name, plan_.buffers.data(),
-                        size_t(plan_.numParams), inputs);
+  return pipert::resultShapes(plan_, inputs);
+}
+
+Result<std::vector<std::vector<int64_t>>>
+pipert::resultShapes(const Plan &plan, const std::vector<TensorRef> &inputs) {
+  auto sizes = bindDims(plan.name, plan.buffers.data(),
+                        size_t(plan.numParams), inputs);
   if (!sizes)
     return sizes.status();
-  if (Status s = evaluatePlanDims(plan_, *sizes); !s.ok())
+  if (Status s = evaluatePlanDims(plan, *sizes); !s.ok())
     return s;
   std::vector<std::vector<int64_t>> shapes;
-  for (int buffer : plan_.results)
-    shapes.push_back(shapeOf(plan_.buffers[buffer], *sizes));
+  for (int buffer : plan.results)
+    shapes.push_back(shapeOf(plan.buffers[buffer], *sizes));
   return shapes;
 }
 

@@ -68,6 +68,12 @@ std::vector<int64_t> shapeOf(const PlanBuffer &buffer,
 /// How messages name buffer `b` of `plan`: 'name', or intermediate %b.
 std::string describeBuffer(const Plan &plan, int b);
 
+/// Binds each symbolic dim of `plan` from the inputs and returns the shape
+/// of each result; an error names the input and dim that do not fit. Needs
+/// no GPU.
+Result<std::vector<std::vector<int64_t>>>
+resultShapes(const Plan &plan, const std::vector<TensorRef> &inputs);
+
 class Executable {
 public:
   /// Loads every kernel of `plan` on device 0 (compiling with NVRTC what has

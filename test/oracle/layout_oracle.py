@@ -9,83 +9,13 @@ of odd sizes in several dtypes.
 Prints one line per case and "N of N cases agree"; exits 1 on a mismatch,
 saying which case, input seed and elements differ."""
 import os
-import subprocess
 import sys
-import tempfile
 
 import numpy as np
 
-PIPEC, BACKEND = sys.argv[1], sys.argv[2]
-SEED = int(sys.argv[3]) if len(sys.argv) > 3 else 1
-rng = np.random.default_rng(SEED)
-NP = {'u8': np.uint8, 'i8': np.int8, 'u16': np.uint16, 'i16': np.int16,
-      'i32': np.int32, 'u32': np.uint32, 'i64': np.int64, 'u64': np.uint64,
-      'f16': np.float16, 'f32': np.float32, 'f64': np.float64, 'bool': np.bool_}
-
-
-def random(dtype, shape):
-    t = NP[dtype]
-    if t == np.bool_:
-        return rng.random(shape) < 0.5
-    if np.issubdtype(t, np.floating):
-        x = (rng.standard_normal(shape) * 100).astype(t)
-        # Special values move like any other.
-        flat = x.reshape(-1)
-        if flat.size > 4:
-            flat[:4] = [np.nan, np.inf, -np.inf, -0.0]
-        return x
-    info = np.iinfo(t)
-    return rng.integers(info.min, info.max, shape, dtype=t, endpoint=True)
-
-
-def run(source, inputs, expect_error=None):
-    """Runs the pipeline's only result(s); returns {name: array} or the
-    error text."""
-    with tempfile.TemporaryDirectory() as d:
-        path = os.path.join(d, 'p.pipe')
-        open(path, 'w').write(source)
-        args = [PIPEC, 'run', path, '--backend=' + BACKEND, '--output', d]
-        for name, value in inputs.items():
-            np.save(os.path.join(d, name + '.npy'), value)
-            args += ['--input', f'{name}={os.path.join(d, name)}.npy']
-        r = subprocess.run(args, capture_output=True, text=True)
-        if expect_error is not None:
-            return r.returncode, r.stderr
-        if r.returncode != 0:
-            raise RuntimeError(r.stderr)
-        return {f[:-4]: np.load(os.path.join(d, f)) for f in os.listdir(d)
-                if f.endswith('.npy') and f[:-4] not in inputs}
-
-
-failures = []
-cases = 0
-
-
-def check(name, got, want, tol=0):
-    global cases
-    cases += 1
-    want = np.asarray(want)
-    ok = got.shape == want.shape and got.dtype == want.dtype
-    if ok:
-        if tol:
-            ok = np.allclose(got, want, rtol=tol, atol=tol, equal_nan=True)
-        else:
-            same = (got == want) | ((got != got) & (want != want))
-            if np.issubdtype(got.dtype, np.floating):
-                # -0.0 and 0.0 compare equal; their bits must too.
-                same &= np.signbit(got) == np.signbit(want)
-            ok = bool(np.all(same))
-    if ok:
-        print(f'ok      {name}')
-        return
-    print(f'MISMATCH {name} (seed {SEED}): got {got.dtype}{list(got.shape)}, '
-          f'want {want.dtype}{list(want.shape)}')
-    if got.shape == want.shape:
-        bad = np.argwhere(~((got == want) | ((got != got) & (want != want))))
-        print(f'  {len(bad)} elements differ, first at {bad[0].tolist()}: '
-              f'{got[tuple(bad[0])]} vs {want[tuple(bad[0])]}')
-    failures.append(name)
-
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import oracle  # noqa: E402
+from oracle import check, random, run  # noqa: E402
 
 # Slicing: NumPy's basic slicing, with literal and dim bounds.
 for dtype in ['u8', 'i16', 'f16', 'f32', 'f64', 'bool', 'i64']:
@@ -171,12 +101,8 @@ check('crop tensor anchor', out['y'], crop_np(x, [anchor[:, 0], anchor[:, 1]], [
 code, err = run('''pipeline p(x: u8[N, H, W], a: i32[N, 2]) -> (y: u8[N, 5, 4]) {
   y = crop(x, anchor = a, shape = [5, 4])
 }''', {'x': x, 'a': np.array([[0, 0], [6, 8], [2, 3]], np.int32)}, expect_error=True)
-cases += 1
-if code != 0 and 'sample [1] is 6, outside [0, 5]' in err:
-    print('ok      crop error names the sample')
-else:
-    print(f'MISMATCH crop error: exit {code}, {err}')
-    failures.append('crop error')
+oracle.expect_failure('crop error names the sample', code, err,
+                      'sample [1] is 6, outside [0, 5]')
 
 # flip: per-sample flags, one or two axes.
 for dtype in ['u8', 'f64', 'bool']:
@@ -229,12 +155,8 @@ check('take 2-D indices', out['b'], np.take(x, idx, axis=1))
 code, err = run('''pipeline p(x: f32[N, C], perm: i32[N]) -> (a: f32[N, C]) {
   a = take(x, perm, axis = 0)
 }''', {'x': random('f32', (3, 2)), 'perm': np.array([0, 3, 1], np.int32)}, expect_error=True)
-cases += 1
-if code != 0 and 'index 3 at [1] of the indices is outside [-3, 2]' in err:
-    print('ok      take error names the index')
-else:
-    print(f'MISMATCH take error: exit {code}, {err}')
-    failures.append('take error')
+oracle.expect_failure('take error names the index', code, err,
+                      'index 3 at [1] of the indices is outside [-3, 2]')
 
 # erase: several regions per sample, per-sample fill, regions past the edge.
 m = random('f32', (3, 2, 9, 11))
@@ -286,5 +208,4 @@ want = ((c.astype(np.float32) - mean) / std).transpose(0, 3, 1, 2)
 check('crop_mirror_normalize f32', out['y'], want)
 check('crop_mirror_normalize f16', out['h'], want.astype(np.float16))
 
-print(f'{cases - len(failures)} of {cases} cases agree')
-sys.exit(1 if failures else 0)
+oracle.finish()

@@ -1,0 +1,215 @@
+//===- layout_bench.cpp - Pipe's side of the layout benchmarks ------------===//
+//
+// pipe_bench --layout: the workloads of the index-map ops, each with its
+// peers in bench/peers_layout.py (same shapes, same inputs' distribution):
+//   crop_mirror_normalize  u8[N, 256, 256, 3] -> f32[N, 3, 224, 224], per-
+//                          sample anchors (checked) and mirror flags
+//   erase                  f32[64, 2, 1024, 1024], 4 regions of 128x128 per
+//                          sample, per-sample fill
+//   concat                 u8[64, 512, 512, 3] x 2 along the channels
+//   pad32                  u8[64, 1000, 1000, 3] to a multiple of 32 (1024)
+// Results are checked against the CPU reference on two samples before
+// anything is timed; bytes are those the op must read and write.
+//
+//===----------------------------------------------------------------------===//
+
+#include "BenchUtil.h"
+
+#include <random>
+
+using namespace pipebench;
+
+namespace {
+
+const char *const kCropMirrorNormalize =
+    "pipeline crop_mirror_normalize(images: u8[N, H, W, 3], anchor: i32[N, 2],"
+    " mirror: bool[N]) -> (out: f32[N, 3, 224, 224]) {\n"
+    "  c = flip(crop(images, anchor = anchor, shape = [224, 224]{OOB}), "
+    "axes = [2], when = mirror)\n"
+    "  out = transpose((f32(c) - [123.675, 116.28, 103.53]) / "
+    "[58.395, 57.12, 57.375], [0, 3, 1, 2])\n}\n";
+const char *const kErase =
+    "pipeline erase4(m: f32[N, C, H, W], anchor: i32[N, 8], fill: f32[N]) -> "
+    "(e: f32[N, C, H, W]) {\n"
+    "  e = erase(m, anchor = anchor, shape = [128, 128], fill = fill, "
+    "axes = [2, 3])\n}\n";
+const char *const kConcat =
+    "pipeline concat(a: u8[N, H, W, 3], b: u8[N, H, W, 3]) -> "
+    "(c: u8[N, H, W, 6]) {\n"
+    "  c = concat([a, b], axis = 3)\n}\n";
+const char *const kPad32 =
+    "pipeline pad32(x: u8[N, H, W, 3]) -> "
+    "(y: u8[N, 32 * ceil(H / 32), 32 * ceil(W / 32), 3]) {\n"
+    "  y = pad(x, shape = [32 * ceil(H / 32), 32 * ceil(W / 32)], "
+    "axes = [1, 2])\n}\n";
+
+HostTensor randomU8(std::vector<int64_t> shape, unsigned seed) {
+  HostTensor t(DType::U8, std::move(shape));
+  std::mt19937_64 rng(seed);
+  for (int64_t i = 0; i < t.numElements(); i += 8) {
+    uint64_t v = rng();
+    std::memcpy(t.as<uint8_t>() + i, &v,
+                size_t(std::min<int64_t>(8, t.numElements() - i)));
+  }
+  return t;
+}
+
+HostTensor randomF32(std::vector<int64_t> shape, unsigned seed) {
+  HostTensor t(DType::F32, std::move(shape));
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> dist(0.f, 1.f);
+  for (int64_t i = 0; i < t.numElements(); ++i)
+    t.as<float>()[i] = dist(rng);
+  return t;
+}
+
+HostTensor randomI32(std::vector<int64_t> shape, unsigned seed, int lo,
+                     int hi) {
+  HostTensor t(DType::I32, std::move(shape));
+  std::mt19937 rng(seed);
+  std::uniform_int_distribution<int> dist(lo, hi);
+  for (int64_t i = 0; i < t.numElements(); ++i)
+    t.as<int32_t>()[i] = dist(rng);
+  return t;
+}
+
+/// The first `n` samples of `t`.
+HostTensor firstSamples(const HostTensor &t, int64_t n) {
+  std::vector<int64_t> shape = t.shape();
+  shape[0] = n;
+  HostTensor part(t.dtype(), shape);
+  std::memcpy(part.data(), t.data(), part.numBytes());
+  return part;
+}
+
+/// Runs `pipeline` on `inputs` into fresh device outputs, checks the first
+/// two samples of each result against the reference on those samples, then
+/// times it (GPU time, wall time of a waited run, host time to queue).
+void measureLayout(const char *workload, const char *impl,
+                   pipec::JitPipeline &pipeline,
+                   const std::vector<HostTensor> &inputs, double bytes,
+                   int reps) {
+  std::vector<DeviceTensor> in;
+  std::vector<pipert::TensorRef> inRefs;
+  for (const HostTensor &t : inputs) {
+    in.push_back(upload(t));
+    inRefs.push_back(in.back().ref());
+  }
+  auto shapes = pipeline.resultShapes(inRefs);
+  if (!shapes) {
+    fprintf(stderr, "%s: %s\n", workload, shapes.status().message().c_str());
+    exit(1);
+  }
+  std::vector<DeviceTensor> out;
+  std::vector<pipert::TensorRef> outRefs;
+  for (size_t r = 0; r < shapes->size(); ++r) {
+    out.push_back(allocate(pipeline.plan().buffers[pipeline.plan().results[r]]
+                               .dtype,
+                           (*shapes)[r]));
+    outRefs.push_back(out.back().ref());
+  }
+  auto runOnce = [&](bool wait) {
+    if (pipert::Status s = pipeline.run(inRefs, outRefs, nullptr, wait);
+        !s.ok()) {
+      fprintf(stderr, "%s: %s\n", workload, s.message().c_str());
+      exit(1);
+    }
+  };
+  runOnce(true);
+  std::vector<HostTensor> few;
+  for (const HostTensor &t : inputs)
+    few.push_back(t.shape().size() > 0 ? firstSamples(t, 2) : t);
+  auto want = pipeline.runReference(few);
+  if (!want) {
+    fprintf(stderr, "%s: %s\n", workload, want.status().message().c_str());
+    exit(1);
+  }
+  for (size_t r = 0; r < out.size(); ++r)
+    check(workload, firstSamples(download(out[r]), 2), (*want)[r]);
+  double ms = gpuMs([&](int) { runOnce(false); }, 5, reps);
+  double us = wallUs([&](int) { runOnce(true); }, 5, reps);
+  std::vector<double> enqueue;
+  for (int i = 0; i < reps; ++i) {
+    auto t0 = std::chrono::steady_clock::now();
+    runOnce(false);
+    auto t1 = std::chrono::steady_clock::now();
+    if (!pipert::waitFor(nullptr).ok())
+      exit(1);
+    enqueue.push_back(std::chrono::duration<double, std::micro>(t1 - t0).count());
+  }
+  const auto &stats = pipeline.lastRunStats();
+  char extra[200];
+  snprintf(extra, sizeof(extra),
+           "\"wall_us_per_run\": %.1f, \"host_us_per_run\": %.1f, "
+           "\"kernels_launched\": %d",
+           us, median(enqueue), stats.kernelsLaunched);
+  record(workload, impl, ms, bytes, extra);
+  for (DeviceTensor &t : in)
+    cu->cuMemFree(t.ptr);
+  for (DeviceTensor &t : out)
+    cu->cuMemFree(t.ptr);
+}
+
+std::string replaceAll(std::string text, const std::string &key,
+                       const std::string &value) {
+  for (size_t at = text.find(key); at != std::string::npos;
+       at = text.find(key, at + value.size()))
+    text.replace(at, key.size(), value);
+  return text;
+}
+
+} // namespace
+
+int runLayout(bool quick) {
+  const int reps = quick ? 20 : 50;
+  // crop_mirror_normalize, anchors checked on the GPU (the default
+  // out_of_bounds = error) and, to show what the check costs, padded.
+  {
+    const int64_t n = quick ? 64 : 256;
+    std::vector<HostTensor> inputs = {
+        randomU8({n, 256, 256, 3}, 1), randomI32({n, 2}, 2, 0, 32),
+        HostTensor(DType::Bool, {n})};
+    std::mt19937 rng(3);
+    for (int64_t i = 0; i < n; ++i)
+      inputs[2].as<uint8_t>()[i] = rng() & 1;
+    double bytes = double(n) * 224 * 224 * 3 * (1 + 4);
+    for (auto [impl, oob] :
+         {std::pair<const char *, const char *>{"pipe", ""},
+          {"pipe, out_of_bounds = pad (no check)",
+           ", out_of_bounds = pad"}}) {
+      std::string source = replaceAll(kCropMirrorNormalize, "{OOB}", oob);
+      auto pipeline = compile(source.c_str());
+      measureLayout("crop_mirror_normalize", impl, *pipeline, inputs, bytes,
+                    reps);
+    }
+  }
+  // erase: 4 regions per sample, anywhere (partly outside too).
+  {
+    const int64_t n = quick ? 16 : 64;
+    std::vector<HostTensor> inputs = {randomF32({n, 2, 1024, 1024}, 4),
+                                      randomI32({n, 8}, 5, -64, 1023),
+                                      randomF32({n}, 6)};
+    auto pipeline = compile(kErase);
+    measureLayout("erase", "pipe", *pipeline, inputs,
+                  2.0 * double(inputs[0].numBytes()), reps);
+  }
+  // concat along the channels.
+  {
+    const int64_t n = quick ? 16 : 64;
+    std::vector<HostTensor> inputs = {randomU8({n, 512, 512, 3}, 7),
+                                      randomU8({n, 512, 512, 3}, 8)};
+    auto pipeline = compile(kConcat);
+    measureLayout("concat", "pipe", *pipeline, inputs,
+                  4.0 * double(inputs[0].numBytes()), reps);
+  }
+  // pad to a multiple of 32.
+  {
+    const int64_t n = quick ? 16 : 64;
+    std::vector<HostTensor> inputs = {randomU8({n, 1000, 1000, 3}, 9)};
+    auto pipeline = compile(kPad32);
+    measureLayout("pad32", "pipe", *pipeline, inputs,
+                  double(inputs[0].numBytes()) + double(n) * 1024 * 1024 * 3,
+                  reps);
+  }
+  return 0;
+}

@@ -1,0 +1,87 @@
+"""The example programs (examples/*.pipe) against NumPy: each is run as a
+user runs it (pipec run FILE) on random inputs of odd sizes, and its
+results compared with the NumPy expression of what docs/language.md says
+it computes.
+
+  examples_oracle.py PIPEC BACKEND [SEED]     BACKEND: reference or gpu
+"""
+import os
+import sys
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import oracle  # noqa: E402
+from oracle import check, random, rng, run  # noqa: E402
+
+EXAMPLES = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..',
+                        'examples')
+
+
+def example(name, inputs, pipeline=None, expect_error=None):
+    """Runs examples/NAME.pipe (its pipeline `pipeline`) on `inputs`."""
+    return run(None, inputs, expect_error=expect_error,
+               path=os.path.join(EXAMPLES, name + '.pipe'), pipeline=pipeline)
+
+
+MEAN = np.array([123.675, 116.28, 103.53], np.float32)
+STD = np.array([58.395, 57.12, 57.375], np.float32)
+
+
+def normalize_chw(c):
+    return ((c.astype(np.float32) - MEAN) / STD).transpose(0, 3, 1, 2)
+
+
+# mask_generation: zeros, one square per sample of its image's mean.
+n, h, w = 4, 37, 45
+images = random('u8', (n, h, w))
+y = rng.integers(-10, h, n).astype(np.int32)
+x = rng.integers(-10, w, n).astype(np.int32)
+p = rng.integers(0, 20, n).astype(np.int32)
+out = example('mask_generation', {'images': images, 'y': y, 'x': x, 'p': p})
+want = np.zeros((n, 2, h, w), np.float32)
+for i in range(n):
+    brightness = np.float32(images[i].astype(np.float32).sum()) / np.float32(h * w)
+    want[i, :, max(y[i], 0):max(y[i] + p[i], 0), max(x[i], 0):max(x[i] + p[i], 0)] = brightness
+check('mask_generation', out['masks'], want)
+
+# crop_mirror_normalize, f32 and f16 out.
+n, h, w = 5, 231, 250
+images = random('u8', (n, h, w, 3))
+anchor = np.stack([rng.integers(0, h - 224 + 1, n), rng.integers(0, w - 224 + 1, n)],
+                  axis=1).astype(np.int32)
+anchor[0] = [0, 0]
+anchor[1] = [h - 224, w - 224]
+mirror = rng.random(n) < 0.5
+inputs = {'images': images, 'anchor': anchor, 'mirror': mirror}
+c = np.stack([images[i, a[0]:a[0] + 224, a[1]:a[1] + 224] for i, a in enumerate(anchor)])
+c = np.where(mirror[:, None, None, None], c[:, :, ::-1], c)
+want = normalize_chw(c)
+out = example('crop_mirror_normalize', inputs, 'crop_mirror_normalize')
+check('crop_mirror_normalize', out['out'], want)
+out = example('crop_mirror_normalize', inputs, 'crop_mirror_normalize_f16')
+check('crop_mirror_normalize_f16', out['out'], want.astype(np.float16))
+bad = anchor.copy()
+bad[3] = [h - 223, 0]
+code, err = example('crop_mirror_normalize', dict(inputs, anchor=bad),
+                    'crop_mirror_normalize', expect_error=True)
+oracle.expect_failure('crop_mirror_normalize names a bad anchor', code, err,
+                      f'the anchor along dim 1 of sample [3] is {h - 223}, '
+                      f'outside [0, {h - 224}]; nothing was written')
+
+# validation: the centre window.
+n, h, w = 3, 256, 301
+images = random('u8', (n, h, w, 3))
+out = example('validation', {'images': images})
+top, left = (h - 224) // 2, (w - 224) // 2
+check('validation', out['out'], normalize_chw(images[:, top:top + 224, left:left + 224]))
+
+# pad32: zeros after, to the next multiple of 32.
+for h, w in ((37, 64), (32, 1), (65, 95)):
+    images = random('u8', (2, h, w, 3))
+    out = example('pad32', {'images': images})
+    H, W = -(-h // 32) * 32, -(-w // 32) * 32
+    check(f'pad32 {h}x{w}', out['padded'],
+          np.pad(images, ((0, 0), (0, H - h), (0, W - w), (0, 0))))
+
+oracle.finish()
