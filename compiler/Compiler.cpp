@@ -8,7 +8,9 @@
 #include "frontend/Sema.h"
 #include "passes/Passes.h"
 
+#include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Verifier.h"
+#include "mlir/Pass/PassRegistry.h"
 #include "mlir/Parser/Parser.h"
 
 using namespace mlir;
@@ -46,12 +48,64 @@ OwningOpRef<ModuleOp> pipec::loadModule(MLIRContext &context,
   return module;
 }
 
+namespace {
+/// The pass running on this thread, for the wording of internal errors.
+thread_local std::string runningPass;
+/// Whether this thread is rewording a diagnostic (which emits another).
+thread_local bool rewording = false;
+
+struct PassNamer : public PassInstrumentation {
+  void runBeforePass(Pass *pass, Operation *) override {
+    runningPass = pass->getArgument().str();
+  }
+};
+} // namespace
+
 LogicalResult pipec::runDefaultPipeline(
-    ModuleOp module, const std::function<void(PassManager &)> &configure) {
-  PassManager pm(module->getContext());
+    ModuleOp module, const std::function<void(PassManager &)> &configure,
+    const std::string &testPass) {
+  MLIRContext *context = module->getContext();
+  // Sema has checked the program: an error from a pass (or IR a pass leaves
+  // that does not verify) is the compiler's bug, unless the pass marked it
+  // as the user's (pipe::UserErrorScope). It is worded as an internal error
+  // naming the pass, at the user's source line, without the IR dumps that
+  // would read like a complaint about the program.
+  ScopedDiagnosticHandler handler(context, [](Diagnostic &diag) {
+    if (diag.getSeverity() != DiagnosticSeverity::Error || rewording ||
+        pipe::UserErrorScope::isActive())
+      return failure(); // as it is
+    std::string message = diag.str();
+    if (llvm::StringRef(message).starts_with("internal error"))
+      return failure();
+    rewording = true;
+    emitError(diag.getLocation())
+        << "internal error in "
+        << (runningPass.empty() ? std::string("the compiler's passes")
+                                : "pass '" + runningPass + "'")
+        << ": " << message
+        << " (this is a bug in Pipe, not in the program: please report it "
+           "with the program; pipec --mlir-print-ir-after-failure shows the "
+           "IR)";
+    rewording = false;
+    return success();
+  });
+  PassManager pm(context);
   if (configure)
     configure(pm);
+  pm.addInstrumentation(std::make_unique<PassNamer>());
   pipe::buildDefaultPipeline(pm);
+  if (!testPass.empty()) {
+    static const bool registered = [] {
+      pipe::registerPipePasses();
+      return true;
+    }();
+    (void)registered;
+  }
+  if (!testPass.empty() &&
+      failed(parsePassPipeline("pipe.pipeline(" + testPass + ")", pm))) {
+    emitError(module.getLoc()) << "unknown test pass '" << testPass << "'";
+    return failure();
+  }
   return pm.run(module);
 }
 

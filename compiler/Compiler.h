@@ -35,10 +35,15 @@ mlir::OwningOpRef<mlir::ModuleOp> loadModule(mlir::MLIRContext &context,
                                              llvm::SourceMgr &sourceMgr);
 
 /// Runs the default pipeline (canonicalize, CSE, fusion) on `module`.
-/// `configure` may add instrumentation (e.g. MLIR's IR-printing flags).
+/// `configure` may add instrumentation (e.g. MLIR's IR-printing flags);
+/// `testPass`, a registered pass (pipe-test-break-kernels), runs after the
+/// pipeline, for tests. An error a pass reports is worded as an internal
+/// error naming the pass, unless the pass marked it as the user's
+/// (pipe::UserErrorScope).
 mlir::LogicalResult runDefaultPipeline(
     mlir::ModuleOp module,
-    const std::function<void(mlir::PassManager &)> &configure = {});
+    const std::function<void(mlir::PassManager &)> &configure = {},
+    const std::string &testPass = "");
 
 /// The pipeline named `name` in `module`, or its only pipeline if `name` is
 /// empty; reports an error and returns null otherwise.

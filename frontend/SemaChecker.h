@@ -30,6 +30,24 @@
 namespace pipec {
 namespace sema {
 
+/// A dim of a type from a size: a literal, or a symbol (a name or a dim
+/// expression's canonical text).
+inline DimAST toDim(const pipert::DimExpr &size, llvm::SMLoc loc) {
+  DimAST dim;
+  dim.loc = loc;
+  if (size.isConstant())
+    dim.size = size.getConstant();
+  else
+    dim.symbol = size.str();
+  return dim;
+}
+
+/// A type's dim as a size.
+inline pipert::DimExpr fromDim(const DimAST &dim) {
+  return dim.isSymbolic() ? *pipert::DimExpr::parse(dim.symbol)
+                          : pipert::DimExpr::constant(dim.size);
+}
+
 using llvm::SMLoc;
 
 /// What an operator or function does with its operands' dtype.
@@ -116,6 +134,8 @@ private:
                                                       llvm::StringRef what);
   /// Whether `expr` is a size known from the dims (without reporting).
   bool isSize(ExprAST &expr);
+  /// The operands of a node of a size expression (none for a leaf).
+  std::vector<ExprAST *> sizeOperands(ExprAST &expr);
   /// A layout function's axes: `axes` when given, else the `count` dims
   /// after the first (or the first `count` when there are no more): in
   /// written order.

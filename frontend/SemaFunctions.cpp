@@ -91,38 +91,24 @@ bool PipelineChecker::checkReshapeOp(CallExprAST &expr) {
   if (!list)
     return error(shape->getLoc(), "the shape of 'reshape' must be a list of "
                                   "dims, e.g. [N, 3, H, W]");
+  // Each dim is a size the dims make (a literal, a name, an expression
+  // such as H * W), and the element count must provably stay.
   std::vector<DimAST> dims;
+  pipert::DimExpr count = pipert::DimExpr::constant(1),
+                  inputCount = pipert::DimExpr::constant(1);
   for (ExprPtr &element : list->elements) {
-    DimAST dim;
-    dim.loc = element->getLoc();
-    if (auto *name = llvm::dyn_cast<NameExprAST>(element.get())) {
-      if (!knownDims.contains(name->name))
-        return error(dim.loc, "'" + name->name +
-                                  "' is not a dim of any parameter");
-      dim.symbol = name->name;
-    } else if (auto *number = llvm::dyn_cast<NumberExprAST>(element.get());
-               number && !number->isFloat && number->intValue >= 0) {
-      dim.size = number->intValue;
-    } else {
-      return error(dim.loc, "a dim of 'reshape' is a dim name or a "
-                            "non-negative integer literal");
-    }
-    dims.push_back(dim);
+    std::optional<pipert::DimExpr> size =
+        sizeOf(*element, "a dim of 'reshape'");
+    if (!size)
+      return false;
+    if (size->isConstant() && size->getConstant() < 0)
+      return error(element->getLoc(), "a dim of 'reshape' cannot be negative");
+    dims.push_back(toDim(*size, element->getLoc()));
+    count = count * *size;
   }
-  // The element count must provably stay: the same symbols, the same
-  // product of literal sizes.
-  auto count = [](const std::vector<DimAST> &ds) {
-    std::map<std::string, int> symbols;
-    int64_t product = 1;
-    for (const DimAST &d : ds) {
-      if (d.isSymbolic())
-        ++symbols[d.symbol];
-      else
-        product *= d.size;
-    }
-    return std::make_pair(symbols, product);
-  };
-  if (count(dims) != count(input.dims)) {
+  for (const DimAST &dim : input.dims)
+    inputCount = inputCount * fromDim(dim);
+  if (count != inputCount) {
     ExprType target{input.dtype, dims};
     return error(expr.getLoc(), "'reshape' of " + input.str() + " to " +
                                     target.str() +

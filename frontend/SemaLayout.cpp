@@ -22,21 +22,6 @@ using pipert::DimExpr;
 
 namespace {
 
-DimAST toDim(const DimExpr &size, SMLoc loc) {
-  DimAST dim;
-  dim.loc = loc;
-  if (size.isConstant())
-    dim.size = size.getConstant();
-  else
-    dim.symbol = size.str();
-  return dim;
-}
-
-DimExpr fromDim(const DimAST &dim) {
-  return dim.isSymbolic() ? *DimExpr::parse(dim.symbol)
-                          : DimExpr::constant(dim.size);
-}
-
 /// The elements of a list literal, or the expression alone.
 std::vector<ExprAST *> elementsOf(ExprAST &expr) {
   std::vector<ExprAST *> elements;
@@ -99,6 +84,18 @@ bool PipelineChecker::isSize(ExprAST &expr) {
 std::optional<DimExpr> PipelineChecker::sizeOf(ExprAST &expr,
                                                llvm::StringRef what) {
   if (!isSize(expr)) {
+    // A name that is no dim is the likely slip: say so at the name.
+    if (auto *name = llvm::dyn_cast<NameExprAST>(&expr)) {
+      if (!name->isDim && !knownDims.contains(name->name)) {
+        error(expr.getLoc(), "'" + name->name + "' is not a dim of any " +
+                                 "parameter (" + what +
+                                 " is a size known from the dims)");
+        return std::nullopt;
+      }
+    }
+    for (ExprAST *part : sizeOperands(expr))
+      if (!isSize(*part))
+        return sizeOf(*part, what);
     error(expr.getLoc(),
           what + " is a size known from the dims: integer literals and dim "
                  "names with + - * // %, ceil(a / b), floor(a / b), min, max");
@@ -108,36 +105,73 @@ std::optional<DimExpr> PipelineChecker::sizeOf(ExprAST &expr,
     return DimExpr::constant(number->intValue);
   if (auto *name = llvm::dyn_cast<NameExprAST>(&expr))
     return DimExpr::symbol(name->name);
-  if (auto *unary = llvm::dyn_cast<UnaryExprAST>(&expr))
-    return DimExpr::constant(0) - *sizeOf(*unary->operand, what);
-  if (auto *binary = llvm::dyn_cast<BinaryExprAST>(&expr)) {
-    DimExpr a = *sizeOf(*binary->lhs, what), b = *sizeOf(*binary->rhs, what);
+  if (auto *unary = llvm::dyn_cast<UnaryExprAST>(&expr)) {
+    std::optional<DimExpr> a = sizeOf(*unary->operand, what);
+    if (!a)
+      return std::nullopt;
+    return DimExpr::constant(0) - *a;
+  }
+  // Two operands: of a binary operator, of ceil(a / b) or floor(a / b), of
+  // min or max.
+  ExprAST *lhs, *rhs;
+  auto *binary = llvm::dyn_cast<BinaryExprAST>(&expr);
+  auto *call = llvm::dyn_cast<CallExprAST>(&expr);
+  bool rounded = call && (call->callee == "ceil" || call->callee == "floor");
+  if (binary) {
+    lhs = binary->lhs.get();
+    rhs = binary->rhs.get();
+  } else if (rounded) {
+    auto &div = llvm::cast<BinaryExprAST>(*call->args[0]);
+    lhs = div.lhs.get();
+    rhs = div.rhs.get();
+  } else {
+    lhs = call->args[0].get();
+    rhs = call->args[1].get();
+  }
+  std::optional<DimExpr> a = sizeOf(*lhs, what);
+  if (!a)
+    return std::nullopt;
+  std::optional<DimExpr> b = sizeOf(*rhs, what);
+  if (!b)
+    return std::nullopt;
+  bool divides = rounded || (binary && (binary->op == BinaryOp::FloorDiv ||
+                                        binary->op == BinaryOp::Rem));
+  if (divides && b->isConstant() && b->getConstant() == 0) {
+    error(rhs->getLoc(), what + " divides by zero");
+    return std::nullopt;
+  }
+  if (binary) {
     switch (binary->op) {
-    case BinaryOp::Add: return a + b;
-    case BinaryOp::Sub: return a - b;
-    case BinaryOp::Mul: return a * b;
-    default: break;
+    case BinaryOp::Add: return *a + *b;
+    case BinaryOp::Sub: return *a - *b;
+    case BinaryOp::Mul: return *a * *b;
+    case BinaryOp::FloorDiv: return DimExpr::floorDiv(*a, *b);
+    default: return DimExpr::mod(*a, *b);
     }
-    if (b.isConstant() && b.getConstant() == 0) {
-      error(binary->rhs->getLoc(), what + " divides by zero");
-      return std::nullopt;
-    }
-    return binary->op == BinaryOp::FloorDiv ? DimExpr::floorDiv(a, b)
-                                            : DimExpr::mod(a, b);
   }
-  auto &call = llvm::cast<CallExprAST>(expr);
-  if (call.callee == "ceil" || call.callee == "floor") {
-    auto &div = llvm::cast<BinaryExprAST>(*call.args[0]);
-    DimExpr a = *sizeOf(*div.lhs, what), b = *sizeOf(*div.rhs, what);
-    if (b.isConstant() && b.getConstant() == 0) {
-      error(div.rhs->getLoc(), what + " divides by zero");
-      return std::nullopt;
-    }
-    return call.callee == "ceil" ? DimExpr::ceilDiv(a, b)
-                                 : DimExpr::floorDiv(a, b);
+  if (rounded)
+    return call->callee == "ceil" ? DimExpr::ceilDiv(*a, *b)
+                                  : DimExpr::floorDiv(*a, *b);
+  return call->callee == "min" ? DimExpr::min(*a, *b) : DimExpr::max(*a, *b);
+}
+
+/// The operands of a size expression's node (none for a leaf).
+std::vector<ExprAST *> PipelineChecker::sizeOperands(ExprAST &expr) {
+  if (auto *unary = llvm::dyn_cast<UnaryExprAST>(&expr))
+    return {unary->operand.get()};
+  if (auto *binary = llvm::dyn_cast<BinaryExprAST>(&expr))
+    return {binary->lhs.get(), binary->rhs.get()};
+  if (auto *call = llvm::dyn_cast<CallExprAST>(&expr)) {
+    if ((call->callee == "ceil" || call->callee == "floor") &&
+        call->args.size() == 1)
+      if (auto *div = llvm::dyn_cast<BinaryExprAST>(call->args[0].get());
+          div && div->op == BinaryOp::Div)
+        return {div->lhs.get(), div->rhs.get()};
+    if ((call->callee == "min" || call->callee == "max") &&
+        call->args.size() == 2)
+      return {call->args[0].get(), call->args[1].get()};
   }
-  DimExpr a = *sizeOf(*call.args[0], what), b = *sizeOf(*call.args[1], what);
-  return call.callee == "min" ? DimExpr::min(a, b) : DimExpr::max(a, b);
+  return {};
 }
 
 std::optional<std::vector<DimExpr>>

@@ -57,6 +57,73 @@ bool isIndexMap(Operation *op) {
           cast<IndexMapOpInterface>(op).isTotal());
 }
 
+/// The dims of `type` other than literal 1s, as texts.
+SmallVector<std::string> nonUnitDims(RankedTensorType type) {
+  SmallVector<std::string> dims;
+  SmallVector<std::string> names = getDimNames(type);
+  size_t next = 0;
+  for (int64_t d = 0; d < type.getRank(); ++d) {
+    if (type.isDynamicDim(d))
+      dims.push_back(names[next++]);
+    else if (type.getDimSize(d) != 1)
+      dims.push_back(std::to_string(type.getDimSize(d)));
+  }
+  llvm::sort(dims);
+  return dims;
+}
+
+/// Whether `small` is read broadcast over `large`: its dims (but 1s) are
+/// some of `large`'s, not all (a per-sample scalar, a row of constants).
+bool isBroadcastSmaller(RankedTensorType small, RankedTensorType large) {
+  SmallVector<std::string> a = nonUnitDims(small), b = nonUnitDims(large);
+  return a.size() < b.size() &&
+         std::includes(b.begin(), b.end(), a.begin(), a.end());
+}
+
+/// The most ops a recomputed value may take (see isRecomputable).
+constexpr int kMaxRecomputedOps = 8;
+
+/// Whether `op` is an elementwise op cheaper to recompute in each kernel
+/// that reads it than to store and load: the full-size values it is
+/// computed from (through other such ops and index maps) take fewer bytes
+/// per element than it does, and few ops. `f32(images) * brightness` (u8
+/// and a per-sample scalar in, f32 out) is; a kernel reading it recomputes
+/// it from the u8 images instead of loading a stored f32 temporary.
+bool isRecomputable(Operation *op) {
+  if (!isa<ElementwiseOpInterface>(op) || isa<ConstantOp>(op) ||
+      op->getNumResults() != 1)
+    return false;
+  auto result = cast<RankedTensorType>(op->getResult(0).getType());
+  if (result.getRank() == 0)
+    return false;
+  int64_t bytes = 0, ops = 0;
+  DenseSet<Value> leaves;
+  SmallVector<Operation *> worklist{op};
+  DenseSet<Operation *> visited;
+  while (!worklist.empty()) {
+    Operation *current = worklist.pop_back_val();
+    if (!visited.insert(current).second)
+      continue;
+    if (isa<ElementwiseOpInterface>(current) && ++ops > kMaxRecomputedOps)
+      return false;
+    for (Value operand : current->getOperands()) {
+      Operation *def = operand.getDefiningOp();
+      auto type = cast<RankedTensorType>(operand.getType());
+      if (def && (isIndexMap(def) || isClonableScalar(def) ||
+                  (isa<ElementwiseOpInterface>(def) && !isa<ConstantOp>(def) &&
+                   type.getRank() > 0))) {
+        worklist.push_back(def);
+        continue;
+      }
+      if (type.getRank() == 0 || isBroadcastSmaller(type, result) ||
+          !leaves.insert(operand).second)
+        continue;
+      bytes += getElementBytes(type);
+    }
+  }
+  return bytes < getElementBytes(result);
+}
+
 /// Ops cloned into the kernels that use them rather than computed once.
 bool isClonable(Operation *op) { return isClonableScalar(op) || isIndexMap(op); }
 
@@ -77,24 +144,34 @@ bool hasNonElementwiseUser(Operation *op) {
 }
 
 /// Whether `value` depends, through ops outside `group`, on an op of `group`.
-/// If so, putting the user of `value` into `group` would make a cycle.
-bool dependsOnGroupThroughOutside(Value value, const Group &group,
-                                  const DenseMap<Operation *, int> &groupOf,
-                                  int groupId) {
-  SmallVector<Operation *> worklist;
-  DenseSet<Operation *> visited;
+/// If so, putting the user of `value` into `group` would make a cycle. Ops
+/// that `isCloned` says will be cloned into the group (scalars, recomputed
+/// values) are not outside it: reading the group through them is no cycle.
+bool dependsOnGroupThroughOutside(
+    Value value, const DenseMap<Operation *, int> &groupOf, int groupId,
+    const std::function<bool(Operation *)> &isCloned) {
+  // (op, whether the path to it left the group through an op not cloned)
+  SmallVector<std::pair<Operation *, bool>> worklist;
+  DenseSet<Operation *> visited[2]; // by `outside`
   if (Operation *def = value.getDefiningOp())
-    worklist.push_back(def);
+    worklist.push_back({def, false});
   while (!worklist.empty()) {
-    Operation *op = worklist.pop_back_val();
-    if (!visited.insert(op).second)
+    auto [op, outside] = worklist.pop_back_val();
+    if (!visited[outside].insert(op).second)
       continue;
     auto it = groupOf.find(op);
-    if (it != groupOf.end() && it->second == groupId)
-      return true;
+    bool inGroup = it != groupOf.end() && it->second == groupId;
+    if (inGroup) {
+      if (outside)
+        return true;
+      continue;
+    }
+    // Through an index map, the group's value would have to be a kernel
+    // input: the map leaves the group.
+    bool leaves = outside || !isCloned(op) || isIndexMap(op);
     for (Value operand : op->getOperands())
       if (Operation *def = operand.getDefiningOp())
-        worklist.push_back(def);
+        worklist.push_back({def, leaves});
   }
   return false;
 }
@@ -108,7 +185,8 @@ struct FuseElementwisePass
 
 /// Moves the ops of `group` into a new kernel op placed after the group's
 /// last op, and rewires their outside uses to the kernel's results.
-static void outlineGroup(const Group &group, StringRef name) {
+static void outlineGroup(const Group &group, StringRef name,
+                         const DenseSet<Operation *> &recomputable) {
   Operation *last = group.ops.back();
   // Values read from outside the group become inputs, except scalars that
   // are cloned in (with the scalars they depend on, producers first); values
@@ -120,7 +198,7 @@ static void outlineGroup(const Group &group, StringRef name) {
     Operation *def = operand.getDefiningOp();
     if (def && group.ops.contains(def))
       return;
-    if (!def || !isClonable(def)) {
+    if (!def || !(isClonable(def) || recomputable.contains(def))) {
       inputs.insert(operand);
       return;
     }
@@ -130,14 +208,27 @@ static void outlineGroup(const Group &group, StringRef name) {
       addOperand(scalarOperand);
     scalars.insert(def);
   };
-  for (Operation *op : group.ops) {
+  for (Operation *op : group.ops)
     for (Value operand : op->getOperands())
       addOperand(operand);
+  // A value is a result when something outside the kernel reads it:
+  // directly, or through an op cloned into this kernel that is read (so
+  // cloned) outside too.
+  std::function<bool(Value)> readOutside = [&](Value value) {
+    for (Operation *user : value.getUsers()) {
+      if (group.ops.contains(user))
+        continue;
+      if (!scalars.contains(user))
+        return true;
+      if (llvm::any_of(user->getResults(), readOutside))
+        return true;
+    }
+    return false;
+  };
+  for (Operation *op : group.ops)
     for (Value result : op->getResults())
-      for (Operation *user : result.getUsers())
-        if (!group.ops.contains(user))
-          outputs.insert(result);
-  }
+      if (readOutside(result))
+        outputs.insert(result);
 
   OpBuilder builder(last->getContext());
   builder.setInsertionPointAfter(last);
@@ -157,10 +248,15 @@ static void outlineGroup(const Group &group, StringRef name) {
   for (Value input : inputs)
     mapping.map(input, body->addArgument(input.getType(), input.getLoc()));
 
+  // In program order: a cloned op may read an op of the group (a value
+  // recomputed from one the group computes).
+  SmallVector<Operation *> ordered(scalars.begin(), scalars.end());
+  llvm::append_range(ordered, group.ops);
+  llvm::sort(ordered, [](Operation *a, Operation *b) {
+    return a->isBeforeInBlock(b);
+  });
   OpBuilder bodyBuilder = OpBuilder::atBlockEnd(body);
-  for (Operation *scalar : scalars)
-    bodyBuilder.clone(*scalar, mapping);
-  for (Operation *op : group.ops)
+  for (Operation *op : ordered)
     bodyBuilder.clone(*op, mapping);
   SmallVector<Value> yielded;
   for (Value output : outputs)
@@ -171,18 +267,44 @@ static void outlineGroup(const Group &group, StringRef name) {
     Value(output).replaceUsesWithIf(kernel.getResult(index), [&](OpOperand &use) {
       return !kernel->isAncestor(use.getOwner());
     });
-  for (Operation *op : llvm::reverse(group.ops))
-    op->erase();
+  // The group's ops go, and with them the originals of ops cloned in that
+  // nothing else reads (one may read a group op: it cannot outlive it).
+  DenseSet<Operation *> erased(group.ops.begin(), group.ops.end());
+  for (Operation *op : llvm::reverse(ordered)) {
+    if (erased.contains(op))
+      continue;
+    if (llvm::all_of(op->getUsers(),
+                     [&](Operation *user) { return erased.contains(user); }))
+      erased.insert(op);
+  }
+  for (Operation *op : llvm::reverse(ordered))
+    if (erased.contains(op))
+      op->erase();
 }
 
 void FuseElementwisePass::runOnOperation() {
   PipelineOp pipeline = getOperation();
   Block &block = pipeline.getBody().front();
 
+  // Values recomputed where they are read (isRecomputable), decided once:
+  // fusion moves them.
+  DenseSet<Operation *> recomputable;
+  // (Not those read through an index map, which reads a kernel input.)
+  for (Operation &op : block.without_terminator())
+    if (isRecomputable(&op) && llvm::none_of(op.getUsers(), isIndexMap))
+      recomputable.insert(&op);
+
   std::vector<Group> groups;
   DenseMap<Operation *, int> groupOf;
+  // Ops cloned into the kernels that read them: not in a group of their own.
+  auto isCloned = [&](Operation *op) {
+    return (isClonable(op) || recomputable.contains(op)) &&
+           !groupOf.contains(op);
+  };
   for (Operation &op : block.without_terminator()) {
-    if (!isFusible(&op) || (isClonable(&op) && !hasNonElementwiseUser(&op)))
+    if (!isFusible(&op) ||
+        ((isClonable(&op) || recomputable.contains(&op)) &&
+         !hasNonElementwiseUser(&op)))
       continue;
     auto domain = cast<RankedTensorType>(op.getResult(0).getType());
     // Join the latest kernel over the same domain, unless an operand depends
@@ -194,10 +316,7 @@ void FuseElementwisePass::runOnOperation() {
       if (!haveSameShape(groups[g].domain, domain))
         continue;
       bool makesCycle = llvm::any_of(op.getOperands(), [&](Value operand) {
-        auto it = groupOf.find(operand.getDefiningOp());
-        if (it != groupOf.end() && it->second == g)
-          return false;
-        return dependsOnGroupThroughOutside(operand, groups[g], groupOf, g);
+        return dependsOnGroupThroughOutside(operand, groupOf, g, isCloned);
       });
       // An index map indexes a kernel input: it cannot read a value
       // computed in the same kernel. (Through a chain of cloned maps, the
@@ -226,7 +345,7 @@ void FuseElementwisePass::runOnOperation() {
         (pipeline.getSymName() + "_k" + std::to_string(index)).str();
     LLVM_DEBUG(llvm::dbgs() << "kernel " << name << ": " << group.ops.size()
                             << " ops\n");
-    outlineGroup(group, name);
+    outlineGroup(group, name, recomputable);
   }
 
   // A kernel sits after its last op; ops outside it that use its results
@@ -236,8 +355,9 @@ void FuseElementwisePass::runOnOperation() {
   assert(sorted && "fusion created a cycle");
   (void)sorted;
 
-  // Cloned scalars and index maps now live in the kernels that use them.
+  // Cloned scalars, index maps and recomputed values now live in the
+  // kernels that use them.
   for (Operation &op : llvm::make_early_inc_range(llvm::reverse(block)))
-    if (isClonable(&op) && op.use_empty())
+    if ((isClonable(&op) || recomputable.contains(&op)) && op.use_empty())
       op.erase();
 }

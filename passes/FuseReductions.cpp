@@ -9,6 +9,7 @@
 
 #include "passes/Passes.h"
 
+#include "llvm/ADT/BitVector.h"
 #include "mlir/Analysis/TopologicalSortUtils.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
@@ -83,11 +84,31 @@ void dropKernelResult(KernelOp kernel, unsigned index) {
     if (i != index)
       result.replaceAllUsesWith(replacement.getResult(next++));
   kernel.erase();
-  // Ops that only fed the dropped result are dead now.
+  // Ops that only fed the dropped result are dead now, and so may be inputs
+  // only they read (a kernel input nothing reads does not verify).
   Block &body = replacement.getBody().front();
   for (Operation &op : llvm::make_early_inc_range(llvm::reverse(body)))
     if (&op != body.getTerminator() && op.use_empty())
       op.erase();
+  llvm::BitVector unused(body.getNumArguments());
+  SmallVector<Value> inputs;
+  for (auto [arg, input] :
+       llvm::zip(body.getArguments(), replacement.getInputs())) {
+    if (arg.use_empty())
+      unused.set(arg.getArgNumber());
+    else
+      inputs.push_back(input);
+  }
+  if (unused.none())
+    return;
+  OpBuilder after(replacement);
+  auto trimmed = KernelOp::create(after, replacement.getLoc(),
+                                  replacement.getResultTypes(),
+                                  replacement.getKernelNameAttr(), inputs);
+  trimmed.getBody().takeBody(replacement.getBody());
+  trimmed.getBody().front().eraseArguments(unused);
+  replacement.replaceAllUsesWith(trimmed.getResults());
+  replacement.erase();
 }
 
 struct FuseReductionsPass

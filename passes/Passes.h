@@ -23,6 +23,21 @@ void buildDefaultPipeline(OpPassManager &pm);
 /// Registers the passes and the default pipeline (`pipe-default`).
 void registerPipePassesAndPipelines();
 
+/// While one lives, errors emitted on its thread are the user's: a mistake
+/// in the program that only a pass can see (a result sent to the host by
+/// '.cpu()' but declared @device). Any other error a pass emits, and any
+/// IR a pass leaves that does not verify, is an internal error, and
+/// pipec::runDefaultPipeline reports it as one.
+class UserErrorScope {
+public:
+  UserErrorScope();
+  ~UserErrorScope();
+  UserErrorScope(const UserErrorScope &) = delete;
+  UserErrorScope &operator=(const UserErrorScope &) = delete;
+  /// Whether one lives on this thread.
+  static bool isActive();
+};
+
 } // namespace pipe
 } // namespace mlir
 

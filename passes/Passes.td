@@ -148,4 +148,14 @@ def FuseReductions : Pass<"pipe-fuse-reductions", "::mlir::pipe::PipelineOp"> {
   let dependentDialects = ["::mlir::pipe::PipeDialect"];
 }
 
+def TestBreakKernels : Pass<"pipe-test-break-kernels", "::mlir::pipe::PipelineOp"> {
+  let summary = "For tests: gives each kernel an input it does not read";
+  let description = [{
+    A kernel input nothing reads does not verify: this pass makes IR that
+    fails verification, as a compiler bug would, so that tests can check
+    how such a failure is reported (as an internal error of this pass, not
+    as the user's mistake). pipec runs it with --test-break-kernels.
+  }];
+}
+
 #endif // PIPE_PASSES_TD

@@ -30,3 +30,9 @@ void mlir::pipe::registerPipePassesAndPipelines() {
       "canonicalize, CSE, fusion of elementwise ops, then of reductions",
       [](OpPassManager &pm) { buildDefaultPipeline(pm); });
 }
+
+static thread_local int userErrorScopes = 0;
+
+mlir::pipe::UserErrorScope::UserErrorScope() { ++userErrorScopes; }
+mlir::pipe::UserErrorScope::~UserErrorScope() { --userErrorScopes; }
+bool mlir::pipe::UserErrorScope::isActive() { return userErrorScopes > 0; }

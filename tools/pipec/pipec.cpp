@@ -144,6 +144,10 @@ static cl::opt<std::string> dimSizes(
 static cl::opt<bool> nvrtcInfo("nvrtc-info",
                                cl::desc("Print the NVRTC version, or why it "
                                         "cannot be loaded (exit code 1)"));
+static cl::opt<std::string> testPass(
+    "test-pass", cl::Hidden,
+    cl::desc("For tests: run this registered pass after the default pipeline "
+             "(pipe-test-break-kernels)"));
 static cl::opt<bool> listFunctions(
     "list-functions",
     cl::desc("Print the functions, operators and dtypes the language knows, "
@@ -337,9 +341,10 @@ int main(int argc, char **argv) {
     module->print(os);
     return failed(writeOutput(text)) ? 1 : 0;
   }
-  if (failed(pipec::runDefaultPipeline(*module, [](PassManager &pm) {
-        (void)applyPassManagerCLOptions(pm);
-      })))
+  if (failed(pipec::runDefaultPipeline(
+          *module,
+          [](PassManager &pm) { (void)applyPassManagerCLOptions(pm); },
+          testPass)))
     return 1;
   if (emitAction == Emit::Fused && !runMode && report.empty()) {
     std::string text;
