@@ -175,6 +175,8 @@ int runLayout(bool quick) {
     double bytes = double(n) * 224 * 224 * 3 * (1 + 4);
     for (auto [impl, oob] :
          {std::pair<const char *, const char *>{"pipe", ""},
+          {"pipe, out_of_bounds = clamp (no check)",
+           ", out_of_bounds = clamp"},
           {"pipe, out_of_bounds = pad (no check)",
            ", out_of_bounds = pad"}}) {
       std::string source = replaceAll(kCropMirrorNormalize, "{OOB}", oob);

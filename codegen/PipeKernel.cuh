@@ -25,12 +25,22 @@ template <> struct pipe_chunk<4> { typedef unsigned int type; };
 template <> struct pipe_chunk<2> { typedef unsigned short type; };
 template <> struct pipe_chunk<1> { typedef unsigned char type; };
 
-/// Loads N consecutive elements in chunks of up to 16 bytes. `src` and
-/// `dst` are aligned to the chunk size (the runtime checks the pointers).
+/// The chunk N elements of T move in: the largest power of two up to 16
+/// bytes that divides their size. Groups of N start at multiples of N
+/// elements, so chunks are aligned too (the arrays are 16-byte aligned:
+/// the runtime checks the pointers); 24 u8 of a group of 8 pixels of 3
+/// move in 8-byte chunks.
+template <int BYTES>
+__device__ constexpr int pipe_chunk_bytes() {
+  return BYTES % 16 == 0 ? 16 : BYTES % 8 == 0 ? 8 : BYTES % 4 == 0 ? 4
+       : BYTES % 2 == 0 ? 2 : 1;
+}
+
+/// Loads N consecutive elements in chunks of up to 16 bytes.
 template <typename T, int N>
 __device__ __forceinline__ void pipe_load_vec(T (&dst)[N], const T *src) {
   constexpr int BYTES = int(sizeof(T)) * N;
-  constexpr int CHUNK = BYTES >= 16 ? 16 : BYTES;
+  constexpr int CHUNK = pipe_chunk_bytes<BYTES>();
   typedef typename pipe_chunk<CHUNK>::type C;
 #pragma unroll
   for (int k = 0; k < BYTES / CHUNK; ++k)
@@ -41,7 +51,7 @@ __device__ __forceinline__ void pipe_load_vec(T (&dst)[N], const T *src) {
 template <typename T, int N>
 __device__ __forceinline__ void pipe_store_vec(T *dst, const T (&src)[N]) {
   constexpr int BYTES = int(sizeof(T)) * N;
-  constexpr int CHUNK = BYTES >= 16 ? 16 : BYTES;
+  constexpr int CHUNK = pipe_chunk_bytes<BYTES>();
   typedef typename pipe_chunk<CHUNK>::type C;
 #pragma unroll
   for (int k = 0; k < BYTES / CHUNK; ++k)
@@ -51,9 +61,12 @@ __device__ __forceinline__ void pipe_store_vec(T *dst, const T (&src)[N]) {
 /// Whether a check of run `run` (pipe.check_bounds) has failed: then a
 /// guarded kernel writes nothing. The check's kernel raised the guard word
 /// to (run << 40) | ...; a word of an earlier run has a smaller run number.
+/// That kernel finished before this one passed pipe_wait_for_previous_kernel,
+/// so the word is read through the read-only cache: every thread of the
+/// grid reads it, and uncached reads of one address queue at one L2 slice.
 __device__ __forceinline__ bool pipe_check_failed(
     const unsigned long long *guard, unsigned long long run) {
-  return (*(const volatile unsigned long long *)guard >> 40) == run;
+  return (__ldg(guard) >> 40) == run;
 }
 
 //===----------------------------------------------------------------------===//

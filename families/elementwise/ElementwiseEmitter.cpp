@@ -35,6 +35,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <set>
+#include <numeric>
 
 using namespace mlir;
 using namespace mlir::pipe;
@@ -127,6 +128,23 @@ public:
       vectorWidth = int(16 / widest);
       info.vectorEntry = name + "_vec";
       info.vectorWidth = vectorWidth;
+      // Groups that span rows: whole rows of a short static last dim (the
+      // channels of a pixel), as many as make 16-byte multiples, so that
+      // the last coordinate of each element is a constant and the rest are
+      // carried once per row; else vectorWidth elements carried one by one.
+      RankedTensorType domain = kernel.getDomainType();
+      int64_t lastSize = domain.getRank() ? domain.getShape().back() : 1;
+      spanWidth = vectorWidth;
+      spanRows = 0;
+      if (domain.getRank() >= 2 && !ShapedType::isDynamic(lastSize) &&
+          lastSize > 1 && vectorWidth % lastSize != 0) {
+        int64_t width = std::lcm(int64_t(vectorWidth), lastSize);
+        if (width <= 64) {
+          spanWidth = int(width);
+          spanRows = int(width / lastSize);
+        }
+      }
+      info.spanWidth = spanWidth;
       emitVariant(os, name + "_vec", Variant::Vector32);
       tiled = findTiledInput();
       if (tiled) {
@@ -438,35 +456,110 @@ private:
     os << "  }\n}\n\n";
   }
 
-  /// Each thread takes groups of `vectorWidth` consecutive elements of the
-  /// last dim (the runtime launches this variant only when the groups divide
-  /// the last dim and every array is 16-byte aligned), one group per thread
-  /// in a grid that covers them all. The group's coordinates are decoded
-  /// once; the results and the inputs read directly move in 16-byte chunks;
+  /// Each thread takes groups of `vectorWidth` consecutive elements (the
+  /// runtime launches this variant only when every array is 16-byte
+  /// aligned), one group per thread in a grid that covers them all; the
+  /// results and the inputs read directly move in 16-byte chunks. When the
+  /// groups divide the last dim, a group's coordinates are decoded once and
   /// a gathered input is read at its offset plus j times its stride along
   /// the last dim (once, if it does not move along it). Against the row
   /// variant, normalize's u8 HWC -> f32 CHW went from 0.099 to 0.090 ms on
   /// an H100 (85% -> 93% of the copy bandwidth, bench/NOTES.md): 16-byte
   /// stores and a full grid of short-lived threads outweigh the row
-  /// variant's L1 reuse of a pixel's bytes.
+  /// variant's L1 reuse of a pixel's bytes. When they do not (a last dim of
+  /// 3 or 6: channels), each element's coordinates step from the group's
+  /// first with carries, and gathered inputs are read element by element;
+  /// the elements after the last whole group take a scalar loop.
   void emitVector(llvm::raw_ostream &os, int64_t rank) {
     const int v = vectorWidth;
     const int64_t last = rank - 1;
-    os << "  const I groups = (I)n / " << v << ";\n"
-       << "  for (I g = first; g < groups; g += stride) {\n"
+    os << "  if (D" << last << " % " << v << " == 0) {\n"
+       << "  const I groups = (I)n / " << v << ";\n";
+    emitVectorGroups(os, rank, /*carry=*/false);
+    os << "  } else {\n"
+       << "  const I groups = (I)n / " << spanWidth << ";\n";
+    emitVectorGroups(os, rank, /*carry=*/true);
+    // The rest, element by element.
+    os << "  for (I i = groups * " << spanWidth
+       << " + first; i < (I)n; i += stride) {\n"
+       << "    I rest = i;\n";
+    SmallVector<int64_t> allDims = llvm::to_vector(llvm::seq<int64_t>(0, rank));
+    emitDecode(os, allDims, "    ");
+    pipec::IndexStyle style = indexStyle();
+    elementStyle = style;
+    emitElement(
+        os, "    ", [](unsigned k) { return "in" + std::to_string(k) + "[i]"; },
+        [](unsigned k, StringRef value) {
+          return ("out" + std::to_string(k) + "[i] = " + value + ";").str();
+        },
+        [&](Operation *op) { return gatherAt(op, style); });
+    os << "  }\n  }\n}\n\n";
+  }
+
+  /// The grid-stride loop over whole groups of emitVector; with `carry`, a
+  /// group may span rows.
+  void emitVectorGroups(llvm::raw_ostream &os, int64_t rank, bool carry) {
+    const int v = carry ? spanWidth : vectorWidth;
+    const int64_t last = rank - 1;
+    // With spanRows, groups are whole rows of the last dim: element j is
+    // at last coordinate j % D, in row j / D of the group; the coordinates
+    // before the last are carried from row to row.
+    const bool rows = carry && spanRows > 0;
+    const int64_t lastSize = rows ? v / spanRows : 0;
+    const int64_t carried = rows ? last - 1 : last;
+    const int steps = rows ? spanRows : v;
+    os << "  for (I g = first; g < groups; g += stride) {\n"
        << "    const I i0 = g * " << v << ";\n"
        << "    I rest = i0;\n";
     SmallVector<int64_t> allDims = llvm::to_vector(llvm::seq<int64_t>(0, rank));
     emitDecode(os, allDims, "    ");
+    if (carry) {
+      // q<d>[j]: coordinate d of step j of the group (an element, or with
+      // spanRows a row).
+      for (int64_t d = 0; d <= carried; ++d)
+        os << "    I q" << d << "[" << steps << "];\n";
+      os << "    {\n";
+      for (int64_t d = 0; d <= carried; ++d)
+        os << "      I t" << d << " = c" << d << ";\n";
+      os << "#pragma unroll\n      for (int j = 0; j < " << steps
+         << "; ++j) {\n";
+      for (int64_t d = 0; d <= carried; ++d)
+        os << "        q" << d << "[j] = t" << d << ";\n";
+      // t_carried + 1, carrying into the dims before it.
+      std::string indent = "        ";
+      for (int64_t d = carried; d > 0; --d) {
+        os << indent << "if (++t" << d << " == D" << d << ") {\n"
+           << indent << "  t" << d << " = 0;\n";
+        indent += "  ";
+      }
+      os << indent << "++t0;\n";
+      for (int64_t d = carried; d > 0; --d) {
+        indent.resize(indent.size() - 2);
+        os << indent << "}\n";
+      }
+      os << "      }\n    }\n";
+    }
     for (auto [k, arg] : llvm::enumerate(body.getArguments()))
       if (!isScalar(arg) && isDirect(arg))
         os << "    alignas(16) " << getCppType(arg.getType()) << " a" << k << "["
            << v << "];\n    pipe_load_vec(a" << k << ", in" << k
            << " + i0);\n";
+    // The coordinates of element j of the group.
+    auto elementCoordinate = [last, carry, rows, lastSize](int64_t d) {
+      if (rows)
+        return d == last ? "(I)(j % " + std::to_string(lastSize) + ")"
+                         : "q" + std::to_string(d) + "[j / " +
+                               std::to_string(lastSize) + "]";
+      if (carry)
+        return "q" + std::to_string(d) + "[j]";
+      return d == last ? "(c" + std::to_string(d) + " + (I)j)"
+                       : "c" + std::to_string(d);
+    };
     // Each gathered input: its group's elements, loaded before any compute.
-    // An input whose offset moves linearly along the last dim is read at
-    // the group's offset plus j times its step; one that does not move,
-    // once; any other (a border rule along the last dim) element by element.
+    // Within a row, an input whose offset moves linearly along the last dim
+    // is read at the group's offset plus j times its step; one that does
+    // not move, once; any other (a border rule along the last dim) element
+    // by element, as every input is when groups span rows.
     llvm::DenseMap<Operation *, bool> invariant;
     pipec::IndexStyle style = indexStyle();
     for (Operation *op : gathers) {
@@ -477,14 +570,14 @@ private:
           pipec::printStep(read, last, style, stridesOf(op));
       std::string type = getCppType(op->getResult(0).getType());
       std::string offset = pipec::printOffset(read, style, stridesOf(op));
-      if (step && step->empty()) {
+      if (!carry && step && step->empty()) {
         invariant[op] = true;
         os << "    const " << type << " h" << id << " = in" << k << "["
            << offset << "];\n";
         continue;
       }
       os << "    " << type << " g" << id << "[" << v << "];\n";
-      if (step) {
+      if (!carry && step) {
         os << "    {\n      const I o = " << offset << ", t = " << *step
            << ";\n"
            << "#pragma unroll\n      for (int j = 0; j < " << v
@@ -492,10 +585,7 @@ private:
            << "[o + (I)j * t];\n    }\n";
         continue;
       }
-      pipec::IndexStyle element = indexStyle([last](int64_t d) {
-        return d == last ? "(c" + std::to_string(d) + " + (I)j)"
-                         : "c" + std::to_string(d);
-      });
+      pipec::IndexStyle element = indexStyle(elementCoordinate);
       os << "#pragma unroll\n    for (int j = 0; j < " << v << "; ++j)\n"
          << "      g" << id << "[j] = in" << k << "["
          << pipec::printOffset(read, element, stridesOf(op)) << "];\n";
@@ -503,10 +593,7 @@ private:
     for (auto [k, result] : llvm::enumerate(kernel.getResults()))
       os << "    alignas(16) " << getCppType(result.getType()) << " r" << k
          << "[" << v << "];\n";
-    elementStyle = indexStyle([last](int64_t d) {
-      return d == last ? "(c" + std::to_string(d) + " + (I)j)"
-                       : "c" + std::to_string(d);
-    });
+    elementStyle = indexStyle(elementCoordinate);
     os << "#pragma unroll\n    for (int j = 0; j < " << v << "; ++j) {\n";
     emitElement(
         os, "      ", [](unsigned k) { return "a" + std::to_string(k) + "[j]"; },
@@ -521,7 +608,7 @@ private:
     os << "    }\n";
     for (auto [k, result] : llvm::enumerate(kernel.getResults()))
       os << "    pipe_store_vec(out" << k << " + i0, r" << k << ");\n";
-    os << "  }\n}\n\n";
+    os << "  }\n";
   }
 
   /// Each block takes whole rows (all dims but the last): it computes the
@@ -826,6 +913,10 @@ private:
   Block &body;
   /// Whether the entries take the run's guard (KernelOptions::guarded).
   bool guarded;
+  /// The vector variant's groups that span rows: their elements, and how
+  /// many whole rows of the last dim they are (0: not whole rows).
+  int spanWidth = 1;
+  int spanRows = 0;
   /// The index maps whose values the body needs per element, and what they
   /// read: `gathers` (in body order, numbered by gatherIds) read an input,
   /// the others a rank-0 value.

@@ -19,6 +19,7 @@ struct ElementwiseInfo {
   std::string tileEntry;
   std::string vectorEntry;
   int vectorWidth = 1;
+  int spanWidth = 1;
   int elementsPerThread = 1;
   int tileDim = -1;
   /// Whether elements are indexed through coordinates (else flat).

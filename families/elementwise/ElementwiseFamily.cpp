@@ -100,6 +100,7 @@ public:
     pipert::ElementwiseParams params;
     params.coordinates = info.coordinates;
     params.vectorWidth = info.vectorWidth;
+    params.spanWidth = info.spanWidth;
     params.elementsPerThread = info.elementsPerThread;
     params.tileDim = info.tileDim;
     planKernel.params = params.encode();

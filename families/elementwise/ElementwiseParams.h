@@ -25,8 +25,10 @@ namespace pipert {
 ///  - Coordinates (inputs read through index maps): `Main` computes
 ///    indices in 32 bits and needs every tensor it touches to have fewer
 ///    than 2^31 elements; `Fallback` uses 64 bits; `Vector` (32 bits) gives
-///    each thread `vectorWidth` consecutive elements of the last dim, for
-///    last dims that many divide and every array 16-byte aligned; `Rows`
+///    each thread `vectorWidth` consecutive elements of the last dim where
+///    that many divide it, else `spanWidth` consecutive elements spanning
+///    rows (whole rows of a short static last dim, such as 3 channels, when
+///    spanWidth is a multiple of it), every array 16-byte aligned; `Rows`
 ///    (32 bits) gives each block whole rows of the last dim; `Tiles` (32
 ///    bits, 32x8 threads) reads an input transposed through 32x32 tiles in
 ///    shared memory, over the domain dim `tileDim` and the last.
@@ -42,6 +44,7 @@ enum ElementwiseEntry {
 struct ElementwiseParams {
   bool coordinates = false;
   int vectorWidth = 1;
+  int spanWidth = 1;
   int elementsPerThread = 1;
   int tileDim = -1;
 
@@ -49,6 +52,7 @@ struct ElementwiseParams {
     return KernelParamWriter()
         .add("coordinates", coordinates)
         .add("vector_width", vectorWidth)
+        .add("span_width", spanWidth)
         .add("elements_per_thread", elementsPerThread)
         .add("tile_dim", tileDim)
         .str();
@@ -60,11 +64,13 @@ struct ElementwiseParams {
     ElementwiseParams params;
     params.coordinates = reader->getInt("coordinates") != 0;
     params.vectorWidth = int(reader->getInt("vector_width"));
+    params.spanWidth = int(reader->getInt("span_width"));
     params.elementsPerThread = int(reader->getInt("elements_per_thread"));
     params.tileDim = int(reader->getInt("tile_dim"));
     if (!reader->status().ok())
       return reader->status();
-    if (params.vectorWidth < 1 || params.elementsPerThread < 1)
+    if (params.vectorWidth < 1 || params.spanWidth < 1 ||
+        params.elementsPerThread < 1)
       return Status::error("an 'elementwise' kernel has a vector width or "
                            "elements per thread below 1");
     return params;

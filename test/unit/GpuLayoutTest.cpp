@@ -109,6 +109,20 @@ const LayoutCase kLayoutCases[] = {
        return {randomTensor(DType::U8, {s.n, s.h, s.w}, seed),
                randomTensor(DType::I8, {s.n, s.h, s.w}, seed + 1)};
      }},
+    // Last dims of 3 and 6 (channels), which 16-byte groups do not divide:
+    // the vector variant's groups span pixels.
+    {"channels",
+     "pipeline channels(a: u8[N, H, W, 3], b: u8[N, H, W, 3], x: f16[N, H, W, 3]) -> "
+     "(c: u8[N, H, W, 6], p: u8[N, 32 * ceil(H / 32), W + 1, 3], "
+     "h: f16[N, H, W, 3]) {\n"
+     "  c = concat([a, b], axis = 3)\n"
+     "  p = pad(a, shape = [32 * ceil(H / 32), W + 1], axes = [1, 2], fill = 7)\n"
+     "  h = flip(x, axes = [3]) * 2\n}\n",
+     [](Sizes s, unsigned seed) -> std::vector<HostTensor> {
+       return {randomTensor(DType::U8, {s.n, s.h, s.w, 3}, seed),
+               randomTensor(DType::U8, {s.n, s.h, s.w, 3}, seed + 1),
+               randomTensor(DType::F16, {s.n, s.h, s.w, 3}, seed + 2)};
+     }},
     {"takes",
      "pipeline takes(x: f32[N, H, W], p: i32[N], i: i64[3]) -> "
      "(a: f32[N, H, W], b: f32[N, 3, W]) {\n"
@@ -244,15 +258,19 @@ TEST(GpuLayout, BadCropAnchorNamesTheSampleAndWritesNothing) {
   EXPECT_TRUE(sameBits(gotY, (*expected)[0]));
   EXPECT_TRUE(sameBits(s, (*expected)[1]));
 
-  // ...and reports a later run's first bad anchor (the lowest index; along
-  // the second dim here), not an earlier run's.
+  // ...and reports a later run's first bad anchor (the lowest flat index of
+  // the anchors: sample 1's along dim 2 before sample 2's along dim 1), not
+  // an earlier run's.
   HostTensor later = anchors({0, 0, 5, 9, -1, 3});
   HostTensor before = gotY, beforeS = s;
   status = runCheckedCrop(**executable, x, later, y, s);
   ASSERT_FALSE(status.ok());
   EXPECT_EQ(status.message(),
-            "crop at test.pipe:2:11: the anchor along dim 1 of sample [2] is "
-            "-1, outside [0, 5]; nothing was written");
+            "crop at test.pipe:2:11: the anchor along dim 2 of sample [1] is "
+            "9, outside [0, 8]; nothing was written");
+  reference = pipeline->runReference({x, later});
+  ASSERT_FALSE(reference.ok());
+  EXPECT_EQ(reference.status().message(), status.message());
   y.download(gotY.data());
   EXPECT_TRUE(sameBits(gotY, before));
   EXPECT_TRUE(sameBits(s, beforeS));
