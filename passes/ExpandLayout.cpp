@@ -282,6 +282,23 @@ std::optional<DimExpr> knownSize(Value value) {
   if (auto constant = value.getDefiningOp<ConstantOp>())
     if (auto integer = dyn_cast<IntegerAttr>(constant.getValue()))
       return DimExpr::constant(integer.getValue().getSExtValue());
+  // Sums, differences and products of them (`H - 5`), on si64 scalars
+  // (where the dims' arithmetic cannot wrap).
+  Operation *op = value.getDefiningOp();
+  auto type = dyn_cast<RankedTensorType>(value.getType());
+  if (!op || !type || type.getRank() != 0 ||
+      !type.getElementType().isSignedInteger(64) || op->getNumOperands() != 2)
+    return std::nullopt;
+  std::optional<DimExpr> a = knownSize(op->getOperand(0));
+  std::optional<DimExpr> b = a ? knownSize(op->getOperand(1)) : std::nullopt;
+  if (!b)
+    return std::nullopt;
+  if (isa<AddOp>(op))
+    return *a + *b;
+  if (isa<SubOp>(op))
+    return *a - *b;
+  if (isa<MulOp>(op))
+    return *a * *b;
   return std::nullopt;
 }
 

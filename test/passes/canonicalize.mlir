@@ -98,3 +98,22 @@ pipe.pipeline @fold_scalars() -> (tensor<ui8> {pipe.name = "a"}, tensor<i1> {pip
   %x = pipe.exp %one : tensor<f32> -> tensor<f32>
   pipe.return %a, %b, %c, %d, %e, %x : tensor<ui8>, tensor<i1>, tensor<ui8>, tensor<f32>, tensor<si32>, tensor<f32>
 }
+
+// -----
+
+// A slice within one input of a concat is that slice of the input; a slice
+// that only drops dims a broadcast inserted is the broadcast's input (a
+// column of stack([y, x], axis = 1) is y).
+// CHECK-LABEL: pipe.pipeline @slice_of_stack
+// CHECK-NOT:   concat
+// CHECK:       %[[S:.*]] = slice %z starts ["0", "1"] steps [1, 1] dropped [false, true]
+// CHECK:       return %x, %y, %[[S]]
+pipe.pipeline @slice_of_stack(%x: tensor<?xsi32, ["N"]> {pipe.name = "x"}, %y: tensor<?xsi32, ["N"]> {pipe.name = "y"}, %z: tensor<?x3xsi32, ["N"]> {pipe.name = "z"}) -> (tensor<?xsi32, ["N"]> {pipe.name = "a"}, tensor<?xsi32, ["N"]> {pipe.name = "b"}, tensor<?xsi32, ["N"]> {pipe.name = "c"}) {
+  %bx = pipe.broadcast %x [0] : tensor<?xsi32, ["N"]> to tensor<?x1xsi32, ["N"]>
+  %by = pipe.broadcast %y [0] : tensor<?xsi32, ["N"]> to tensor<?x1xsi32, ["N"]>
+  %s = pipe.concat %bx, %by, %z axis 1 : tensor<?x1xsi32, ["N"]>, tensor<?x1xsi32, ["N"]>, tensor<?x3xsi32, ["N"]> to tensor<?x5xsi32, ["N"]>
+  %a = pipe.slice %s starts ["0", "0"] steps [1, 1] dropped [false, true] : tensor<?x5xsi32, ["N"]> to tensor<?xsi32, ["N"]>
+  %b = pipe.slice %s starts ["0", "1"] steps [1, 1] dropped [false, true] : tensor<?x5xsi32, ["N"]> to tensor<?xsi32, ["N"]>
+  %c = pipe.slice %s starts ["0", "3"] steps [1, 1] dropped [false, true] : tensor<?x5xsi32, ["N"]> to tensor<?xsi32, ["N"]>
+  pipe.return %a, %b, %c : tensor<?xsi32, ["N"]>, tensor<?xsi32, ["N"]>, tensor<?xsi32, ["N"]>
+}

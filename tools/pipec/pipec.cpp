@@ -186,6 +186,10 @@ static std::string describePlan(const pipert::Plan &plan) {
       os << " = view of %" << buffer.aliasOf;
     os << "\n";
   }
+  // Conditions on the dims, checked when the run binds them.
+  for (const pipert::PlanDimCheck &check : plan.dimChecks)
+    os << "  check dims " << check.expression << " >= 0: " << check.message
+       << "\n";
   for (const pipert::PlanKernel &kernel : plan.kernels) {
     const pipec::KernelFamily *family = pipec::findKernelFamily(kernel.family);
     os << "  " << (family ? family->describe(kernel) : kernel.name) << " (";
