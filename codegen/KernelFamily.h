@@ -73,6 +73,14 @@ public:
 
   /// For the transfer report: what a kernel of this family writes to the
   /// host only on bad input (a blur's verdict), or "".
+  /// The device buffers its launcher allocates per run besides the plan's
+  /// (what they hold, and their dtype and dims), for the memory report;
+  /// small per-sample or per-row ones left out.
+  virtual std::vector<std::pair<std::string, pipert::PlanBuffer>>
+  describeScratch(const pipert::PlanKernel &) const {
+    return {};
+  }
+
   virtual std::string describeBadInputCopy(const pipert::PlanKernel &) const {
     return "";
   }

@@ -351,10 +351,81 @@ std::string pipec::describeTransfers(PipelineOp pipeline,
   auto count = [](size_t n) {
     return std::to_string(n) + (n == 1 ? " copy" : " copies");
   };
+  os << describeDeviceMemory(plan, sizes);
   os << "summary: with device inputs and outputs (where not pinned) "
      << count(deviceCaller.size()) << " of " << total(deviceCaller)
      << " per run; with host ones " << count(hostCaller.size()) << " of "
      << total(hostCaller) << "\n";
+  return text;
+}
+
+std::string
+pipec::describeDeviceMemory(const pipert::Plan &plan,
+                            const std::map<std::string, int64_t> &sizes) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  // Buffers a run allocates whatever the caller passes: values between
+  // kernels (not parameters, results, constants, views or chosen values).
+  std::set<int> results(plan.results.begin(), plan.results.end());
+  std::vector<const pipert::PlanBuffer *> temporaries;
+  std::vector<int> ids;
+  for (size_t b = size_t(plan.numParams); b < plan.buffers.size(); ++b) {
+    const pipert::PlanBuffer &buffer = plan.buffers[b];
+    if (results.count(int(b)) || !buffer.constantData.empty() ||
+        buffer.aliasOf >= 0 || buffer.choice >= 0)
+      continue;
+    temporaries.push_back(&buffer);
+    ids.push_back(int(b));
+  }
+  // Scratch the families allocate: a blur's f32 copies between its passes.
+  std::vector<std::pair<std::string, pipert::PlanBuffer>> scratch;
+  for (const pipert::PlanKernel &kernel : plan.kernels)
+    if (const KernelFamily *family = findKernelFamily(kernel.family))
+      for (auto &[what, buffer] : family->describeScratch(kernel))
+        scratch.push_back({kernel.name + " " + what, buffer});
+  os << "device memory of a run (from the stream-ordered pool, freed when "
+        "the run ends):\n";
+  std::vector<std::string> formulas;
+  int64_t total = 0;
+  bool known = true;
+  auto line = [&](const std::string &what, const pipert::PlanBuffer &buffer) {
+    std::string formula = bytesFormula(buffer);
+    int64_t bytes = bytesFor(buffer, sizes);
+    os << "  " << what << " : " << typeOf(buffer) << " " << formula
+       << " bytes";
+    if (bytes >= 0 && formula != std::to_string(bytes))
+      os << " = " << bytes;
+    os << "\n";
+    formulas.push_back(formula);
+    known &= bytes >= 0;
+    total += std::max<int64_t>(bytes, 0);
+  };
+  for (size_t t = 0; t < temporaries.size(); ++t)
+    line("temporary %" + std::to_string(ids[t]), *temporaries[t]);
+  for (auto &[what, buffer] : scratch)
+    line(what, buffer);
+  if (formulas.empty()) {
+    os << "  none with device inputs and outputs\n";
+    return text;
+  }
+  // The sum as one canonical dim expression where every formula parses.
+  std::optional<pipert::DimExpr> sum = pipert::DimExpr::constant(0);
+  for (const std::string &formula : formulas) {
+    std::optional<pipert::DimExpr> term = pipert::DimExpr::parse(formula);
+    sum = sum && term ? std::optional(*sum + *term) : std::nullopt;
+  }
+  os << "  peak with device inputs and outputs: ";
+  if (sum) {
+    os << sum->str();
+  } else {
+    for (size_t f = 0; f < formulas.size(); ++f)
+      os << (f ? " + " : "") << formulas[f];
+  }
+  os << " bytes";
+  if (known)
+    os << " = " << total;
+  os << " (and per-sample parameters and partial sums, a few bytes per "
+        "sample or row); host inputs and outputs add a device copy each\n";
   return text;
 }
 

@@ -24,6 +24,13 @@ std::string describeTransfers(mlir::pipe::PipelineOp pipeline,
                               const pipert::Plan &plan,
                               const std::map<std::string, int64_t> &sizes);
 
+/// The device memory a run of `plan` allocates: each temporary between
+/// kernels and each family's scratch, with its bytes (a formula of the
+/// symbolic dims, evaluated where `sizes` binds them), and their sum, which
+/// is the peak (a run frees nothing before it ends).
+std::string describeDeviceMemory(const pipert::Plan &plan,
+                                 const std::map<std::string, int64_t> &sizes);
+
 /// `pipeline` (fused) as a Graphviz digraph: fused kernels as clusters of
 /// their ops, ops coloured by where they run, copies as dashed red edges.
 std::string emitDot(mlir::pipe::PipelineOp pipeline, const pipert::Plan &plan);

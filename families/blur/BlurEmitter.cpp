@@ -137,6 +137,22 @@ public:
            " axes " + (params ? pipec::formatList(params->axes) : "?");
   }
 
+  std::vector<std::pair<std::string, pipert::PlanBuffer>>
+  describeScratch(const pipert::PlanKernel &kernel) const override {
+    // The passes go input -> scratch -> ... -> output through f32 copies
+    // of the input's shape: one for two passes, two for more.
+    auto params = pipert::BlurParams::decode(kernel.params);
+    size_t copies = params ? std::min<size_t>(2, params->axes.size() - 1) : 0;
+    std::vector<std::pair<std::string, pipert::PlanBuffer>> scratch;
+    for (size_t c = 0; c < copies; ++c) {
+      pipert::PlanBuffer buffer;
+      buffer.dtype = pipert::DType::F32;
+      buffer.dims = kernel.domain;
+      scratch.push_back({"scratch between passes", buffer});
+    }
+    return scratch;
+  }
+
   std::string
   describeBadInputCopy(const pipert::PlanKernel &kernel) const override {
     return "gaussian_blur at " + kernel.location +

@@ -207,6 +207,7 @@ static std::string describePlan(const pipert::Plan &plan) {
   for (size_t r = 0; r < plan.results.size(); ++r)
     os << "  result " << plan.resultNames[r] << " = %" << plan.results[r]
        << "\n";
+  os << pipec::describeDeviceMemory(plan, {});
   return text;
 }
 
