@@ -237,6 +237,8 @@ PIPE_HD float pipe_cosf(float x) { return cosf(x); }
 PIPE_HD double pipe_cosf(double x) { return cos(x); }
 PIPE_HD float pipe_tanhf(float x) { return tanhf(x); }
 PIPE_HD double pipe_tanhf(double x) { return tanh(x); }
+PIPE_HD float pipe_atan2f(float a, float b) { return atan2f(a, b); }
+PIPE_HD double pipe_atan2f(double a, double b) { return atan2(a, b); }
 PIPE_HD float pipe_powf(float a, float b) { return powf(a, b); }
 PIPE_HD double pipe_powf(double a, double b) { return pow(a, b); }
 PIPE_HD float pipe_fabs(float x) { return fabsf(x); }
@@ -556,6 +558,12 @@ PIPE_FLOAT_FN(pipe_sin, pipe_sinf(x))
 PIPE_FLOAT_FN(pipe_cos, pipe_cosf(x))
 PIPE_FLOAT_FN(pipe_tanh, pipe_tanhf(x))
 #undef PIPE_FLOAT_FN
+
+/// atan2(a, b) of floats (the frontend converts integers to f32).
+template <typename T> PIPE_HD T pipe_atan2(T a, T b) {
+  typedef pipe_traits<T> TR;
+  return TR::narrow(pipe_atan2f(TR::widen(a), TR::widen(b)));
+}
 
 /// floor, ceil and round (half to even) of floats; integers are unchanged.
 #define PIPE_ROUNDING(NAME, FN)                                                \

@@ -251,6 +251,11 @@ def Pipe_TanhOp : Pipe_UnaryOp<"tanh", "pipe_tanh", FloatDType,
     "Hyperbolic tangent", [Fn_<"tanh", AcceptsFloatResult>]> {
   let foldsFloats = 0;
 }
+def Pipe_Atan2Op : Pipe_BinaryOp<"atan2", "pipe_atan2", FloatDType,
+    "The angle of (b, a) from the x axis, in radians, in [-pi, pi] (C's "
+    "atan2(a, b))", 0, [Fn_<"atan2", AcceptsFloatResult>]> {
+  let foldsFloats = 0;
+}
 def Pipe_FloorOp : Pipe_UnaryOp<"floor", "pipe_floor", NumericDType,
     "Rounds toward negative infinity (integers unchanged)",
     [Fn_<"floor", AcceptsNumeric>]>;

@@ -85,7 +85,7 @@ const Case kCases[] = {
     {"math",
      "pipeline math(x: f32[N, W]) -> (a: f32[N, W], s: f32[N, W]) {\n"
      "  a = exp(x / 100) + log(abs(x) + 1) + sin(x) * cos(x) + tanh(x / 50) + x ** 1.5\n"
-     "  s = sqrt(abs(x)) + rsqrt(abs(x) + 1)\n}\n",
+     "  s = sqrt(abs(x)) + rsqrt(abs(x) + 1) + atan2(x, x * x - 50)\n}\n",
      {DType::F32},
      [](int64_t n, int64_t w) -> Shapes { return {{n, w}}; },
      /*relativeTolerance=*/1e-5},
