@@ -48,6 +48,16 @@ __device__ __forceinline__ void pipe_load_vec(T (&dst)[N], const T *src) {
         reinterpret_cast<const C *>(src)[k];
 }
 
+/// Loads N consecutive elements in CHUNK-byte chunks; `src` is aligned to
+/// CHUNK (the caller checked it) and N elements fill whole chunks.
+template <int CHUNK, typename T, int N>
+__device__ __forceinline__ void pipe_load_chunks(T (&dst)[N], const T *src) {
+  typedef typename pipe_chunk<CHUNK>::type C;
+#pragma unroll
+  for (int k = 0; k < int(sizeof(T)) * N / CHUNK; ++k)
+    reinterpret_cast<C *>(dst)[k] = reinterpret_cast<const C *>(src)[k];
+}
+
 template <typename T, int N>
 __device__ __forceinline__ void pipe_store_vec(T *dst, const T (&src)[N]) {
   constexpr int BYTES = int(sizeof(T)) * N;

@@ -496,6 +496,84 @@ private:
     os << "  }\n  }\n}\n\n";
   }
 
+  /// For a group of whole rows (spanRows): when gathered input `op` reads
+  /// each row's elements from one row of its own (its last coordinate a
+  /// function of the domain's last alone, its others independent of it),
+  /// the rows of a group are often consecutive in the input too (a pad's
+  /// or a concat's interior): then the group's rows are one run, loaded in
+  /// 16- or 8-byte chunks where it is aligned, and each element picked from
+  /// it; else each element is loaded alone. Fills g<id>[v] (declared by
+  /// the caller) and returns true, or returns false (and emits nothing)
+  /// when the read does not qualify.
+  bool emitRunLoad(llvm::raw_ostream &os, Operation *op, unsigned id,
+                   const pipec::IndexRead &read, int v, int64_t lastSize,
+                   const std::function<std::string(int64_t)> &coordinate) {
+    const int64_t last = kernel.getDomainType().getRank() - 1;
+    int64_t srank = read.source.getRank();
+    if (srank == 0 || read.source.isDynamicDim(srank - 1))
+      return false;
+    const int64_t sourceRow = read.source.getDimSize(srank - 1);
+    for (int64_t d = 0; d <= last; ++d)
+      if (d != last && read.coordinates[srank - 1].dependsOn(d))
+        return false;
+    for (int64_t s = 0; s + 1 < srank; ++s)
+      if (read.coordinates[s].dependsOn(last))
+        return false;
+    const int rows = v / int(lastSize);
+    const int64_t runElements = rows * sourceRow;
+    const int64_t elementBytes =
+        getElementBytes(read.arg.getType());
+    const int64_t runBytes = runElements * elementBytes;
+    if (runElements > 128)
+      return false;
+    unsigned k = read.arg.getArgNumber();
+    std::string type = getCppType(op->getResult(0).getType());
+    std::string g = "g" + std::to_string(id), b = "b" + std::to_string(id);
+    // Row p's offset (the last coordinate left out), and element j's
+    // position in its row (a constant once j is unrolled).
+    pipec::IndexStyle rowStyle = indexStyle([](int64_t d) {
+      return "q" + std::to_string(d) + "[p]";
+    });
+    pipec::IndexStyle element = indexStyle(coordinate);
+    std::string base = pipec::printOffset(
+        read, rowStyle, stridesOf(op), [&](int64_t s) { return s + 1 < srank; });
+    std::string within = pipec::printOffset(
+        read, element, stridesOf(op), [&](int64_t s) { return s + 1 == srank; });
+    os << "    {\n      I " << b << "[" << rows << "];\n"
+       << "#pragma unroll\n      for (int p = 0; p < " << rows << "; ++p)\n"
+       << "        " << b << "[p] = " << base << ";\n"
+       << "      bool run = true;\n"
+       << "#pragma unroll\n      for (int p = 1; p < " << rows << "; ++p)\n"
+       << "        run &= " << b << "[p] == " << b << "[0] + (I)(p * "
+       << sourceRow << ");\n"
+       << "      const unsigned long long at = (unsigned long long)(in" << k
+       << " + " << b << "[0]);\n";
+    std::string pick = g + "[j] = w[(j / " + std::to_string(lastSize) +
+                       ") * " + std::to_string(sourceRow) + " + " + within +
+                       "];";
+    const char *keyword = "if";
+    for (int chunk : {16, 8}) {
+      if (runBytes % chunk != 0)
+        continue;
+      os << (keyword[0] == 'i' ? "      " : "") << keyword << " (run && at % "
+         << chunk << " == 0) {\n"
+         << "        alignas(16) " << type << " w[" << runElements << "];\n"
+         << "        pipe_load_chunks<" << chunk << ">(w, in" << k << " + " << b
+         << "[0]);\n"
+         << "#pragma unroll\n        for (int j = 0; j < " << v << "; ++j)\n"
+         << "          " << pick << "\n      }";
+      keyword = " else if";
+    }
+    if (std::string(keyword) == "if")
+      os << "      {\n";
+    else
+      os << " else {\n";
+    os << "#pragma unroll\n        for (int j = 0; j < " << v << "; ++j)\n"
+       << "          " << g << "[j] = in" << k << "[" << b << "[j / "
+       << lastSize << "] + " << within << "];\n      }\n    }\n";
+    return true;
+  }
+
   /// The grid-stride loop over whole groups of emitVector; with `carry`, a
   /// group may span rows.
   void emitVectorGroups(llvm::raw_ostream &os, int64_t rank, bool carry) {
@@ -586,6 +664,8 @@ private:
         continue;
       }
       pipec::IndexStyle element = indexStyle(elementCoordinate);
+      if (rows && emitRunLoad(os, op, id, read, v, lastSize, elementCoordinate))
+        continue;
       os << "#pragma unroll\n    for (int j = 0; j < " << v << "; ++j)\n"
          << "      g" << id << "[j] = in" << k << "["
          << pipec::printOffset(read, element, stridesOf(op)) << "];\n";
