@@ -74,13 +74,20 @@ pipec::collectDimChecks(PipelineOp pipeline) {
       return;
     std::string location = describeLocation(op->getLoc());
     std::string what = op->getName().stripDialect().str();
-    std::string message =
-        (what == "slice" ? "the slice" : "'" + what + "'") +
-        (location.empty() ? std::string() : " at " + location) +
-        (what == "slice" ? " reaches outside the dim it slices"
-                         : " would need a negative width");
-    for (Attribute check : attr) {
+    std::string where = (what == "slice" ? "the slice" : "'" + what + "'") +
+                        (location.empty() ? std::string() : " at " + location);
+    std::string general =
+        where + (what == "slice" ? " reaches outside the dim it slices"
+                                 : " would need a negative width");
+    // A check may say why of its own (dim_check_reasons, same order).
+    auto reasons = op->getAttrOfType<ArrayAttr>("dim_check_reasons");
+    for (auto [i, check] : llvm::enumerate(attr)) {
       std::string expression = cast<StringAttr>(check).str();
+      std::string reason =
+          reasons && i < reasons.size()
+              ? cast<StringAttr>(reasons[i]).str()
+              : std::string();
+      std::string message = reason.empty() ? general : where + ": " + reason;
       // An op cloned into several kernels checks once.
       if (seen.insert(expression + "\n" + message).second)
         checks.push_back({expression, message});

@@ -31,10 +31,14 @@ bool isSimple(const std::string &text) {
     return true;
   if (!(std::isalpha((unsigned char)text[0]) || text[0] == '_'))
     return false;
-  // A name, or a function call whose parentheses close at the end.
+  // A name, or a function call (a name, then parentheses that close at the
+  // end): "H - floor(W / 2)" is neither.
   size_t open = text.find('(');
   if (open == std::string::npos)
     return text.find(' ') == std::string::npos;
+  for (size_t i = 0; i < open; ++i)
+    if (!(std::isalnum((unsigned char)text[i]) || text[i] == '_'))
+      return false;
   int depth = 0;
   for (size_t i = open; i < text.size(); ++i) {
     depth += text[i] == '(' ? 1 : text[i] == ')' ? -1 : 0;

@@ -183,6 +183,12 @@ struct SinkIndexMapThroughElementwise
                8);
     if (!producer->hasOneUse() && tensorOperandBytes(producer) > resultBytes)
       return failure();
+    // A scalar computation (every operand rank 0) stays scalar: computed
+    // once, then spread (and a cast cannot change the shape).
+    if (llvm::all_of(producer->getOperandTypes(), [](Type type) {
+          return cast<RankedTensorType>(type).getRank() == 0;
+        }))
+      return failure();
     // The source is the map's operand that `getSource` names.
     unsigned sourceIndex = 0;
     while (op->getOperand(sourceIndex) != source)

@@ -297,7 +297,17 @@ bool PipelineChecker::check() {
     if (ok && result != results.end()) {
       const TypeAST &declaredType = result->second->type;
       ExprType expected{declaredType.dtype, declaredType.dims};
-      if (type.isWeakLiteral()) {
+      // A dim's value on its own is i64 (f32 with a float in it): another
+      // dtype takes a cast, as any expression's does.
+      std::string dimDType = type.weakFloat ? "f32" : "i64";
+      if (type.isWeakLiteral() && type.weakDim && type.dims.empty() &&
+          expected.dims.empty() && expected.dtype != dimDType) {
+        error(binding.loc, "type mismatch: result '" + binding.name +
+                               "' is declared " + expected.str() +
+                               " but the expression is a dim's value, " +
+                               dimDType + "; convert it with a cast, e.g. " +
+                               expected.dtype + "(...)");
+      } else if (type.isWeakLiteral()) {
         if (type.dims != expected.dims) {
           error(binding.loc,
                 "dim mismatch: result '" + binding.name + "' is declared " +

@@ -466,7 +466,52 @@ struct ExpandLayoutPass
           << "internal error in pipe-expand-layout: the rewrites did not "
              "converge; please report it with this pipeline";
       signalPassFailure();
+      return;
     }
+    requireElementsToRead();
+  }
+
+  /// A clamped read (a pad's, a concat's part, a crop that clamps or pads)
+  /// reads its input somewhere along each axis even where the select then
+  /// takes the fill: the input must not be empty there. A dim check (made
+  /// when the run binds the dims) says so instead of reading out of bounds.
+  void requireElementsToRead() {
+    auto require = [](Operation *op, RankedTensorType input,
+                      ArrayRef<int64_t> axes) {
+      SmallVector<Attribute> checks, reasons;
+      if (auto old = op->getAttrOfType<ArrayAttr>("dim_checks"))
+        llvm::append_range(checks, old);
+      if (auto old = op->getAttrOfType<ArrayAttr>("dim_check_reasons"))
+        llvm::append_range(reasons, old);
+      Builder builder(op->getContext());
+      // Earlier checks keep the op's own message.
+      while (reasons.size() < checks.size())
+        reasons.push_back(builder.getStringAttr(""));
+      for (int64_t axis : axes) {
+        DimExpr size = dimSize(input, axis);
+        if (size.isConstant() && size.getConstant() >= 1)
+          continue;
+        checks.push_back(
+            builder.getStringAttr((size - DimExpr::constant(1)).str()));
+        reasons.push_back(builder.getStringAttr(
+            "dim " + std::to_string(axis) +
+            " of its input is empty, and it reads that dim clamped into "
+            "it: give it at least one element"));
+      }
+      if (checks.empty())
+        return;
+      op->setAttr("dim_checks", builder.getArrayAttr(checks));
+      op->setAttr("dim_check_reasons", builder.getArrayAttr(reasons));
+    };
+    getOperation().walk([&](Operation *op) {
+      if (auto pad = dyn_cast<PadOp>(op))
+        require(op, cast<RankedTensorType>(pad.getInput().getType()),
+                pad.getAxes());
+      else if (auto crop = dyn_cast<CropOp>(op);
+               crop && crop.getOutOfBounds() != OutOfBounds::error)
+        require(op, cast<RankedTensorType>(crop.getInput().getType()),
+                crop.getAxes());
+    });
   }
 };
 

@@ -52,6 +52,13 @@ TEST(DimExpr, EvaluatesOnceNamesAreBound) {
   EXPECT_EQ(value("floor((H - 224) / 2)"), 13);
   EXPECT_EQ(value("H % 32"), 26);
   EXPECT_EQ(value("min(H, W) - 7"), 243);
+  // A sum with a function call in it keeps its parentheses when it is an
+  // operand (it once printed as "(H - floor(W / 2) % 3)").
+  EXPECT_EQ(value("(H - W // 2) % 3"), (250 - 333 / 2) % 3);
+  EXPECT_EQ(DimExpr::parse(DimExpr::parse("(H - W // 2) % 3")->str())
+                ->evaluate(sizes),
+            (250 - 333 / 2) % 3);
+  EXPECT_EQ(value("floor((H - min(H, W)) / 2) + 1"), 1);
   std::string missing;
   EXPECT_FALSE(DimExpr::parse("N + H")->evaluate(sizes, &missing));
   EXPECT_EQ(missing, "N");
