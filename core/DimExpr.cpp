@@ -417,6 +417,20 @@ private:
 };
 } // namespace
 
+bool DimExpr::dividesByZero() const {
+  for (const Term &term : terms)
+    for (const auto &atom : term.atoms) {
+      if (atom->kind == Atom::Name)
+        continue;
+      bool divides = atom->kind == Atom::FloorDiv ||
+                     atom->kind == Atom::CeilDiv || atom->kind == Atom::Mod;
+      if ((divides && atom->b.isConstant() && atom->b.getConstant() == 0) ||
+          atom->a.dividesByZero() || atom->b.dividesByZero())
+        return true;
+    }
+  return false;
+}
+
 std::optional<DimExpr> DimExpr::parse(std::string_view text,
                                       std::string *error) {
   return DimParser(text).parse(error);

@@ -71,6 +71,9 @@ public:
                                   std::string *missing = nullptr) const;
   /// The names it uses.
   void collectSymbols(std::set<std::string> &symbols) const;
+  /// Whether some // % ceil floor in it divides by a constant 0 (whatever
+  /// the names' sizes).
+  bool dividesByZero() const;
 
   bool operator==(const DimExpr &other) const { return str() == other.str(); }
   bool operator!=(const DimExpr &other) const { return !(*this == other); }

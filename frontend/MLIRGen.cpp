@@ -89,6 +89,10 @@ private:
       return builder.getFloatAttr(
           type, number.isFloat || number.exceedsInt64 ? number.floatValue
                                                       : double(number.intValue));
+    // As bool, a number is true where nonzero (as a cast converts it).
+    if (type.isInteger(1))
+      return builder.getBoolAttr(number.isFloat ? number.floatValue != 0
+                                                : number.intValue != 0);
     return builder.getIntegerAttr(type, number.intValue);
   }
 

@@ -206,6 +206,12 @@ bool PipelineChecker::checkType(const TypeAST &type, llvm::StringRef what,
   if (!isDType(type.dtype))
     return error(type.loc, "unknown dtype '" + type.dtype + "' for " + what +
                                " '" + name + "' (dtypes: " + kDTypeList + ")");
+  for (const DimAST &dim : type.dims)
+    if (dim.isSymbolic())
+      if (auto expr = pipert::DimExpr::parse(dim.symbol);
+          expr && expr->dividesByZero())
+        return error(dim.loc, "dim '" + dim.symbol + "' of " + what + " '" +
+                                  name + "' divides by zero");
   return true;
 }
 
@@ -244,8 +250,22 @@ bool PipelineChecker::check() {
     }
     bindings[param.name] = {param.loc, {param.type.dtype, param.type.dims}, !ok};
   }
+  // A dim's name is a value of its own (its size): no parameter, result
+  // or binding may take it, or the name would mean two things.
+  auto dimNameTaken = [&](const std::string &name, SMLoc loc,
+                          const char *what) {
+    if (!knownDims.contains(name))
+      return false;
+    error(loc, "'" + name + "' is the name of a dim; a " + what +
+                   " cannot take it (in the body, " + name +
+                   " is that dim's size)");
+    return true;
+  };
+  for (ValueDeclAST &param : pipeline.params)
+    dimNameTaken(param.name, param.loc, "parameter");
   llvm::StringMap<ValueDeclAST *> results;
   for (ValueDeclAST &result : pipeline.results) {
+    dimNameTaken(result.name, result.loc, "result");
     declare(result);
     checkMemory(result);
     results[result.name] = &result;
@@ -267,6 +287,9 @@ bool PipelineChecker::check() {
   llvm::StringSet<> assigned;
   for (BindingAST &binding : pipeline.body) {
     bool ok = checkExpr(*binding.value);
+    if (!results.count(binding.name) &&
+        dimNameTaken(binding.name, binding.loc, "binding"))
+      continue;
     // The parser binds an `if`'s condition as if@k and a `for`'s bound as
     // for@k (see Parser::parseIf and parseFor).
     llvm::StringRef internal = llvm::StringRef(binding.name).split('@').first;

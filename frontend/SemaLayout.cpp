@@ -885,6 +885,11 @@ bool PipelineChecker::checkEraseOp(CallExprAST &expr) {
       checkSampleValues(*anchor, input, firstAxis, 0, k, "erase's anchor");
   if (!count)
     return false;
+  if (*count % k != 0)
+    return error(anchor->getLoc(),
+                 "erase's anchor has " + std::to_string(*count) +
+                     " values per sample, not a multiple of the " +
+                     std::to_string(k) + " axes: each box takes one per axis");
   int64_t regions = *count / k;
   int64_t shapeCount = 0;
   if (auto *list = llvm::dyn_cast<ListExprAST>(shape))

@@ -22,9 +22,11 @@
 #include "core/DimExpr.h"
 
 #include "mlir/IR/Builders.h"
-#include "llvm/ADT/SmallBitVector.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "llvm/ADT/SmallBitVector.h"
+
+#include <cmath>
 
 namespace mlir {
 namespace pipe {
@@ -114,16 +116,34 @@ public:
   /// lo <= x < hi.
   Value within(Value x, Value lo, Value hi) { return both(le(lo, x), lt(x, hi)); }
 
-  /// A constant of the shape's dtype from `value`.
+  /// A constant of the shape's dtype from `value`, converted as a cast
+  /// converts (core/PipeScalar.h's pipe_cast): round half to even, then
+  /// saturate; NaN is 0; true where nonzero.
   Value fill(double value) {
     Type element = shape.getElementType();
     TypedAttr attr;
-    if (isa<FloatType>(element))
+    if (isa<FloatType>(element)) {
       attr = rewriter.getFloatAttr(element, value);
-    else if (element.isInteger(1))
+    } else if (element.isInteger(1)) {
       attr = rewriter.getBoolAttr(value != 0);
-    else
-      attr = rewriter.getIntegerAttr(element, int64_t(value));
+    } else {
+      unsigned bits = element.getIntOrFloatBitWidth();
+      bool isUnsigned = element.isUnsignedInteger();
+      llvm::APInt lo = isUnsigned ? llvm::APInt::getMinValue(bits)
+                                  : llvm::APInt::getSignedMinValue(bits);
+      llvm::APInt hi = isUnsigned ? llvm::APInt::getMaxValue(bits)
+                                  : llvm::APInt::getSignedMaxValue(bits);
+      double rounded = std::isnan(value) ? 0 : std::nearbyint(value);
+      double low = isUnsigned ? lo.roundToDouble(false) : lo.roundToDouble(true);
+      double high = isUnsigned ? hi.roundToDouble(false) : hi.roundToDouble(true);
+      llvm::APInt converted =
+          rounded <= low    ? lo
+          : rounded >= high ? hi
+          : isUnsigned      ? llvm::APInt(bits, uint64_t(rounded))
+                            : llvm::APInt(bits, uint64_t(int64_t(rounded)),
+                                          /*isSigned=*/true);
+      attr = rewriter.getIntegerAttr(element, converted);
+    }
     return ConstantOp::create(rewriter, loc, attr);
   }
 

@@ -316,12 +316,18 @@ Status pipec::runLayoutReference(
           int64_t lo = *pipert::evaluateDim(text(check.getLo(), c), sizes);
           int64_t hi = *pipert::evaluateDim(text(check.getHi(), c), sizes);
           int64_t x = intAt(value, i);
-          if (x >= lo && x <= hi)
+          // u64 past 2^63 is out of any bounds (not a negative index).
+          bool huge = value.dtype() == pipert::DType::U64 &&
+                      value.as<uint64_t>()[i] > uint64_t(INT64_MAX);
+          if (!huge && x >= lo && x <= hi)
             continue;
           if (columns > 1)
             at.pop_back();
-          error = pipert::formatCheckMessage(text(check.getMessages(), c),
-                                             describeSample(at), x, lo, hi) +
+          error = pipert::formatCheckMessage(
+                      text(check.getMessages(), c), describeSample(at),
+                      huge ? std::to_string(value.as<uint64_t>()[i])
+                           : std::to_string(x),
+                      lo, hi) +
                   "; nothing was written";
           return;
         }

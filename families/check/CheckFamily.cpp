@@ -39,6 +39,7 @@ public:
     auto type = cast<RankedTensorType>(check.getValue().getType());
     size_t columns = check.getLo().size();
     pipert::CheckParams params;
+    params.unsigned64 = type.getElementType().isUnsignedInteger(64);
     for (size_t c = 0; c < columns; ++c)
       params.columns.push_back(
           {cast<StringAttr>(check.getLo()[c]).getValue().str(),
@@ -67,7 +68,18 @@ public:
        << "  for (long long i = (long long)blockIdx.x * blockDim.x + "
           "threadIdx.x; i < n;\n"
        << "       i += (long long)gridDim.x * blockDim.x) {\n"
-       << "    const long long x = pipe_index(value[i]);\n";
+       ;
+    // Unsigned 64-bit values past 2^63 stay unsigned: never in bounds that
+    // fit a long long (they would read as negative indices).
+    bool wide = type.getElementType().isUnsignedInteger(64);
+    if (wide)
+      os << "    const unsigned long long u = value[i];\n"
+         << "    const long long x = u > 9223372036854775807ull ? -1 : "
+            "(long long)u;\n"
+         << "    const bool huge = u > 9223372036854775807ull;\n";
+    else
+      os << "    const long long x = pipe_index(value[i]);\n"
+         << "    const bool huge = false;\n";
     if (columns > 1)
       os << "    const int c = (int)(i % " << columns << ");\n";
     else
@@ -75,7 +87,7 @@ public:
     // The first bad element's word: the run's number above the index's
     // complement, so that atomicMax keeps the lowest index of the latest
     // run (CheckParams.h).
-    os << "    if (x >= bounds.v[2 * c] && x <= bounds.v[2 * c + 1])\n"
+    os << "    if (!huge && x >= bounds.v[2 * c] && x <= bounds.v[2 * c + 1])\n"
        << "      continue;\n"
        << "    atomicMax(first, (run << " << pipert::kCheckIndexBits
        << ") | (" << pipert::kCheckIndexMask
@@ -98,7 +110,7 @@ public:
        << "  const long long i = (long long)(" << pipert::kCheckIndexMask
        << "ull - (word & " << pipert::kCheckIndexMask << "ull));\n"
        << "  report[1] = i;\n"
-       << "  report[2] = pipe_index(value[i]);\n"
+       << "  report[2] = (long long)value[i];\n"
        << "  __threadfence_system();\n"
        << "  report[0] = (long long)run;\n}\n";
     pipert::PlanKernel kernel;

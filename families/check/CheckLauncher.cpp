@@ -156,8 +156,12 @@ Status CheckLauncher::verdict() const {
   for (size_t d = 0; d < coordinates.size(); ++d)
     at += (d ? ", " : "") + std::to_string(coordinates[d]);
   at += "]";
+  long long value = report->value;
+  std::string text = params.unsigned64
+                         ? std::to_string((unsigned long long)value)
+                         : std::to_string(value);
   return Status::error(formatCheckMessage(params.columns[column].message, at,
-                                          report->value, bounds[2 * column],
+                                          text, bounds[2 * column],
                                           bounds[2 * column + 1]) +
                        "; nothing was written");
 }

@@ -32,10 +32,13 @@ struct CheckParams {
     std::string lo, hi, message;
   };
   std::vector<Column> columns;
+  /// The values are u64 (the report's value is their bits).
+  bool unsigned64 = false;
 
   std::string encode() const {
     KernelParamWriter writer;
     writer.add("columns", int64_t(columns.size()));
+    writer.add("unsigned64", unsigned64);
     for (size_t c = 0; c < columns.size(); ++c) {
       std::string k = std::to_string(c);
       writer.addText("lo" + k, columns[c].lo)
@@ -50,6 +53,7 @@ struct CheckParams {
       return reader.status();
     CheckParams params;
     int64_t count = reader->getInt("columns");
+    params.unsigned64 = reader->getInt("unsigned64") != 0;
     for (int64_t c = 0; c < count && c < 64; ++c) {
       std::string k = std::to_string(c);
       params.columns.push_back({reader->getText("lo" + k),
@@ -65,14 +69,15 @@ struct CheckParams {
   }
 };
 
-/// `message` with {at} (the bad element's coordinates), {value}, {lo} and
-/// {hi} filled in.
+/// `message` with {at} (the bad element's coordinates), {value} (as
+/// text: a u64 may exceed every long long), {lo} and {hi} filled in.
 inline std::string formatCheckMessage(std::string message,
-                                      const std::string &at, int64_t value,
-                                      int64_t lo, int64_t hi) {
+                                      const std::string &at,
+                                      const std::string &value, int64_t lo,
+                                      int64_t hi) {
   for (auto [key, text] :
        {std::pair<std::string, std::string>{"{at}", at},
-        {"{value}", std::to_string(value)},
+        {"{value}", value},
         {"{lo}", std::to_string(lo)},
         {"{hi}", std::to_string(hi)}})
     for (size_t at = message.find(key); at != std::string::npos;

@@ -334,3 +334,25 @@ TEST(GpuLayout, TakeOutOfRangeNamesTheIndex) {
   EXPECT_EQ(reference.status().message(), status.message());
   EXPECT_TRUE(sameBits(y, poisoned));
 }
+
+TEST(GpuLayout, U64IndicesPast2To63AreOutOfRange) {
+  REQUIRE_GPU();
+  // As a long long, 2^64 - 1 would be -1, a valid index from the end.
+  auto pipeline = compileOrDie(
+      "pipeline p(x: f32[N, C], i: u64[K]) -> (y: f32[K, C]) {\n"
+      "  y = take(x, i, axis = 0)\n}\n");
+  ASSERT_TRUE(pipeline);
+  HostTensor x = randomTensor(DType::F32, {3, 2}, 5);
+  HostTensor i(DType::U64, {2});
+  i.as<uint64_t>()[0] = 1;
+  i.as<uint64_t>()[1] = ~0ull;
+  HostTensor y(DType::F32, {2, 2});
+  pipert::Status status = pipeline->run({x.ref(), i.ref()}, {y.ref()});
+  ASSERT_FALSE(status.ok());
+  EXPECT_EQ(status.message(),
+            "take at test.pipe:2:7: index 18446744073709551615 at [1] of the "
+            "indices is outside [-3, 2]; nothing was written");
+  auto reference = pipeline->runReference({x, i});
+  ASSERT_FALSE(reference.ok());
+  EXPECT_EQ(reference.status().message(), status.message());
+}
