@@ -71,8 +71,6 @@ public:
   /// "reduction p_r0 [N, H] axes [1]".
   virtual std::string describe(const pipert::PlanKernel &kernel) const = 0;
 
-  /// For the transfer report: what a kernel of this family writes to the
-  /// host only on bad input (a blur's verdict), or "".
   /// The device buffers its launcher allocates per run besides the plan's
   /// (what they hold, and their dtype and dims), for the memory report;
   /// small per-sample or per-row ones left out.
@@ -81,6 +79,8 @@ public:
     return {};
   }
 
+  /// For the transfer report: what a kernel of this family writes to the
+  /// host only on bad input (a blur's verdict), or "".
   virtual std::string describeBadInputCopy(const pipert::PlanKernel &) const {
     return "";
   }

@@ -6,7 +6,7 @@
 
 /// The first thing every generated entry does. The runtime launches kernels
 /// with programmatic dependent launch on sm_90 and later (runtime/
-/// Executable.cpp, usesDependentLaunch): this kernel's blocks may be
+/// Launch.cpp, usesDependentLaunch): this kernel's blocks may be
 /// resident before the kernel ahead of it in the stream has finished, so
 /// they wait here until it has completed and its writes are visible; then
 /// they let the next kernel's blocks be scheduled in turn. A no-op when the

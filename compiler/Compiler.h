@@ -34,7 +34,7 @@ std::optional<ModuleAST> parseAndCheck(llvm::SourceMgr &sourceMgr);
 mlir::OwningOpRef<mlir::ModuleOp> loadModule(mlir::MLIRContext &context,
                                              llvm::SourceMgr &sourceMgr);
 
-/// Runs the default pipeline (canonicalize, CSE, fusion) on `module`.
+/// Runs the default pipeline (passes/Pipeline.cpp) on `module`.
 /// `configure` may add instrumentation (e.g. MLIR's IR-printing flags);
 /// `testPass`, a registered pass (pipe-test-break-kernels), runs after the
 /// pipeline, for tests. An error a pass reports is worded as an internal

@@ -12,7 +12,7 @@
 #define PIPE_SOURCE_TD
 
 // What Sema accepts of an elementwise op's operand dtypes, and what it
-// converts them to (frontend/Sema.cpp: Accepts):
+// converts them to (frontend/SemaChecker.h: Accepts):
 //   Numeric        not bool; the promoted dtype
 //   FloatResult    integers and bool are converted to f32 first
 //   IntegerOrBool  integers or bool

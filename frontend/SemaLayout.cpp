@@ -519,10 +519,32 @@ bool PipelineChecker::checkCropOp(CallExprAST &expr) {
     expr.fill = number->isFloat ? number->floatValue : double(number->intValue);
   }
   // Without an anchor the window is centred: (size - window) // 2.
-  if (ExprAST *anchor = keyword(expr, "anchor"))
+  if (ExprAST *anchor = keyword(expr, "anchor")) {
     if (!checkSampleValues(*anchor, input, firstAxis, int64_t(sizes->size()), 1,
                            "a crop's anchor"))
       return false;
+    // Anchors known from the dims whose window leaves the sample whatever
+    // the sizes (with out_of_bounds = error): the program's mistake.
+    auto *list = llvm::dyn_cast<ListExprAST>(anchor);
+    if (list && expr.outOfBounds == "error")
+      for (size_t j = 0; j < list->elements.size() && j < axes->size(); ++j) {
+        ExprAST &element = *list->elements[j];
+        if (!isSize(element))
+          continue;
+        DimExpr at = *sizeOf(element, "a crop's anchor");
+        DimExpr dim = fromDim(input.dims[(*axes)[j]]);
+        DimExpr room = dim - (*sizes)[j] - at;
+        if (at.isConstant() && at.getConstant() < 0)
+          return error(element.getLoc(), "a crop's anchor cannot be negative");
+        if (room.isConstant() && room.getConstant() < 0)
+          return error(element.getLoc(),
+                       "this anchor puts the window of " + (*sizes)[j].str() +
+                           " past the end of dim " +
+                           std::to_string((*axes)[j]) + " (" + dim.str() +
+                           ") by " + std::to_string(-room.getConstant()) +
+                           " whatever its size");
+      }
+  }
   std::vector<DimAST> dims = input.dims;
   for (size_t j = 0; j < axes->size(); ++j) {
     if ((*sizes)[j].isConstant() && (*sizes)[j].getConstant() < 0)

@@ -363,7 +363,7 @@ struct CheckCropAnchors : OpRewritePattern<CropOp> {
     auto input = cast<RankedTensorType>(op.getInput().getType());
     auto result = cast<RankedTensorType>(op.getType());
     SmallVector<Value> anchors(op.getAnchors());
-    SmallVector<Attribute> dimChecks;
+    SmallVector<Attribute> dimChecks, dimReasons;
     // The anchors only the run knows: their positions, bounds, messages.
     SmallVector<size_t> unknown;
     SmallVector<Attribute> highs, messages;
@@ -371,10 +371,19 @@ struct CheckCropAnchors : OpRewritePattern<CropOp> {
          llvm::enumerate(op.getAxes(), op.getAnchors())) {
       DimExpr hi = dimSize(input, axis) - dimSize(result, axis);
       if (std::optional<DimExpr> known = knownSize(anchor)) {
-        for (const DimExpr &check : {*known, hi - *known}) {
+        std::string at = "the anchor along dim " + std::to_string(axis) +
+                         " (" + known->str() + ")";
+        for (auto [check, reason] :
+             {std::pair<DimExpr, std::string>{*known, at + " is negative"},
+              {hi - *known,
+               at + " puts the window of " + dimSize(result, axis).str() +
+                   " past the end of the dim (" +
+                   dimSize(input, axis).str() + ")"}}) {
+          // (Sema reports one that fails whatever the sizes.)
           if (check.isConstant() && check.getConstant() >= 0)
             continue;
           dimChecks.push_back(rewriter.getStringAttr(check.str()));
+          dimReasons.push_back(rewriter.getStringAttr(reason));
         }
         continue;
       }
@@ -431,8 +440,10 @@ struct CheckCropAnchors : OpRewritePattern<CropOp> {
     rewriter.modifyOpInPlace(op, [&] {
       op.getAnchorsMutable().assign(anchors);
       op->setAttr("pipe.checked", rewriter.getUnitAttr());
-      if (!dimChecks.empty())
+      if (!dimChecks.empty()) {
         op->setAttr("dim_checks", rewriter.getArrayAttr(dimChecks));
+        op->setAttr("dim_check_reasons", rewriter.getArrayAttr(dimReasons));
+      }
     });
     return success();
   }

@@ -135,8 +135,8 @@ static bool dependsOn(Value value, Value target) {
 }
 
 /// The pipe.kernel that can be `reduce`'s epilogue: over the reduced shape,
-/// reading the reduced value directly, with no other input computed from it
-/// (fusing would make a cycle).
+/// reading the reduced value directly (through no index map), with no other
+/// input computed from it (fusing would make a cycle).
 static KernelOp findEpilogue(ReduceOp reduce) {
   Value value = reduce.getResult();
   for (Operation *user : value.getUsers()) {
@@ -152,8 +152,10 @@ static KernelOp findEpilogue(ReduceOp reduce) {
     bool direct = true;
     for (auto [input, arg] : llvm::zip(kernel.getInputs(), body.getArguments()))
       if (input == value)
+        // Through an index map (a broadcast, a flip, ...) the epilogue
+        // would read other threads' results: not in one pass.
         direct &= llvm::none_of(arg.getUsers(), [](Operation *u) {
-          return isa<BroadcastOp>(u);
+          return isa<IndexMapOpInterface>(u);
         });
     if (direct)
       return kernel;

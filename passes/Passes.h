@@ -17,7 +17,8 @@ namespace pipe {
 #include "passes/Passes.h.inc"
 
 /// The default pipeline from tensor-level IR to fused kernels:
-/// canonicalize, CSE, then fusion.
+/// host control, placement, layout expansion, canonicalize, CSE, then
+/// fusion of elementwise ops and of reductions (passes/Pipeline.cpp).
 void buildDefaultPipeline(OpPassManager &pm);
 
 /// Registers the passes and the default pipeline (`pipe-default`).

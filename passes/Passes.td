@@ -154,7 +154,7 @@ def TestBreakKernels : Pass<"pipe-test-break-kernels", "::mlir::pipe::PipelineOp
     A kernel input nothing reads does not verify: this pass makes IR that
     fails verification, as a compiler bug would, so that tests can check
     how such a failure is reported (as an internal error of this pass, not
-    as the user's mistake). pipec runs it with --test-break-kernels.
+    as the user's mistake). pipec runs it with --test-pass=pipe-test-break-kernels.
   }];
 }
 

@@ -86,7 +86,7 @@ struct PlanScalarStep {
 /// architecture, else the PTX, else compiles `source` with NVRTC.
 struct PlanKernel {
   /// The family that compiled it and launches it: "elementwise",
-  /// "reduction", "blur".
+  /// "reduction", "blur", "check".
   std::string family;
   /// The kernel's name, which its entries start with.
   std::string name;

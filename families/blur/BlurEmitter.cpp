@@ -27,7 +27,7 @@ namespace {
 /// The blur's source: `<name>_prepare`, then one entry per axis, the last
 /// axis first (added to `entries`).
 std::string emitBlur(GaussianBlurOp op, const std::string &name,
-                     std::vector<std::string> &entries, bool withPrelude) {
+                     std::vector<std::string> &entries, bool withPrelude, bool guarded) {
   std::string text;
   llvm::raw_string_ostream os(text);
   auto inputType = cast<RankedTensorType>(op.getInput().getType());
@@ -48,9 +48,20 @@ std::string emitBlur(GaussianBlurOp op, const std::string &name,
      << name << "_prepare(const pipe_i32 *window, const float *sigma, "
         "pipe_blur_params *params, float *weights, unsigned long long *bad, "
         "unsigned long long run, long long samples, long long windowPer, "
-        "long long sigmaPer) {\n"
-     << "  pipe_wait_for_previous_kernel();\n"
-     << "  pipe_blur_prepare(window, sigma, params, weights, bad, run, "
+        "long long sigmaPer";
+  // After a check (KernelOptions::guarded): a failed check stops the passes
+  // as a bad sample does, with code 0, which is no blur error.
+  if (guarded)
+    os << ", const unsigned long long *__restrict__ pipe_guard";
+  os << ") {\n"
+     << "  pipe_wait_for_previous_kernel();\n";
+  if (guarded)
+    os << "  if (pipe_check_failed(pipe_guard, run)) {\n"
+       << "    if (blockIdx.x == 0 && threadIdx.x == 0)\n"
+       << "      atomicMax(bad, (run << PIPE_BLUR_RUN_SHIFT) | "
+          "PIPE_BLUR_CODE_MASK);\n"
+       << "    return;\n  }\n";
+  os << "  pipe_blur_prepare(window, sigma, params, weights, bad, run, "
         "samples, windowPer, sigmaPer);\n}\n\n";
   entries = {name + "_prepare"};
   int border = int(op.getBorder());
@@ -106,6 +117,7 @@ public:
     return (pipeline + "_b" + Twine(index)).str();
   }
   bool needsStencilPrelude() const override { return true; }
+  bool canBeGuarded() const override { return true; }
 
   FailureOr<pipert::PlanKernel>
   build(Operation *op, const std::string &name,
@@ -114,7 +126,8 @@ public:
     auto blur = cast<GaussianBlurOp>(op);
     pipert::PlanKernel kernel;
     kernel.name = name;
-    kernel.source = emitBlur(blur, name, kernel.entries, withPrelude);
+    kernel.source =
+        emitBlur(blur, name, kernel.entries, withPrelude, options.guarded);
     auto inputType = cast<RankedTensorType>(blur.getInput().getType());
     kernel.domain = pipec::getPlanBuffer(inputType, "").dims;
     kernel.location = describeLocation(blur.getLoc());

@@ -156,9 +156,12 @@ Status BlurLauncher::launch(const LaunchContext &ctx) {
   CUdeviceptr word = words + (ctx.runNumber % kRunSlots) * kRunWordBytes;
   unsigned long long run = ctx.runNumber;
   {
+    CUdeviceptr guard = ctx.guardWord;
     std::vector<void *> args = {&window,  &sigma, &sampleParams,
                                 &weights, &word,  &run,
                                 &samples, &windowPer, &sigmaPer};
+    if (kernel.guarded)
+      args.push_back(&guard);
     if (Status s = launchKernel(
             ctx, functions[0], kernel.entries[0],
             std::min(samples, ctx.device.multiprocessors * 8LL), 128, 1, args);
@@ -217,7 +220,9 @@ Status BlurLauncher::launch(const LaunchContext &ctx) {
 Status BlurLauncher::verdict() const {
   pipe_blur_status status;
   std::memcpy(&status, report, sizeof status);
-  if (status.first == ~0ull)
+  // Code 0 (sample 0, no error): a check before the blur failed, and the
+  // check reports it.
+  if (status.first == ~0ull || status.first == 0)
     return Status();
   return Status::error(describeBlurError(kernel.location,
                                          (long long)(status.first / 8),

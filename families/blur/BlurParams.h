@@ -1,6 +1,6 @@
 //===- BlurParams.h - What a blur kernel's plan entry carries ---*- C++ -*-===//
 //
-// Shared by the blur family's compiler half (BlurFamily.cpp), which writes
+// Shared by the blur family's compiler half (BlurEmitter.cpp), which writes
 // them, and its launcher (BlurLauncher.cpp), which reads them. The kernels'
 // geometry and the layout of their buffers are core/PipeStencil.h's, which
 // both the launcher and the kernels include.

@@ -1,6 +1,6 @@
 //===- ReductionParams.h - What a reduction kernel carries ------*- C++ -*-===//
 //
-// Shared by the reduction family's compiler half (ReductionFamily.cpp) and
+// Shared by the reduction family's compiler half (ReductionEmitter.cpp) and
 // its launcher (ReductionLauncher.cpp).
 //
 //===----------------------------------------------------------------------===//

@@ -47,7 +47,7 @@
 // when the run binds them, and no check on the GPU.
 // CHECK-LABEL: pipe.pipeline @cropdims
 // CHECK-NOT:   check_bounds
-// CHECK:       crop %x {{.*}} {dim_checks = ["H - 5", "W - 6"], pipe.checked}
+// CHECK:       crop %x {{.*}} {dim_check_reasons = ["the anchor along dim 1 (H - 5) is negative", "the anchor along dim 2 (2) puts the window of 4 past the end of the dim (W)"], dim_checks = ["H - 5", "W - 6"], pipe.checked}
 
 // A take's indices lie in [-size, size).
 // CHECK-LABEL: pipe.pipeline @tk

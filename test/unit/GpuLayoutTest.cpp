@@ -83,9 +83,12 @@ const LayoutCase kLayoutCases[] = {
      }},
     {"flips",
      "pipeline flips(x: i32[N, H, W], m: bool[N]) -> (a: i32[N, H, W], "
-     "b: i32[N, H, W]) {\n"
+     "b: i32[N, H, W], r: f32[N, H]) {\n"
      "  a = flip(x, axes = [2], when = m)\n"
-     "  b = flip(x, axes = [1, 2]) + 1\n}\n",
+     "  b = flip(x, axes = [1, 2]) + 1\n"
+     // A reduction read through a flip (it was fused as the reduction's
+     // epilogue, whose threads cannot read each other's results).
+     "  r = flip(mean(f32(x), axes = [2]), axes = [1]) * 2\n}\n",
      [](Sizes s, unsigned seed) -> std::vector<HostTensor> {
        return {randomTensor(DType::I32, {s.n, s.h, s.w}, seed),
                randomInts(DType::Bool, {s.n}, seed + 1, 0, 1)};
@@ -355,4 +358,39 @@ TEST(GpuLayout, U64IndicesPast2To63AreOutOfRange) {
   auto reference = pipeline->runReference({x, i});
   ASSERT_FALSE(reference.ok());
   EXPECT_EQ(reference.status().message(), status.message());
+}
+
+TEST(GpuLayout, BlurAfterAFailedCheckWritesNothing) {
+  REQUIRE_GPU();
+  // The blur reads a crop whose anchors failed their check: its prepare
+  // kernel sees the run's guard and stops its passes, and the check, not
+  // the blur, reports.
+  auto pipeline = compileOrDie(
+      "pipeline p(x: u8[N, H, W], a: i32[N, 2]) -> (y: u8[N, 8, 8]) {\n"
+      "  y = gaussian_blur(crop(x, anchor = a, shape = [8, 8]), window = 3, "
+      "axes = [1, 2])\n}\n");
+  ASSERT_TRUE(pipeline);
+  HostTensor x = randomTensor(DType::U8, {2, 12, 12}, 6);
+  HostTensor poison(DType::U8, {2, 8, 8});
+  std::memset(poison.data(), 91, poison.numBytes());
+  DeviceBuffer y(poison.numBytes());
+  y.upload(poison.data());
+  pipert::TensorRef out{y.get(), DType::U8, {2, 8, 8}, pipert::Memory::Device};
+  HostTensor bad = anchors({0, 0, 5, 0});
+  pipert::Status status = pipeline->run({x.ref(), bad.ref()}, {out});
+  ASSERT_FALSE(status.ok());
+  EXPECT_EQ(status.message(),
+            "crop at test.pipe:2:25: the anchor along dim 1 of sample [1] is "
+            "5, outside [0, 4]; nothing was written");
+  HostTensor got(DType::U8, {2, 8, 8});
+  y.download(got.data());
+  EXPECT_TRUE(sameBits(got, poison));
+  // And a good run after it blurs as the reference does.
+  HostTensor good = anchors({0, 0, 4, 3});
+  status = pipeline->run({x.ref(), good.ref()}, {out});
+  ASSERT_TRUE(status.ok()) << status.message();
+  auto want = pipeline->runReference({x, good});
+  ASSERT_TRUE(want.ok()) << want.status().message();
+  y.download(got.data());
+  EXPECT_TRUE(sameBits(got, (*want)[0]));
 }
