@@ -83,9 +83,10 @@ const Case kCases[] = {
      {DType::F64},
      [](int64_t n, int64_t w) -> Shapes { return {{n, w}}; }},
     {"math",
-     "pipeline math(x: f32[N, W]) -> (a: f32[N, W], s: f32[N, W]) {\n"
+     "pipeline math(x: f32[N, W]) -> (a: f32[N, W], s: f32[N, W], t: f32[N, W]) {\n"
      "  a = exp(x / 100) + log(abs(x) + 1) + sin(x) * cos(x) + tanh(x / 50) + x ** 1.5\n"
-     "  s = sqrt(abs(x)) + rsqrt(abs(x) + 1) + atan2(x, x * x - 50)\n}\n",
+     "  s = sqrt(abs(x)) + rsqrt(abs(x) + 1)\n"
+     "  t = atan2(x, x * x - 50)\n}\n",
      {DType::F32},
      [](int64_t n, int64_t w) -> Shapes { return {{n, w}}; },
      /*relativeTolerance=*/1e-5},
