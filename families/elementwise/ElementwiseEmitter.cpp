@@ -68,6 +68,7 @@ enum class Variant {
   FlatVector,
   FlatScalar,
   Vector32,
+  Span32,
   Rows32,
   Tiles32,
   Coords32,
@@ -145,7 +146,9 @@ public:
         }
       }
       info.spanWidth = spanWidth;
+      info.spanEntry = name + "_span";
       emitVariant(os, name + "_vec", Variant::Vector32);
+      emitVariant(os, name + "_span", Variant::Span32);
       tiled = findTiledInput();
       if (tiled) {
         info.tileEntry = name + "_tiles";
@@ -336,7 +339,8 @@ private:
     emitSignature(os, name, variant == Variant::Rows32 ? "128, 16" : "256");
     bool coords = variant == Variant::Coords32 ||
                   variant == Variant::Coords64 || variant == Variant::Rows32 ||
-                  variant == Variant::Tiles32 || variant == Variant::Vector32;
+                  variant == Variant::Tiles32 || variant == Variant::Vector32 ||
+                  variant == Variant::Span32;
     // 32-bit indices where the runtime guarantees every index fits.
     if (coords) {
       os << "  typedef "
@@ -433,8 +437,8 @@ private:
                  dimExpr(source, s);
       }
     }
-    if (variant == Variant::Vector32) {
-      emitVector(os, rank);
+    if (variant == Variant::Vector32 || variant == Variant::Span32) {
+      emitVector(os, rank, variant == Variant::Span32);
       return;
     }
     if (variant == Variant::Rows32) {
@@ -456,44 +460,48 @@ private:
     os << "  }\n}\n\n";
   }
 
-  /// Each thread takes groups of `vectorWidth` consecutive elements (the
-  /// runtime launches this variant only when every array is 16-byte
-  /// aligned), one group per thread in a grid that covers them all; the
-  /// results and the inputs read directly move in 16-byte chunks. When the
-  /// groups divide the last dim, a group's coordinates are decoded once and
-  /// a gathered input is read at its offset plus j times its stride along
-  /// the last dim (once, if it does not move along it). Against the row
-  /// variant, normalize's u8 HWC -> f32 CHW went from 0.099 to 0.090 ms on
-  /// an H100 (85% -> 93% of the copy bandwidth, bench/NOTES.md): 16-byte
-  /// stores and a full grid of short-lived threads outweigh the row
-  /// variant's L1 reuse of a pixel's bytes. When they do not (a last dim of
-  /// 3 or 6: channels), each element's coordinates step from the group's
-  /// first with carries, and gathered inputs are read element by element;
-  /// the elements after the last whole group take a scalar loop.
-  void emitVector(llvm::raw_ostream &os, int64_t rank) {
-    const int v = vectorWidth;
-    const int64_t last = rank - 1;
-    os << "  if (D" << last << " % " << v << " == 0) {\n"
-       << "  const I groups = (I)n / " << v << ";\n";
-    emitVectorGroups(os, rank, /*carry=*/false);
-    os << "  } else {\n"
-       << "  const I groups = (I)n / " << spanWidth << ";\n";
-    emitVectorGroups(os, rank, /*carry=*/true);
-    // The rest, element by element.
-    os << "  for (I i = groups * " << spanWidth
-       << " + first; i < (I)n; i += stride) {\n"
-       << "    I rest = i;\n";
-    SmallVector<int64_t> allDims = llvm::to_vector(llvm::seq<int64_t>(0, rank));
-    emitDecode(os, allDims, "    ");
-    pipec::IndexStyle style = indexStyle();
-    elementStyle = style;
-    emitElement(
-        os, "    ", [](unsigned k) { return "in" + std::to_string(k) + "[i]"; },
-        [](unsigned k, StringRef value) {
-          return ("out" + std::to_string(k) + "[i] = " + value + ";").str();
-        },
-        [&](Operation *op) { return gatherAt(op, style); });
-    os << "  }\n  }\n}\n\n";
+  /// The vector variant: each thread takes a group of `vectorWidth`
+  /// consecutive elements (the runtime launches it only when they divide
+  /// the last dim and every array is 16-byte aligned), one group per thread
+  /// in a grid that covers them all; the results and the inputs read
+  /// directly move in 16-byte chunks; a group's coordinates are decoded
+  /// once and a gathered input is read at its offset plus j times its
+  /// stride along the last dim (once, if it does not move along it).
+  /// Against the row variant, normalize's u8 HWC -> f32 CHW went from 0.099
+  /// to 0.090 ms on an H100 (85% -> 93% of the copy bandwidth,
+  /// bench/NOTES.md): 16-byte stores and a full grid of short-lived threads
+  /// outweigh the row variant's L1 reuse of a pixel's bytes.
+  /// With `span`, the span variant, for short last dims the groups do not
+  /// divide (3 or 6 channels): groups of `spanWidth` that span rows, each
+  /// element's (or each whole row's) coordinates stepped from the group's
+  /// first with carries; the elements after the last whole group take a
+  /// scalar loop. A separate entry, not a branch of the vector one: with
+  /// both in one kernel, erase of f32[64,2,1024,1024] took 0.404 ms against
+  /// 0.363 on the H100.
+  void emitVector(llvm::raw_ostream &os, int64_t rank, bool span) {
+    const int v = span ? spanWidth : vectorWidth;
+    os << "  const I groups = (I)n / " << v << ";\n";
+    emitVectorGroups(os, rank, /*carry=*/span);
+    if (span) {
+      // The rest, element by element.
+      os << "  for (I i = groups * " << v
+         << " + first; i < (I)n; i += stride) {\n"
+         << "    I rest = i;\n";
+      SmallVector<int64_t> allDims =
+          llvm::to_vector(llvm::seq<int64_t>(0, rank));
+      emitDecode(os, allDims, "    ");
+      pipec::IndexStyle style = indexStyle();
+      elementStyle = style;
+      emitElement(
+          os, "    ",
+          [](unsigned k) { return "in" + std::to_string(k) + "[i]"; },
+          [](unsigned k, StringRef value) {
+            return ("out" + std::to_string(k) + "[i] = " + value + ";").str();
+          },
+          [&](Operation *op) { return gatherAt(op, style); });
+      os << "  }\n";
+    }
+    os << "}\n\n";
   }
 
   /// For a group of whole rows (spanRows): when gathered input `op` reads

@@ -18,6 +18,7 @@ struct ElementwiseInfo {
   std::string rowEntry;
   std::string tileEntry;
   std::string vectorEntry;
+  std::string spanEntry;
   int vectorWidth = 1;
   int spanWidth = 1;
   int elementsPerThread = 1;

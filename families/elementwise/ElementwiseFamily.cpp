@@ -97,6 +97,7 @@ public:
     planKernel.entries[pipert::kElementwiseVector] = info.vectorEntry;
     planKernel.entries[pipert::kElementwiseRows] = info.rowEntry;
     planKernel.entries[pipert::kElementwiseTiles] = info.tileEntry;
+    planKernel.entries[pipert::kElementwiseSpan] = info.spanEntry;
     pipert::ElementwiseParams params;
     params.coordinates = info.coordinates;
     params.vectorWidth = info.vectorWidth;

@@ -122,16 +122,18 @@ Status ElementwiseLauncher::launch(const LaunchContext &ctx) {
     wanted = (n / rowLength / domain[params.tileDim]) *
              ((domain[params.tileDim] + 31) / 32) * ((rowLength + 31) / 32);
   } else if (fast && functions[kElementwiseVector] &&
-             (rowLength % params.vectorWidth == 0 || rowLength < 128) &&
+             rowLength % params.vectorWidth == 0 &&
              allAligned(arrays(ctx), 16)) {
-    // One group of vectorWidth elements per thread, every group at once:
-    // within a row when the groups divide it, else across short rows
-    // (channels), each element's coordinates carried from the group's
-    // first. Long rows the groups do not divide go to the row variant.
+    // One group of vectorWidth elements per thread, every group at once.
     chosen = kElementwiseVector;
-    int width = rowLength % params.vectorWidth == 0 ? params.vectorWidth
-                                                   : params.spanWidth;
-    wanted = std::max(1LL, (n / width + threads - 1) / threads);
+    wanted = (n / params.vectorWidth + threads - 1) / threads;
+  } else if (fast && functions[kElementwiseSpan] && rowLength < 128 &&
+             allAligned(arrays(ctx), 16)) {
+    // Short rows the groups do not divide (channels): groups across rows,
+    // each element's (or row's) coordinates carried from the group's
+    // first. Long rows go to the row variant.
+    chosen = kElementwiseSpan;
+    wanted = std::max(1LL, (n / params.spanWidth + threads - 1) / threads);
   } else if (fast && functions[kElementwiseRows] && rowLength >= 128) {
     // 128 threads, 4 elements each per pass over a row.
     chosen = kElementwiseRows;

@@ -25,10 +25,12 @@ namespace pipert {
 ///  - Coordinates (inputs read through index maps): `Main` computes
 ///    indices in 32 bits and needs every tensor it touches to have fewer
 ///    than 2^31 elements; `Fallback` uses 64 bits; `Vector` (32 bits) gives
-///    each thread `vectorWidth` consecutive elements of the last dim where
-///    that many divide it, else `spanWidth` consecutive elements spanning
+///    each thread `vectorWidth` consecutive elements of the last dim, for
+///    last dims that many divide, every array 16-byte aligned; `Span` (32
+///    bits) gives each thread `spanWidth` consecutive elements that span
 ///    rows (whole rows of a short static last dim, such as 3 channels, when
-///    spanWidth is a multiple of it), every array 16-byte aligned; `Rows`
+///    spanWidth is a multiple of it), for short last dims the groups do not
+///    divide, every array 16-byte aligned; `Rows`
 ///    (32 bits) gives each block whole rows of the last dim; `Tiles` (32
 ///    bits, 32x8 threads) reads an input transposed through 32x32 tiles in
 ///    shared memory, over the domain dim `tileDim` and the last.
@@ -38,6 +40,7 @@ enum ElementwiseEntry {
   kElementwiseVector,
   kElementwiseRows,
   kElementwiseTiles,
+  kElementwiseSpan,
   kNumElementwiseEntries
 };
 
