@@ -157,7 +157,7 @@ Status ElementwiseLauncher::launch(const LaunchContext &ctx) {
   // looping blocks; normalize on an H100, bench/NOTES.md change 15.
   bool wholeGrid = (fast && !params.coordinates &&
                     chosen == kElementwiseMain) ||
-                   chosen == kElementwiseVector;
+                   chosen == kElementwiseVector || chosen == kElementwiseSpan;
   if (wholeGrid && blocksPerSm <= 0)
     cap = (1ll << 31) - 1;
   if (Status s = launchKernel(ctx, functions[chosen], kernel.entries[chosen],
