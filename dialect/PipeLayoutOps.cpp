@@ -150,8 +150,22 @@ static int64_t tensorOperandBytes(Operation *op) {
   int64_t bytes = 0;
   for (Value operand : op->getOperands()) {
     auto type = cast<RankedTensorType>(operand.getType());
-    if (type.getRank() > 0)
-      bytes += std::max<int64_t>(1, type.getElementTypeBitWidth() / 8);
+    if (type.getRank() == 0)
+      continue;
+    // Values no kernel loads per element: coordinates, and spreads of
+    // lower-rank values (a per-sample anchor), are computed or cached.
+    Operation *def = operand.getDefiningOp();
+    if (def && (isa<CoordinateOp>(def) ||
+                (isa<BroadcastOp>(def) &&
+                 cast<RankedTensorType>(def->getOperand(0).getType())
+                         .getRank() < type.getRank())))
+      continue;
+    if (auto cast = dyn_cast_or_null<CastOp>(def))
+      if (Operation *inner = cast.getInput().getDefiningOp();
+          inner && (isa<CoordinateOp>(inner) || isa<BroadcastOp>(inner)) &&
+          tensorOperandBytes(def) == 0)
+        continue;
+    bytes += std::max<int64_t>(1, type.getElementTypeBitWidth() / 8);
   }
   return bytes;
 }
