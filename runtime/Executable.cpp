@@ -196,6 +196,18 @@ Status Executable::run(const std::vector<TensorRef> &inputs,
                              plan_.resultNames[r] + "' overlap in memory");
   }
 
+  // Checks of values already on the host (anchors, indices passed in host
+  // memory) are made here, before anything is queued: a bad one fails the
+  // run at once, a good one needs no kernel.
+  std::vector<bool> checkedOnHost(launchers_.size(), false);
+  for (size_t k = 0; k < launchers_.size(); ++k) {
+    bool done = false;
+    if (Status s = launchers_[k]->checkOnHost(plan_, inputs, *sizes, done);
+        !s.ok())
+      return s;
+    checkedOnHost[k] = done;
+  }
+
   auto device = getCudaDevice();
   if (!device)
     return device.status();
@@ -315,7 +327,7 @@ Status Executable::run(const std::vector<TensorRef> &inputs,
   LaunchContext context{cu,     **device, stream,     allocations,
                         *sizes, ptrs,     shapes,     runNumber_,
                         guardWord, stats_};
-  RunState state{context, ptrs, bound, inputs, controlBlock};
+  RunState state{context, ptrs, bound, inputs, controlBlock, checkedOnHost};
   if (Status s = schedule(state); !s.ok())
     return s;
 

@@ -172,6 +172,9 @@ private:
     std::vector<bool> &bound;
     const std::vector<TensorRef> &inputs;
     CUdeviceptr controlBlock;
+    /// Kernels whose work the host did before the run (checks of host
+    /// values): not launched, their outputs ready.
+    const std::vector<bool> &doneOnHost;
   };
   Status schedule(RunState &state);
   Status prepareControl(const CudaDriver &cu);

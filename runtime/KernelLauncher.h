@@ -14,6 +14,7 @@
 #define PIPE_RUNTIME_KERNELLAUNCHER_H
 
 #include "runtime/Launch.h"
+#include "runtime/Tensor.h"
 
 #include <memory>
 
@@ -28,6 +29,17 @@ public:
   virtual Status load(const CudaDriver &cu, CUmodule module) = 0;
   /// Frees what load allocated.
   virtual void release(const CudaDriver &) {}
+
+  /// Before anything of a run is queued: a kernel that only checks values
+  /// the host already has (a parameter in host memory) checks them here,
+  /// reports a bad one at once, and sets `done` so that the run does not
+  /// launch it.
+  virtual Status checkOnHost(const Plan &, const std::vector<TensorRef> &,
+                             const std::map<std::string, int64_t> &,
+                             bool &done) {
+    done = false;
+    return Status();
+  }
 
   /// Queues the kernel's work of one run on `ctx.stream`.
   virtual Status launch(const LaunchContext &ctx) = 0;

@@ -32,6 +32,8 @@ struct CudaDevice;
 struct RunStats {
   int kernelsLaunched = 0; ///< Plan kernels (a blur's passes count once).
   int kernelsSkipped = 0;  ///< Not needed by the values chosen.
+  /// Checks of values in host memory, made before the run (not launched).
+  int checksOnHost = 0;
   int decisions = 0;       ///< Waits for conditions.
   int controlCopies = 0;   ///< Device-to-host copies of conditions.
   size_t controlBytes = 0; ///< Bytes those copies moved.

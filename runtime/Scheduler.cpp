@@ -111,6 +111,14 @@ Status Executable::schedule(RunState &st) {
 
   std::vector<bool> done(numKernels, false);
   size_t remaining = numKernels;
+  for (size_t k = 0; k < numKernels; ++k)
+    if (st.doneOnHost[k]) {
+      done[k] = true;
+      --remaining;
+      ++stats_.checksOnHost;
+      for (int b : plan.kernels[k].outputs)
+        ready[b] = true;
+    }
   while (true) {
     decideOnHost();
     need = computeDemand(plan, decided);

@@ -138,8 +138,9 @@ public:
     return "check at " + kernel.location +
            ": the first value out of bounds and where it is, 24 bytes "
            "written by its kernel into mapped host memory, only when one is "
-           "(checked on the GPU, so that the values need not come to the "
-           "host)";
+           "(checked on the GPU, so that values in device memory need not "
+           "come to the host; values in host memory are checked there, "
+           "before the run)";
   }
 };
 

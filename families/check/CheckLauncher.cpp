@@ -14,8 +14,11 @@
 #include "core/DimExpr.h"
 #include "runtime/CudaDriver.h"
 #include "runtime/KernelLauncher.h"
+#include "core/StorageTypes.h"
 
 #include <algorithm>
+#include <climits>
+#include <type_traits>
 #include <vector>
 
 using namespace pipert;
@@ -27,6 +30,50 @@ namespace {
 struct CheckReport {
   long long run, index, value;
 };
+
+/// The failure of a check of `value` (its shape `shape`) at flat index
+/// `index`, with `bounds` (lo and hi per column) and the value as text.
+Status describeFailure(const CheckParams &params,
+                       const std::vector<int64_t> &shape, long long index,
+                       const std::vector<long long> &bounds,
+                       const std::string &value) {
+  std::vector<long long> coordinates(shape.size());
+  for (size_t d = shape.size(); d-- > 0;) {
+    coordinates[d] = shape[d] ? index % shape[d] : 0;
+    index = shape[d] ? index / shape[d] : 0;
+  }
+  size_t column = 0;
+  if (params.columns.size() > 1) {
+    column = size_t(coordinates.back());
+    coordinates.pop_back();
+  }
+  std::string at = "[";
+  for (size_t d = 0; d < coordinates.size(); ++d)
+    at += (d ? ", " : "") + std::to_string(coordinates[d]);
+  at += "]";
+  return Status::error(formatCheckMessage(params.columns[column].message, at,
+                                          value, bounds[2 * column],
+                                          bounds[2 * column + 1]) +
+                       "; nothing was written");
+}
+
+/// lo and hi of each column under `sizes`.
+Result<std::vector<long long>>
+evaluateBounds(const PlanKernel &kernel, const CheckParams &params,
+               const std::map<std::string, int64_t> &sizes) {
+  std::vector<long long> bounds;
+  for (const CheckParams::Column &column : params.columns)
+    for (const std::string *bound : {&column.lo, &column.hi}) {
+      std::string missing;
+      auto size = evaluateDim(*bound, sizes, &missing);
+      if (!size)
+        return Status::error("internal error: check kernel '" + kernel.name +
+                             "' has a bound of unknown size '" + missing +
+                             "'");
+      bounds.push_back(*size);
+    }
+  return bounds;
+}
 
 class CheckLauncher : public KernelLauncher {
 public:
@@ -40,6 +87,9 @@ public:
     if (words)
       cu.cuMemFree(words);
   }
+  Status checkOnHost(const Plan &plan, const std::vector<TensorRef> &inputs,
+                     const std::map<std::string, int64_t> &sizes,
+                     bool &done) override;
   Status launch(const LaunchContext &ctx) override;
   bool hasVerdict() const override { return true; }
   void beginRun() override { report->run = 0; }
@@ -105,17 +155,10 @@ Status CheckLauncher::launch(const LaunchContext &ctx) {
                          std::to_string(n) +
                          " values are more than a check can look at (2^" +
                          std::to_string(kCheckIndexBits) + ")");
-  bounds.clear();
-  for (const CheckParams::Column &column : params.columns)
-    for (const std::string *bound : {&column.lo, &column.hi}) {
-      std::string missing;
-      auto size = evaluateDim(*bound, ctx.sizes, &missing);
-      if (!size)
-        return Status::error("internal error: check kernel '" + kernel.name +
-                             "' has a bound of unknown size '" + missing +
-                             "'");
-      bounds.push_back(*size);
-    }
+  auto evaluated = evaluateBounds(kernel, params, ctx.sizes);
+  if (!evaluated)
+    return evaluated.status();
+  bounds = evaluated.take();
   CUdeviceptr value = ctx.ptrs[kernel.inputs.front()];
   CUdeviceptr word = words + (ctx.runNumber % kRunSlots) * kRunWordBytes;
   CUdeviceptr guard = ctx.guardWord;
@@ -136,34 +179,52 @@ Status CheckLauncher::launch(const LaunchContext &ctx) {
   return launchKernel(ctx, reportFirst, kernel.entries[1], 1, 1, 1, args);
 }
 
+Status CheckLauncher::checkOnHost(const Plan &plan,
+                                  const std::vector<TensorRef> &inputs,
+                                  const std::map<std::string, int64_t> &sizes,
+                                  bool &done) {
+  done = false;
+  int b = kernel.inputs.front();
+  if (b >= plan.numParams || inputs[b].memory != Memory::Host)
+    return Status();
+  const TensorRef &value = inputs[b];
+  auto checked = evaluateBounds(kernel, params, sizes);
+  if (!checked)
+    return checked.status();
+  const std::vector<long long> &bounds = *checked;
+  size_t columns = params.columns.size();
+  int64_t n = value.numElements();
+  Status status;
+  visitStorageType(value.dtype, [&](auto tag) {
+    using T = decltype(tag);
+    if constexpr (std::is_integral_v<T>) {
+      const T *data = static_cast<const T *>(value.data);
+      for (int64_t i = 0; i < n && status.ok(); ++i) {
+        size_t c = columns > 1 ? size_t(i % int64_t(columns)) : 0;
+        bool huge = std::is_unsigned_v<T> && sizeof(T) == 8 &&
+                    uint64_t(data[i]) > uint64_t(INT64_MAX);
+        long long x = (long long)data[i];
+        if (!huge && x >= bounds[2 * c] && x <= bounds[2 * c + 1])
+          continue;
+        status = describeFailure(params, value.shape, i, bounds,
+                                 std::to_string(data[i]));
+      }
+    }
+  });
+  if (!status.ok())
+    return status;
+  done = true;
+  return Status();
+}
+
 Status CheckLauncher::verdict() const {
   if (report->run == 0)
     return Status();
-  // The flat index's coordinates in the value's shape; with columns of
-  // bounds, the last is the column.
-  long long index = report->index;
-  std::vector<long long> coordinates(shape.size());
-  for (size_t d = shape.size(); d-- > 0;) {
-    coordinates[d] = shape[d] ? index % shape[d] : 0;
-    index = shape[d] ? index / shape[d] : 0;
-  }
-  size_t column = 0;
-  if (params.columns.size() > 1) {
-    column = size_t(coordinates.back());
-    coordinates.pop_back();
-  }
-  std::string at = "[";
-  for (size_t d = 0; d < coordinates.size(); ++d)
-    at += (d ? ", " : "") + std::to_string(coordinates[d]);
-  at += "]";
   long long value = report->value;
-  std::string text = params.unsigned64
-                         ? std::to_string((unsigned long long)value)
-                         : std::to_string(value);
-  return Status::error(formatCheckMessage(params.columns[column].message, at,
-                                          text, bounds[2 * column],
-                                          bounds[2 * column + 1]) +
-                       "; nothing was written");
+  return describeFailure(params, shape, report->index, bounds,
+                         params.unsigned64
+                             ? std::to_string((unsigned long long)value)
+                             : std::to_string(value));
 }
 
 } // namespace

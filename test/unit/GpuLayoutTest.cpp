@@ -201,13 +201,26 @@ const char *const kCheckedCrop =
     "  y = f32(crop(x, anchor = a, shape = [5, 4])) * 2\n"
     "  s = sum(y, axes = [1, 2])\n}\n";
 
-/// Runs `executable` on x and anchors `a`, into `y` (device) and `s`
-/// (host).
+/// `t` in device memory (`buffer` holds it), or in host memory.
+pipert::TensorRef on(pipert::Memory memory, const HostTensor &t,
+                     std::unique_ptr<DeviceBuffer> &buffer) {
+  if (memory == pipert::Memory::Host)
+    return t.ref();
+  buffer = std::make_unique<DeviceBuffer>(t.numBytes());
+  buffer->upload(t.data());
+  return {buffer->get(), t.dtype(), t.shape(), pipert::Memory::Device};
+}
+
+/// Runs `executable` on x and anchors `a` (in device memory, so that the
+/// GPU checks them, unless `anchorsOn` says host), into `y` (device) and
+/// `s` (host).
 pipert::Status runCheckedCrop(pipert::Executable &executable,
                               const HostTensor &x, const HostTensor &a,
-                              DeviceBuffer &y, HostTensor &s) {
+                              DeviceBuffer &y, HostTensor &s,
+                              pipert::Memory anchorsOn = pipert::Memory::Device) {
+  std::unique_ptr<DeviceBuffer> anchorsBuffer;
   return executable.run(
-      {x.ref(), a.ref()},
+      {x.ref(), on(anchorsOn, a, anchorsBuffer)},
       {pipert::TensorRef{y.get(), DType::F32, {x.shape()[0], 5, 4},
                          pipert::Memory::Device},
        s.ref()});
@@ -327,11 +340,16 @@ TEST(GpuLayout, TakeOutOfRangeNamesTheIndex) {
   HostTensor y(DType::F32, {4, 5});
   std::memset(y.data(), 0x5a, y.numBytes());
   HostTensor poisoned = y;
-  pipert::Status status = pipeline->run({x.ref(), i.ref()}, {y.ref()});
-  ASSERT_FALSE(status.ok());
-  EXPECT_EQ(status.message(),
-            "take at test.pipe:2:7: index -4 at [3] of the indices is outside "
-            "[-3, 2]; nothing was written");
+  // Indices on the device are checked there; on the host, before the run.
+  pipert::Status status;
+  for (pipert::Memory memory : {pipert::Memory::Device, pipert::Memory::Host}) {
+    std::unique_ptr<DeviceBuffer> buffer;
+    status = pipeline->run({x.ref(), on(memory, i, buffer)}, {y.ref()});
+    ASSERT_FALSE(status.ok());
+    EXPECT_EQ(status.message(),
+              "take at test.pipe:2:7: index -4 at [3] of the indices is "
+              "outside [-3, 2]; nothing was written");
+  }
   auto reference = pipeline->runReference({x, i});
   ASSERT_FALSE(reference.ok());
   EXPECT_EQ(reference.status().message(), status.message());
@@ -350,11 +368,15 @@ TEST(GpuLayout, U64IndicesPast2To63AreOutOfRange) {
   i.as<uint64_t>()[0] = 1;
   i.as<uint64_t>()[1] = ~0ull;
   HostTensor y(DType::F32, {2, 2});
-  pipert::Status status = pipeline->run({x.ref(), i.ref()}, {y.ref()});
-  ASSERT_FALSE(status.ok());
-  EXPECT_EQ(status.message(),
-            "take at test.pipe:2:7: index 18446744073709551615 at [1] of the "
-            "indices is outside [-3, 2]; nothing was written");
+  pipert::Status status;
+  for (pipert::Memory memory : {pipert::Memory::Device, pipert::Memory::Host}) {
+    std::unique_ptr<DeviceBuffer> buffer;
+    status = pipeline->run({x.ref(), on(memory, i, buffer)}, {y.ref()});
+    ASSERT_FALSE(status.ok());
+    EXPECT_EQ(status.message(),
+              "take at test.pipe:2:7: index 18446744073709551615 at [1] of "
+              "the indices is outside [-3, 2]; nothing was written");
+  }
   auto reference = pipeline->runReference({x, i});
   ASSERT_FALSE(reference.ok());
   EXPECT_EQ(reference.status().message(), status.message());
@@ -377,7 +399,9 @@ TEST(GpuLayout, BlurAfterAFailedCheckWritesNothing) {
   y.upload(poison.data());
   pipert::TensorRef out{y.get(), DType::U8, {2, 8, 8}, pipert::Memory::Device};
   HostTensor bad = anchors({0, 0, 5, 0});
-  pipert::Status status = pipeline->run({x.ref(), bad.ref()}, {out});
+  std::unique_ptr<DeviceBuffer> badOnDevice;
+  pipert::Status status = pipeline->run(
+      {x.ref(), on(pipert::Memory::Device, bad, badOnDevice)}, {out});
   ASSERT_FALSE(status.ok());
   EXPECT_EQ(status.message(),
             "crop at test.pipe:2:21: the anchor along dim 1 of sample [1] is "
@@ -393,4 +417,31 @@ TEST(GpuLayout, BlurAfterAFailedCheckWritesNothing) {
   ASSERT_TRUE(want.ok()) << want.status().message();
   y.download(got.data());
   EXPECT_TRUE(sameBits(got, (*want)[0]));
+}
+
+TEST(GpuLayout, AnchorsInHostMemoryAreCheckedBeforeTheRun) {
+  REQUIRE_GPU();
+  // Values the host has are checked there: a bad one fails before anything
+  // is queued, a good run launches no check kernel.
+  auto pipeline = compileOrDie(kCheckedCrop);
+  ASSERT_TRUE(pipeline);
+  auto executable = pipert::Executable::load(pipeline->plan());
+  ASSERT_TRUE(executable.ok()) << executable.status().message();
+  HostTensor x = randomTensor(DType::U8, {3, 10, 12}, 8);
+  DeviceBuffer y(3 * 5 * 4 * sizeof(float));
+  HostTensor s(DType::F32, {3});
+  pipert::Status status = runCheckedCrop(
+      **executable, x, anchors({0, 0, 6, 8, 2, 3}), y, s, pipert::Memory::Host);
+  ASSERT_FALSE(status.ok());
+  EXPECT_EQ(status.message(),
+            "crop at test.pipe:2:11: the anchor along dim 1 of sample [1] is "
+            "6, outside [0, 5]; nothing was written");
+  HostTensor good = anchors({0, 0, 5, 8, 2, 3});
+  status = runCheckedCrop(**executable, x, good, y, s, pipert::Memory::Host);
+  ASSERT_TRUE(status.ok()) << status.message();
+  EXPECT_EQ((*executable)->lastRunStats().checksOnHost, 1);
+  EXPECT_EQ((*executable)->lastRunStats().kernelsLaunched, 2);
+  auto expected = pipeline->runReference({x, good});
+  ASSERT_TRUE(expected.ok());
+  EXPECT_TRUE(sameBits(s, (*expected)[1]));
 }
