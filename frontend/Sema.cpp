@@ -693,6 +693,18 @@ bool PipelineChecker::checkUnary(UnaryExprAST &expr) {
     accepts = spelling->accepts;
   }
   if (expr.operand->type.isWeakLiteral()) {
+    // A number literal takes the same rules as a tensor would: `!` is of
+    // bool (there is no weak bool: `true` has the bool dtype), `~` of
+    // integers.
+    if (accepts == Accepts::Bool)
+      return error(expr.operand->getLoc(),
+                   what + " takes bool values, not a number literal; "
+                          "compare first, e.g. x != 0, or write ~ for the "
+                          "bits of an integer");
+    if ((accepts == Accepts::IntegerOrBool || accepts == Accepts::Integer) &&
+        expr.operand->type.weakFloat)
+      return error(expr.operand->getLoc(),
+                   what + " takes integers, not a float literal");
     expr.type = expr.operand->type; // folded away by foldLiteralTrees
     return true;
   }

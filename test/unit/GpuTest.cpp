@@ -213,6 +213,22 @@ const Case kCases[] = {
      {DType::F32, DType::F32},
      [](int64_t n, int64_t w) -> Shapes { return {{n, w}, {}}; },
      /*relativeTolerance=*/1e-5},
+    // Found by issue 15's fuzzer inside the compiler: reduction fusion
+    // built an invalid kernel, and elementwise fusion a cycle.
+    {"fused_keepdims",
+     "pipeline fused_keepdims(x: f32[N, H, W], r: f32[W]) -> (y: f32[N, H, W]) {\n"
+     // (Small integers in the mean, so that its f32 sum is exact in any
+     // order.)
+     "  y = x * 2 - mean(f32(i32(x) & 7) * f32(i32(r) & 1), axes = [1, 2], "
+     "keepdims = true)\n}\n",
+     {DType::F32, DType::F32},
+     [](int64_t n, int64_t w) -> Shapes { return {{n, 5, w}, {w}}; }},
+    {"blur_then_branch",
+     "pipeline blur_then_branch(x: u8[N, H, W], k: i32[N]) -> (y: bool[N, H, W]) {\n"
+     "  y = bool(gaussian_blur(x, window = (k & 7) | 1, axes = [1, 2]))\n"
+     "  if sum(f32(x)) > 3 {\n    y = bool(x)\n  }\n}\n",
+     {DType::U8, DType::I32},
+     [](int64_t n, int64_t w) -> Shapes { return {{n, 6, w}, {n}}; }},
     {"dynamic_blur",
      "pipeline dynamic_blur(masks: u8[N, H, W]) -> (blurred: u8[N, H, W]) {\n"
      "  ratio = mean(f32(masks > 100), axes = [1, 2])\n"
