@@ -85,8 +85,9 @@ constexpr int kMaxRecomputedOps = 8;
 
 /// Whether `op` is an elementwise op cheaper to recompute in each kernel
 /// that reads it than to store and load: the full-size values it is
-/// computed from (through other such ops and index maps) take fewer bytes
-/// per element than it does, and few ops. `f32(images) * brightness` (u8
+/// computed from (through other such ops and index maps) take no more
+/// bytes per element than it does (then recomputing saves at least its
+/// store), and few ops. `f32(images) * brightness` (u8
 /// and a per-sample scalar in, f32 out) is; a kernel reading it recomputes
 /// it from the u8 images instead of loading a stored f32 temporary.
 bool isRecomputable(Operation *op) {
@@ -121,7 +122,7 @@ bool isRecomputable(Operation *op) {
       bytes += getElementBytes(type);
     }
   }
-  return bytes < getElementBytes(result);
+  return bytes <= getElementBytes(result);
 }
 
 /// Ops cloned into the kernels that use them rather than computed once.
