@@ -4,8 +4,8 @@
 // kernel that looks at every element and, for one outside [lo, hi], raises
 // the check's word (which element came first, tagged with the run's
 // number) and the run's guard word (which every kernel after it reads
-// before it writes anything); a one-thread kernel then writes the first
-// bad element and its value into mapped host memory. No run copies
+// before it writes anything); the last of its blocks to finish writes the
+// first bad element and its value into mapped host memory. No run copies
 // anything. Its output is its input's memory.
 //
 //===----------------------------------------------------------------------===//
@@ -62,8 +62,9 @@ public:
        << name << "(const " << scalar
        << " *__restrict__ value, long long n, " << name << "_bounds bounds,\n"
        << "    unsigned long long *__restrict__ first,\n"
-       << "    unsigned long long *__restrict__ guard, unsigned long long run) "
-          "{\n"
+       << "    unsigned long long *__restrict__ guard, unsigned long long run,\n"
+       << "    unsigned long long *__restrict__ blocksDone,\n"
+       << "    volatile long long *report) {\n"
        << "  pipe_wait_for_previous_kernel();\n"
        << "  for (long long i = (long long)blockIdx.x * blockDim.x + "
           "threadIdx.x; i < n;\n"
@@ -93,18 +94,21 @@ public:
        << ") | (" << pipert::kCheckIndexMask
        << "ull - (unsigned long long)i));\n"
        << "    atomicMax(guard, run << " << pipert::kCheckIndexBits << ");\n"
-       << "  }\n}\n\n"
-       // One thread, after the check: the first bad element and its value
-       // into mapped host memory, so that neither is copied afterwards
-       // (the value may be a temporary of the run, freed by then).
-       << "// " << name << "_report: the first bad element, if any.\n"
-       << "extern \"C\" __global__ void " << name << "_report(const "
-       << scalar << " *__restrict__ value,\n"
-       << "    const unsigned long long *__restrict__ first, unsigned long "
-          "long run,\n"
-       << "    volatile long long *report) {\n"
-       << "  pipe_wait_for_previous_kernel();\n"
-       << "  const unsigned long long word = *first;\n"
+       << "  }\n"
+       // The last block to finish (CUDA's threadFenceReduction sample)
+       // reports the first bad element and its value into mapped host
+       // memory, so that neither is copied afterwards (the value may be a
+       // temporary of the run, freed by then). One launch instead of a
+       // check and a one-thread report after it: that launch cost about
+       // 1.5 us of crop_mirror_normalize's 80 (bench/NOTES.md).
+       << "  __threadfence();\n"
+       << "  __syncthreads();\n"
+       << "  if (threadIdx.x != 0 || atomicAdd(blocksDone, 1ull) + 1 != "
+          "gridDim.x)\n"
+       << "    return;\n"
+       << "  *blocksDone = 0;\n"
+       << "  const unsigned long long word = "
+          "*(volatile unsigned long long *)first;\n"
        << "  if ((word >> " << pipert::kCheckIndexBits << ") != run)\n"
        << "    return;\n"
        << "  const long long i = (long long)(" << pipert::kCheckIndexMask
@@ -115,7 +119,7 @@ public:
        << "  report[0] = (long long)run;\n}\n";
     pipert::PlanKernel kernel;
     kernel.name = name;
-    kernel.entries = {name, name + "_report"};
+    kernel.entries = {name};
     kernel.source = std::move(text);
     kernel.domain = pipec::getPlanBuffer(type, "").dims;
     kernel.location = describeLocation(check.getLoc());

@@ -25,8 +25,8 @@ using namespace pipert;
 
 namespace {
 
-/// What the report kernel writes: the run's number (0 before), the first
-/// bad element's flat index and its value.
+/// What the check kernel's last block writes: the run's number (0 before),
+/// the first bad element's flat index and its value.
 struct CheckReport {
   long long run, index, value;
 };
@@ -96,18 +96,20 @@ public:
   Status verdict() const override;
   Status forgetRuns(const CudaDriver &cu, CUstream stream) override {
     return checkCuda(
-        cu.cuMemsetD8Async(words, 0, kRunSlots * kRunWordBytes, stream),
+        cu.cuMemsetD8Async(words, 0, kWordBytes, stream),
         "cuMemsetD8Async", "for check words");
   }
 
 private:
   const PlanKernel &kernel;
   CheckParams params;
-  CUfunction check = nullptr, reportFirst = nullptr;
+  CUfunction check = nullptr;
   /// The report, in mapped pinned memory, and its device address.
   volatile CheckReport *report = nullptr;
   CUdeviceptr reportDevice = 0;
-  /// kRunSlots device words.
+  /// Two device words per run slot: the first bad element's (CheckParams.h)
+  /// and the count of the check's blocks that have finished.
+  static constexpr size_t kWordBytes = kRunSlots * 2 * kRunWordBytes;
   CUdeviceptr words = 0;
   /// Of the latest launch, for the verdict's message: the value's shape,
   /// and lo and hi of each column.
@@ -116,13 +118,10 @@ private:
 };
 
 Status CheckLauncher::load(const CudaDriver &cu, CUmodule module) {
-  if (kernel.entries.size() != 2 || kernel.inputs.size() != 1)
+  if (kernel.entries.size() != 1 || kernel.inputs.size() != 1)
     return Status::error("check kernel '" + kernel.name +
-                         "' does not have its two entries and one input");
+                         "' does not have its one entry and one input");
   if (Status s = getFunction(cu, module, kernel.entries[0], &check); !s.ok())
-    return s;
-  if (Status s = getFunction(cu, module, kernel.entries[1], &reportFirst);
-      !s.ok())
     return s;
   void *host = nullptr;
   if (Status s = checkCuda(cu.cuMemHostAlloc(&host, sizeof(CheckReport),
@@ -136,11 +135,11 @@ Status CheckLauncher::load(const CudaDriver &cu, CUmodule module) {
                            "cuMemHostGetDevicePointer", "for a check's report");
       !s.ok())
     return s;
-  if (Status s = checkCuda(cu.cuMemAlloc(&words, kRunSlots * kRunWordBytes),
-                           "cuMemAlloc", "for check words");
+  if (Status s = checkCuda(cu.cuMemAlloc(&words, kWordBytes), "cuMemAlloc",
+                           "for check words");
       !s.ok())
     return s;
-  std::vector<unsigned char> zeros(kRunSlots * kRunWordBytes, 0);
+  std::vector<unsigned char> zeros(kWordBytes, 0);
   return checkCuda(cu.cuMemcpyHtoD(words, zeros.data(), zeros.size()),
                    "cuMemcpyHtoD", "for check words");
 }
@@ -160,23 +159,18 @@ Status CheckLauncher::launch(const LaunchContext &ctx) {
     return evaluated.status();
   bounds = evaluated.take();
   CUdeviceptr value = ctx.ptrs[kernel.inputs.front()];
-  CUdeviceptr word = words + (ctx.runNumber % kRunSlots) * kRunWordBytes;
+  CUdeviceptr word =
+      words + (ctx.runNumber % kRunSlots) * 2 * kRunWordBytes;
+  CUdeviceptr blocksDone = word + kRunWordBytes;
   CUdeviceptr guard = ctx.guardWord;
-  unsigned long long run = ctx.runNumber;
-  {
-    // The bounds go by value, as the kernel's struct of long longs.
-    std::vector<void *> args = {&value, &n,     bounds.data(),
-                                &word,  &guard, &run};
-    long long blocks = std::min((n + 255) / 256,
-                                (long long)ctx.device.multiprocessors * 8);
-    if (Status s = launchKernel(ctx, check, kernel.entries[0], blocks, 256, 1,
-                                args);
-        !s.ok())
-      return s;
-  }
   CUdeviceptr out = reportDevice;
-  std::vector<void *> args = {&value, &word, &run, &out};
-  return launchKernel(ctx, reportFirst, kernel.entries[1], 1, 1, 1, args);
+  unsigned long long run = ctx.runNumber;
+  // The bounds go by value, as the kernel's struct of long longs.
+  std::vector<void *> args = {&value, &n,   bounds.data(), &word,
+                              &guard, &run, &blocksDone,   &out};
+  long long blocks = std::min((n + 255) / 256,
+                              (long long)ctx.device.multiprocessors * 8);
+  return launchKernel(ctx, check, kernel.entries[0], blocks, 256, 1, args);
 }
 
 Status CheckLauncher::checkOnHost(const Plan &plan,

@@ -137,15 +137,39 @@ public:
       int64_t lastSize = domain.getRank() ? domain.getShape().back() : 1;
       spanWidth = vectorWidth;
       spanRows = 0;
+      // Whole rows making 16-byte multiples where some input's rows load
+      // as runs (takesRunLoads), 8-byte ones where every element is loaded
+      // alone: on the H100, the concat of two u8[64,512,512,3] on the
+      // channels (runs) took 0.0788 ms in groups of 48 bytes against 0.0798
+      // in groups of 24, the pad of u8[64,1000,1000,3] to 1024 (element
+      // loads) 0.1478 against 0.2130: each byte lives in a register of its
+      // own, and wide groups of them cost more than their shared index
+      // arithmetic saves. (PIPE_TUNE_SPAN_BYTES overrides, for sweeps.)
       if (domain.getRank() >= 2 && !ShapedType::isDynamic(lastSize) &&
           lastSize > 1 && vectorWidth % lastSize != 0) {
-        int64_t width = std::lcm(int64_t(vectorWidth), lastSize);
+        bool runs = llvm::any_of(gathers, [&](Operation *op) {
+          return takesRunLoads(reads.find(op)->second, lastSize);
+        });
+        int64_t base = std::max<int64_t>(
+            1, tuning("PIPE_TUNE_SPAN_BYTES", runs ? 16 : 8) * vectorWidth /
+                   16);
+        int64_t width = std::lcm(base, lastSize);
         if (width <= 64) {
           spanWidth = int(width);
           spanRows = int(width / lastSize);
         }
       }
       info.spanWidth = spanWidth;
+      // The vector variant's groups take every value of a plane dim (the
+      // CHW planes of HWC pixels) where the maps compute their coordinates:
+      // a crop's anchors and a flip's flag are then read and applied once
+      // per pixel instead of once per plane. crop_mirror_normalize into
+      // f32 CHW measured 0.0721 ms against 0.0773 (bench/micro/
+      // layout_shapes.py, H100); a plain transpose (normalize) 0.0910
+      // against 0.0896, so it keeps the one-plane groups.
+      planeDim = hasComputedMaps() ? findPlaneDim() : -1;
+      vectorPlanes = planeDim >= 0 ? int(domain.getDimSize(planeDim)) : 1;
+      info.vectorPlanes = vectorPlanes;
       info.spanEntry = name + "_span";
       emitVariant(os, name + "_vec", Variant::Vector32);
       emitVariant(os, name + "_span", Variant::Span32);
@@ -226,6 +250,46 @@ private:
     const pipec::IndexRead &read = reads.find(op)->second;
     return "in" + std::to_string(read.arg.getArgNumber()) + "[" +
            pipec::printOffset(read, style, stridesOf(op)) + "]";
+  }
+
+  /// A small static dim of the domain (2 to 8 values) that is some
+  /// gathered input's innermost, contiguous dim, like the channels of an HWC
+  /// image read into CHW planes; -1 if none.
+  int64_t findPlaneDim() {
+    RankedTensorType domain = kernel.getDomainType();
+    int64_t rank = domain.getRank(), last = rank - 1, found = -1;
+    for (Operation *op : gathers) {
+      const pipec::IndexRead &read = reads.find(op)->second;
+      if (read.coordinates.empty())
+        continue;
+      std::optional<int64_t> d = followedDim(read.coordinates.back(), rank);
+      if (d && *d != last && !domain.isDynamicDim(*d) &&
+          domain.getDimSize(*d) > 1 && domain.getDimSize(*d) <= 8)
+        found = *d;
+    }
+    return found;
+  }
+
+  /// Whether some gathered input's map computes its coordinates from
+  /// parameters, bounds or choices (a crop's anchors, a flip's flags, a
+  /// border rule) rather than from coordinates and dims alone.
+  bool hasComputedMaps() {
+    std::function<bool(const IndexExpr &)> computed =
+        [&](const IndexExpr &e) {
+          switch (e.getKind()) {
+          case IndexExpr::Kind::Read:
+          case IndexExpr::Kind::Min:
+          case IndexExpr::Kind::Max:
+          case IndexExpr::Kind::Select:
+            return true;
+          default:
+            return llvm::any_of(e.getOperands(), computed);
+          }
+        };
+    for (Operation *op : gathers)
+      if (llvm::any_of(reads.find(op)->second.coordinates, computed))
+        return true;
+    return false;
   }
 
   /// The size of dim `i` of `type` as an expression of type `I`.
@@ -480,7 +544,8 @@ private:
   /// 0.363 on the H100.
   void emitVector(llvm::raw_ostream &os, int64_t rank, bool span) {
     const int v = span ? spanWidth : vectorWidth;
-    os << "  const I groups = (I)n / " << v << ";\n";
+    os << "  const I groups = (I)n / "
+       << (span ? v : v * vectorPlanes) << ";\n";
     emitVectorGroups(os, rank, /*carry=*/span);
     if (span) {
       // The rest, element by element.
@@ -504,37 +569,45 @@ private:
     os << "}\n\n";
   }
 
+  /// Whether span groups load gathered input `read`'s rows as runs
+  /// (emitRunLoad): each row's elements come from one row of the input
+  /// (its last coordinate a function of the domain's last alone, its others
+  /// independent of it), shorter than the domain's (a concat's parts). Where
+  /// they are as long (a pad), the elements' own loads measured faster on
+  /// the H100: the pad of u8[64,1000,1000,3] to 1024 took 0.1478 ms against
+  /// 0.1767 with run loads (8-byte groups; 0.2130 against 0.2948 with
+  /// 16-byte ones).
+  bool takesRunLoads(const pipec::IndexRead &read, int64_t lastSize) {
+    const int64_t last = kernel.getDomainType().getRank() - 1;
+    int64_t srank = read.source.getRank();
+    if (srank == 0 || read.source.isDynamicDim(srank - 1) ||
+        read.source.getDimSize(srank - 1) >= lastSize)
+      return false;
+    for (int64_t d = 0; d < last; ++d)
+      if (read.coordinates[srank - 1].dependsOn(d))
+        return false;
+    for (int64_t s = 0; s + 1 < srank; ++s)
+      if (read.coordinates[s].dependsOn(last))
+        return false;
+    return true;
+  }
+
   /// For a group of whole rows (spanRows): when gathered input `op` reads
   /// each row's elements from one row of its own (its last coordinate a
   /// function of the domain's last alone, its others independent of it),
   /// the rows of a group are often consecutive in the input too (a pad's
   /// or a concat's interior): then the group's rows are one run, loaded in
-  /// 16- or 8-byte chunks where it is aligned, and each element picked from
+  /// 16-, 8- or 4-byte chunks where it is aligned, and each element picked from
   /// it; else each element is loaded alone. Fills g<id>[v] (declared by
   /// the caller) and returns true, or returns false (and emits nothing)
   /// when the read does not qualify.
   bool emitRunLoad(llvm::raw_ostream &os, Operation *op, unsigned id,
                    const pipec::IndexRead &read, int v, int64_t lastSize,
                    const std::function<std::string(int64_t)> &coordinate) {
-    const int64_t last = kernel.getDomainType().getRank() - 1;
-    int64_t srank = read.source.getRank();
-    if (srank == 0 || read.source.isDynamicDim(srank - 1))
+    if (!takesRunLoads(read, lastSize))
       return false;
+    const int64_t srank = read.source.getRank();
     const int64_t sourceRow = read.source.getDimSize(srank - 1);
-    for (int64_t d = 0; d <= last; ++d)
-      if (d != last && read.coordinates[srank - 1].dependsOn(d))
-        return false;
-    for (int64_t s = 0; s + 1 < srank; ++s)
-      if (read.coordinates[s].dependsOn(last))
-        return false;
-    // Only where the input's rows are shorter than the domain's (a
-    // concat's parts): there the run loads replace reads that each serve
-    // part of a row; where they are as long (a pad), the elements' own
-    // loads measured faster on the H100 (pad to a multiple of 32 of
-    // u8[64,1000,1000,3]: 0.212 ms against 0.295 with run loads; the
-    // concat of two u8[64,512,512,3]: 0.128 ms against 0.079).
-    if (sourceRow >= lastSize)
-      return false;
     const int rows = v / int(lastSize);
     const int64_t runElements = rows * sourceRow;
     const int64_t elementBytes =
@@ -568,7 +641,7 @@ private:
                        ") * " + std::to_string(sourceRow) + " + " + within +
                        "];";
     const char *keyword = "if";
-    for (int chunk : {16, 8}) {
+    for (int chunk : {16, 8, 4}) {
       if (runBytes % chunk != 0)
         continue;
       os << (keyword[0] == 'i' ? "      " : "") << keyword << " (run && at % "
@@ -602,11 +675,41 @@ private:
     const int64_t lastSize = rows ? v / spanRows : 0;
     const int64_t carried = rows ? last - 1 : last;
     const int steps = rows ? spanRows : v;
-    os << "  for (I g = first; g < groups; g += stride) {\n"
-       << "    const I i0 = g * " << v << ";\n"
-       << "    I rest = i0;\n";
-    SmallVector<int64_t> allDims = llvm::to_vector(llvm::seq<int64_t>(0, rank));
-    emitDecode(os, allDims, "    ");
+    const bool planes = !carry && planeDim >= 0;
+    os << "  for (I g = first; g < groups; g += stride) {\n";
+    if (planes) {
+      // The group's coordinates but the plane dim's, its first element's
+      // index in plane 0, then each plane in turn.
+      SmallVector<int64_t> dims;
+      for (int64_t d = 0; d < rank; ++d)
+        if (d != planeDim)
+          dims.push_back(d);
+      os << "    I rest = g * " << v << ";\n";
+      emitDecode(os, dims, "    ");
+      std::string base, planeStride = "(I)1";
+      for (int64_t d = 0; d < rank; ++d) {
+        std::string term = d == planeDim ? "" : "c" + std::to_string(d);
+        for (int64_t e = d + 1; e < rank; ++e) {
+          if (!term.empty())
+            term += " * D" + std::to_string(e);
+          if (d == planeDim)
+            planeStride += " * D" + std::to_string(e);
+        }
+        if (!term.empty())
+          base += (base.empty() ? "" : " + ") + term;
+      }
+      os << "    const I base = " << base << ";\n"
+         << "#pragma unroll\n    for (int p = 0; p < " << vectorPlanes
+         << "; ++p) {\n"
+         << "    const I c" << planeDim << " = (I)p;\n"
+         << "    const I i0 = base + (I)p * " << planeStride << ";\n";
+    } else {
+      os << "    const I i0 = g * " << v << ";\n"
+         << "    I rest = i0;\n";
+      SmallVector<int64_t> allDims =
+          llvm::to_vector(llvm::seq<int64_t>(0, rank));
+      emitDecode(os, allDims, "    ");
+    }
     if (carry) {
       // q<d>[j]: coordinate d of step j of the group (an element, or with
       // spanRows a row).
@@ -704,6 +807,8 @@ private:
     os << "    }\n";
     for (auto [k, result] : llvm::enumerate(kernel.getResults()))
       os << "    pipe_store_vec(out" << k << " + i0, r" << k << ");\n";
+    if (planes)
+      os << "    }\n";
     os << "  }\n";
   }
 
@@ -719,16 +824,7 @@ private:
     // channels of an HWC image read into CHW: one block takes its rows one
     // after another, so the input bytes one row loads serve the next rows
     // from L1 instead of being fetched again by other blocks.
-    int64_t grouped = -1;
-    for (Operation *op : gathers) {
-      const pipec::IndexRead &read = reads.find(op)->second;
-      if (read.coordinates.empty())
-        continue;
-      std::optional<int64_t> d = followedDim(read.coordinates.back(), rank);
-      if (d && *d != last && !domain.isDynamicDim(*d) &&
-          domain.getDimSize(*d) > 1 && domain.getDimSize(*d) <= 8)
-        grouped = *d;
-    }
+    const int64_t grouped = findPlaneDim();
 
     // G copies of each element: the grouped dim's values (1 if none). About
     // eight elements per thread per pass in all: more spills registers under
@@ -1013,6 +1109,10 @@ private:
   /// many whole rows of the last dim they are (0: not whole rows).
   int spanWidth = 1;
   int spanRows = 0;
+  /// The vector variant's groups take every value of domain dim `planeDim`
+  /// (-1: none), `vectorPlanes` of them.
+  int64_t planeDim = -1;
+  int vectorPlanes = 1;
   /// The index maps whose values the body needs per element, and what they
   /// read: `gathers` (in body order, numbered by gatherIds) read an input,
   /// the others a rank-0 value.

@@ -20,6 +20,8 @@ struct ElementwiseInfo {
   std::string vectorEntry;
   std::string spanEntry;
   int vectorWidth = 1;
+  /// The vector variant's groups cover this many planes (ElementwiseParams).
+  int vectorPlanes = 1;
   int spanWidth = 1;
   int elementsPerThread = 1;
   int tileDim = -1;

@@ -101,6 +101,7 @@ public:
     pipert::ElementwiseParams params;
     params.coordinates = info.coordinates;
     params.vectorWidth = info.vectorWidth;
+    params.vectorPlanes = info.vectorPlanes;
     params.spanWidth = info.spanWidth;
     params.elementsPerThread = info.elementsPerThread;
     params.tileDim = info.tileDim;

@@ -126,7 +126,8 @@ Status ElementwiseLauncher::launch(const LaunchContext &ctx) {
              allAligned(arrays(ctx), 16)) {
     // One group of vectorWidth elements per thread, every group at once.
     chosen = kElementwiseVector;
-    wanted = (n / params.vectorWidth + threads - 1) / threads;
+    wanted = (n / params.vectorWidth / params.vectorPlanes + threads - 1) /
+             threads;
   } else if (fast && functions[kElementwiseSpan] && rowLength < 128 &&
              allAligned(arrays(ctx), 16)) {
     // Short rows the groups do not divide (channels): groups across rows,

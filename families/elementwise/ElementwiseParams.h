@@ -47,6 +47,9 @@ enum ElementwiseEntry {
 struct ElementwiseParams {
   bool coordinates = false;
   int vectorWidth = 1;
+  /// The vector variant's groups are vectorWidth elements of the last dim
+  /// in each of this many planes (every value of a small dim before it).
+  int vectorPlanes = 1;
   int spanWidth = 1;
   int elementsPerThread = 1;
   int tileDim = -1;
@@ -55,6 +58,7 @@ struct ElementwiseParams {
     return KernelParamWriter()
         .add("coordinates", coordinates)
         .add("vector_width", vectorWidth)
+        .add("vector_planes", vectorPlanes)
         .add("span_width", spanWidth)
         .add("elements_per_thread", elementsPerThread)
         .add("tile_dim", tileDim)
@@ -67,12 +71,14 @@ struct ElementwiseParams {
     ElementwiseParams params;
     params.coordinates = reader->getInt("coordinates") != 0;
     params.vectorWidth = int(reader->getInt("vector_width"));
+    params.vectorPlanes = int(reader->getInt("vector_planes"));
     params.spanWidth = int(reader->getInt("span_width"));
     params.elementsPerThread = int(reader->getInt("elements_per_thread"));
     params.tileDim = int(reader->getInt("tile_dim"));
     if (!reader->status().ok())
       return reader->status();
-    if (params.vectorWidth < 1 || params.spanWidth < 1 ||
+    if (params.vectorWidth < 1 || params.vectorPlanes < 1 ||
+        params.spanWidth < 1 ||
         params.elementsPerThread < 1)
       return Status::error("an 'elementwise' kernel has a vector width or "
                            "elements per thread below 1");

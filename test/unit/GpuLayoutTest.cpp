@@ -81,6 +81,20 @@ const LayoutCase kLayoutCases[] = {
        return {randomTensor(DType::U8, {s.n, s.h, s.w, 3}, seed), a,
                randomInts(DType::Bool, {s.n}, seed + 2, 0, 1)};
      }},
+    // f16 planes of 8: the vector variant's groups of 8 halves in each of
+    // the 3 planes (vector_planes), the clamped crop's reads per pixel.
+    {"crop_mirror_normalize_f16",
+     "pipeline cmn16(x: u8[N, H, W, 3], a: i32[N, 2], m: bool[N]) -> "
+     "(h: f16[N, 3, 6, 8]) {\n"
+     "  c = flip(crop(x, anchor = a, shape = [6, 8], out_of_bounds = clamp), "
+     "axes = [2], when = m)\n"
+     "  h = f16(transpose((f32(c) - [123.675, 116.28, 103.53]) / "
+     "[58.395, 57.12, 57.375], [0, 3, 1, 2]))\n}\n",
+     [](Sizes s, unsigned seed) -> std::vector<HostTensor> {
+       return {randomTensor(DType::U8, {s.n, s.h, s.w, 3}, seed),
+               randomInts(DType::I32, {s.n, 2}, seed + 1, -3, s.w + 3),
+               randomInts(DType::Bool, {s.n}, seed + 2, 0, 1)};
+     }},
     {"flips",
      "pipeline flips(x: i32[N, H, W], m: bool[N]) -> (a: i32[N, H, W], "
      "b: i32[N, H, W], r: f32[N, H]) {\n"
