@@ -130,9 +130,10 @@ public:
       info.vectorEntry = name + "_vec";
       info.vectorWidth = vectorWidth;
       // Groups that span rows: whole rows of a short static last dim (the
-      // channels of a pixel), as many as make 16-byte multiples, so that
-      // the last coordinate of each element is a constant and the rest are
-      // carried once per row; else vectorWidth elements carried one by one.
+      // channels of a pixel), as many as make 8- or 16-byte multiples
+      // (below), so that the last coordinate of each element is a constant
+      // and the rest are carried once per row; else vectorWidth elements
+      // carried one by one.
       RankedTensorType domain = kernel.getDomainType();
       int64_t lastSize = domain.getRank() ? domain.getShape().back() : 1;
       spanWidth = vectorWidth;

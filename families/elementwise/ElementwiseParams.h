@@ -25,8 +25,9 @@ namespace pipert {
 ///  - Coordinates (inputs read through index maps): `Main` computes
 ///    indices in 32 bits and needs every tensor it touches to have fewer
 ///    than 2^31 elements; `Fallback` uses 64 bits; `Vector` (32 bits) gives
-///    each thread `vectorWidth` consecutive elements of the last dim, for
-///    last dims that many divide, every array 16-byte aligned; `Span` (32
+///    each thread `vectorWidth` consecutive elements of the last dim (in
+///    each of `vectorPlanes` planes: every value of a small dim before it),
+///    for last dims that many divide, every array 16-byte aligned; `Span` (32
 ///    bits) gives each thread `spanWidth` consecutive elements that span
 ///    rows (whole rows of a short static last dim, such as 3 channels, when
 ///    spanWidth is a multiple of it), for short last dims the groups do not
