@@ -2,9 +2,12 @@
 
 #include "runtime/Npy.h"
 
+#include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <memory>
+
+#include <sys/stat.h>
 
 using namespace pipert;
 
@@ -47,13 +50,25 @@ std::string findValue(const std::string &header, const std::string &key) {
 } // namespace
 
 Result<HostTensor> pipert::readNpy(const std::string &path) {
-  File file(fopen(path.c_str(), "rb"));
-  if (!file)
-    return Status::error("cannot open '" + path + "': " + strerror(errno));
   auto bad = [&](const std::string &why) {
     return Status::error("'" + path + "' is not a .npy file Pipe can read: " +
                          why);
   };
+  // Only regular files: their size is known before anything is allocated
+  // from what the header claims (a FIFO would block, even in fopen, and
+  // /dev/zero never end). Checked before opening, and again on what was
+  // opened.
+  struct stat info;
+  if (stat(path.c_str(), &info) == 0 && !S_ISREG(info.st_mode))
+    return bad("not a regular file");
+  File file(fopen(path.c_str(), "rb"));
+  if (!file)
+    return Status::error("cannot open '" + path + "': " + strerror(errno));
+  if (fstat(fileno(file.get()), &info) != 0)
+    return Status::error("cannot read '" + path + "': " + strerror(errno));
+  if (!S_ISREG(info.st_mode))
+    return bad("not a regular file");
+  const unsigned long long fileBytes = (unsigned long long)info.st_size;
   unsigned char magic[8];
   if (fread(magic, 1, 8, file.get()) != 8 ||
       memcmp(magic, "\x93NUMPY", 6) != 0)
@@ -72,6 +87,10 @@ Result<HostTensor> pipert::readNpy(const std::string &path) {
   } else {
     return bad("unknown version " + std::to_string(magic[6]));
   }
+  const unsigned long long dataStart =
+      (magic[6] == 1 ? 10ull : 12ull) + headerLength;
+  if (dataStart > fileBytes)
+    return bad("truncated header");
   std::string header(headerLength, '\0');
   if (fread(header.data(), 1, headerLength, file.get()) != headerLength)
     return bad("truncated header");
@@ -104,15 +123,35 @@ Result<HostTensor> pipert::readNpy(const std::string &path) {
     if (*p == ')')
       break;
     char *end;
+    errno = 0;
     long long dim = strtoll(p, &end, 10);
-    if (end == p || dim < 0)
+    if (end == p || dim < 0 || errno == ERANGE)
       return bad("bad shape " + shapeText);
     shape.push_back(dim);
     p = end;
   }
+  // The data's size, computed without overflow, must be what the file
+  // holds after the header: checked before anything is allocated.
+  unsigned long long bytes = dtypeSize(found->dtype);
+  bool zero = false;
+  for (int64_t dim : shape)
+    zero |= dim == 0;
+  for (int64_t dim : shape)
+    if (!zero && __builtin_mul_overflow(bytes, (unsigned long long)dim, &bytes))
+      return bad("shape " + shapeText + " has more bytes than 2^64");
+  if (zero)
+    bytes = 0;
+  const unsigned long long held = fileBytes - dataStart;
+  if (bytes > held)
+    return bad("the data is " + std::to_string(held) + " bytes, shorter than "
+               "the " + std::to_string(bytes) + " its shape " + shapeText +
+               " needs");
+  if (bytes < held)
+    return bad(std::to_string(held - bytes) + " bytes follow the " +
+               std::to_string(bytes) + " of the array its shape " +
+               shapeText + " describes");
   HostTensor tensor(found->dtype, shape);
-  if (fread(tensor.data(), 1, tensor.numBytes(), file.get()) !=
-      tensor.numBytes())
+  if (bytes && fread(tensor.data(), 1, bytes, file.get()) != bytes)
     return bad("the data is shorter than " + tensor.describe() + " needs");
   return tensor;
 }
@@ -147,8 +186,9 @@ Status pipert::writeNpy(const std::string &path, const HostTensor &tensor) {
                               (unsigned char)(header.size() >> 8)};
   if (fwrite(prefix, 1, 10, file.get()) != 10 ||
       fwrite(header.data(), 1, header.size(), file.get()) != header.size() ||
-      fwrite(tensor.data(), 1, tensor.numBytes(), file.get()) !=
-          tensor.numBytes())
+      (tensor.numBytes() &&
+       fwrite(tensor.data(), 1, tensor.numBytes(), file.get()) !=
+           tensor.numBytes()))
     return Status::error("cannot write '" + path + "': " + strerror(errno));
   if (fclose(file.release()) != 0)
     return Status::error("cannot write '" + path + "': " + strerror(errno));

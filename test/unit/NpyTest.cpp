@@ -7,6 +7,8 @@
 #include <cstdio>
 #include <fstream>
 
+#include <sys/stat.h>
+
 using namespace pipetest;
 using pipert::DType;
 using pipert::HostTensor;
@@ -68,6 +70,49 @@ TEST(Npy, RejectsWhatItCannotRead) {
         std::string(8, '\0'));
   EXPECT_NE(pipert::readNpy(path).status().message().find("shorter"),
             std::string::npos);
+  // Issue 15: shapes whose byte count overflows 64 bits (one wrapped to 24
+  // elements and was read), a terabyte claimed by a small file (it was
+  // allocated first), a dim past the range of a long long, and bytes after
+  // the array are refused before anything is allocated.
+  write("{'descr': '<f4', 'fortran_order': False, 'shape': "
+        "(4294967296, 4294967296, 6), }",
+        std::string(96, '\0'));
+  EXPECT_NE(pipert::readNpy(path).status().message().find("more bytes than "
+                                                          "2^64"),
+            std::string::npos);
+  write("{'descr': '<u1', 'fortran_order': False, 'shape': (1099511627776,), "
+        "}",
+        std::string(14, '\0'));
+  EXPECT_NE(pipert::readNpy(path).status().message().find(
+                "the data is 14 bytes, shorter than the 1099511627776"),
+            std::string::npos);
+  write("{'descr': '<u1', 'fortran_order': False, 'shape': "
+        "(99999999999999999999,), }",
+        "");
+  EXPECT_NE(pipert::readNpy(path).status().message().find("bad shape"),
+            std::string::npos);
+  write("{'descr': '<i2', 'fortran_order': False, 'shape': (2,), }",
+        std::string(7, '\0'));
+  EXPECT_NE(pipert::readNpy(path).status().message().find(
+                "3 bytes follow the 4 of the array"),
+            std::string::npos);
+  // An empty array needs no data, and reads back empty.
+  write("{'descr': '<f4', 'fortran_order': False, 'shape': (0, 3), }", "");
+  auto empty = pipert::readNpy(path);
+  ASSERT_TRUE(empty.ok()) << empty.status().message();
+  EXPECT_EQ(empty->numElements(), 0);
+  // Not a regular file: a directory (a FIFO would block, /dev/zero never
+  // end).
+  EXPECT_NE(pipert::readNpy(testing::TempDir()).status().message().find(
+                "not a regular file"),
+            std::string::npos);
+  std::string fifo = tempPath("fifo.npy");
+  std::remove(fifo.c_str());
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  EXPECT_NE(pipert::readNpy(fifo).status().message().find(
+                "not a regular file"),
+            std::string::npos);
+  std::remove(fifo.c_str());
   {
     std::ofstream file(path, std::ios::binary);
     file << "not a numpy file at all";
