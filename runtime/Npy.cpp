@@ -2,6 +2,7 @@
 
 #include "runtime/Npy.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -132,15 +133,15 @@ Result<HostTensor> pipert::readNpy(const std::string &path) {
   }
   // The data's size, computed without overflow, must be what the file
   // holds after the header: checked before anything is allocated.
-  unsigned long long bytes = dtypeSize(found->dtype);
-  bool zero = false;
-  for (int64_t dim : shape)
-    zero |= dim == 0;
-  for (int64_t dim : shape)
-    if (!zero && __builtin_mul_overflow(bytes, (unsigned long long)dim, &bytes))
-      return bad("shape " + shapeText + " has more bytes than 2^64");
-  if (zero)
-    bytes = 0;
+  // (An empty dim makes it 0 whatever the others, even ones that would
+  // overflow together.)
+  unsigned long long bytes = 0;
+  if (std::find(shape.begin(), shape.end(), 0) == shape.end()) {
+    bytes = dtypeSize(found->dtype);
+    for (int64_t dim : shape)
+      if (__builtin_mul_overflow(bytes, (unsigned long long)dim, &bytes))
+        return bad("shape " + shapeText + " has more bytes than 2^64");
+  }
   const unsigned long long held = fileBytes - dataStart;
   if (bytes > held)
     return bad("the data is " + std::to_string(held) + " bytes, shorter than "

@@ -253,6 +253,22 @@ private:
            pipec::printOffset(read, style, stridesOf(op)) + "]";
   }
 
+  /// The flat index, in the domain's first `rank` dims, of coordinates
+  /// c<d> with dim `skipped` left out (taken as 0; -1: none); "" if no dim
+  /// is left.
+  static std::string flatIndex(int64_t rank, int64_t skipped) {
+    std::string index;
+    for (int64_t d = 0; d < rank; ++d) {
+      if (d == skipped)
+        continue;
+      std::string term = "c" + std::to_string(d);
+      for (int64_t e = d + 1; e < rank; ++e)
+        term += " * D" + std::to_string(e);
+      index += (index.empty() ? "" : " + ") + term;
+    }
+    return index;
+  }
+
   /// A small static dim of the domain (2 to 8 values) that is some
   /// gathered input's innermost, contiguous dim, like the channels of an HWC
   /// image read into CHW planes; -1 if none.
@@ -687,19 +703,10 @@ private:
           dims.push_back(d);
       os << "    I rest = g * " << v << ";\n";
       emitDecode(os, dims, "    ");
-      std::string base, planeStride = "(I)1";
-      for (int64_t d = 0; d < rank; ++d) {
-        std::string term = d == planeDim ? "" : "c" + std::to_string(d);
-        for (int64_t e = d + 1; e < rank; ++e) {
-          if (!term.empty())
-            term += " * D" + std::to_string(e);
-          if (d == planeDim)
-            planeStride += " * D" + std::to_string(e);
-        }
-        if (!term.empty())
-          base += (base.empty() ? "" : " + ") + term;
-      }
-      os << "    const I base = " << base << ";\n"
+      std::string planeStride = "(I)1";
+      for (int64_t e = planeDim + 1; e < rank; ++e)
+        planeStride += " * D" + std::to_string(e);
+      os << "    const I base = " << flatIndex(rank, planeDim) << ";\n"
          << "#pragma unroll\n    for (int p = 0; p < " << vectorPlanes
          << "; ++p) {\n"
          << "    const I c" << planeDim << " = (I)p;\n"
@@ -849,13 +856,7 @@ private:
     // input's offset at the row's start, and the inputs that do not move
     // along the row, loaded once. Each gathered input's stride along the row
     // is the same for all of them.
-    std::string rowStart;
-    for (int64_t d = 0; d < last; ++d) {
-      std::string term = "c" + std::to_string(d);
-      for (int64_t e = d + 1; e < last; ++e)
-        term += " * D" + std::to_string(e);
-      rowStart += (rowStart.empty() ? "" : " + ") + term;
-    }
+    std::string rowStart = flatIndex(last, /*skipped=*/-1);
     os << "    I start[" << groupSize << "];\n";
     std::string perGroup;
     llvm::raw_string_ostream pg(perGroup);

@@ -81,8 +81,9 @@ struct ElementwiseParams {
     if (params.vectorWidth < 1 || params.vectorPlanes < 1 ||
         params.spanWidth < 1 ||
         params.elementsPerThread < 1)
-      return Status::error("an 'elementwise' kernel has a vector width or "
-                           "elements per thread below 1");
+      return Status::error("an 'elementwise' kernel has a vector width, "
+                           "plane count, span width or elements per thread "
+                           "below 1");
     return params;
   }
 };
