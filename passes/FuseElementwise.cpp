@@ -148,8 +148,11 @@ bool hasNonElementwiseUser(Operation *op) {
 /// If so, putting the user of `value` into `group` would make a cycle. Ops
 /// that `isCloned` says will be cloned into the group (scalars, recomputed
 /// values) are not outside it: reading the group through them is no cycle.
+/// An op of another group stands for its whole group: that kernel runs
+/// after every input of every op in it.
 bool dependsOnGroupThroughOutside(
-    Value value, const DenseMap<Operation *, int> &groupOf, int groupId,
+    Value value, ArrayRef<Group> groups,
+    const DenseMap<Operation *, int> &groupOf, int groupId,
     const std::function<bool(Operation *)> &isCloned) {
   // (op, whether the path to it left the group through an op not cloned)
   SmallVector<std::pair<Operation *, bool>> worklist;
@@ -167,6 +170,10 @@ bool dependsOnGroupThroughOutside(
         return true;
       continue;
     }
+    if (it != groupOf.end())
+      for (Operation *member : groups[it->second].ops)
+        if (member != op)
+          worklist.push_back({member, true});
     // Through an index map, the group's value would have to be a kernel
     // input: the map leaves the group.
     bool leaves = outside || !isCloned(op) || isIndexMap(op);
@@ -317,7 +324,8 @@ void FuseElementwisePass::runOnOperation() {
       if (!haveSameShape(groups[g].domain, domain))
         continue;
       bool makesCycle = llvm::any_of(op.getOperands(), [&](Value operand) {
-        return dependsOnGroupThroughOutside(operand, groupOf, g, isCloned);
+        return dependsOnGroupThroughOutside(operand, groups, groupOf, g,
+                                            isCloned);
       });
       // An index map indexes a kernel input: it cannot read a value
       // computed in the same kernel. (Through a chain of cloned maps, the

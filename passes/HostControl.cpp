@@ -86,6 +86,22 @@ SmallVector<Operation *> getExclusiveProducers(SelectOp select,
   return ordered;
 }
 
+/// `value` broadcast to `select`'s result shape. A select broadcasts its
+/// operands (`y = s` in one branch with a scalar `s`); a choose returns one
+/// of them as it is, so both must already have the result's type.
+Value spreadToResult(OpBuilder &builder, SelectOp select, Value value) {
+  auto type = cast<RankedTensorType>(value.getType());
+  auto result = cast<RankedTensorType>(select.getType());
+  if (type == result)
+    return value;
+  SmallVector<int64_t> dimensions;
+  int64_t offset = result.getRank() - type.getRank();
+  for (int64_t i = 0; i < type.getRank(); ++i)
+    dimensions.push_back(offset + i);
+  return BroadcastOp::create(builder, select.getLoc(), result, value,
+                             builder.getDenseI64ArrayAttr(dimensions));
+}
+
 /// What makes skipping `ops` worth a round trip to the host: the name of
 /// the first op that launches kernels of its own, or "".
 std::string getCostlyWork(ArrayRef<Operation *> ops) {
@@ -148,9 +164,10 @@ void HostControlPass::runOnOperation() {
       continue;
     }
     OpBuilder builder(select);
-    Value chosen = ChooseOp::create(builder, select.getLoc(), condition,
-                                    select.getTrueValue(),
-                                    select.getFalseValue());
+    Value chosen = ChooseOp::create(
+        builder, select.getLoc(), condition,
+        spreadToResult(builder, select, select.getTrueValue()),
+        spreadToResult(builder, select, select.getFalseValue()));
     select.replaceAllUsesWith(chosen);
     select.erase();
     ++site.decided;

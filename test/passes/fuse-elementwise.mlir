@@ -148,3 +148,31 @@ pipe.pipeline @broadcast_of_kernel_value(%x: tensor<?x?xf32, ["N", "N"]> {pipe.n
   %b = pipe.mul %t, %a : tensor<?x?xf32, ["N", "N"]>, tensor<?x?xf32, ["N", "N"]> -> tensor<?x?xf32, ["N", "N"]>
   pipe.return %b : tensor<?x?xf32, ["N", "N"]>
 }
+
+// -----
+
+// A kernel runs after the inputs of all its ops. The scalar %w feeds a blur
+// whose cast shares a kernel with the cast that the reduction reads; the
+// condition %c, computed from that reduction, depends on %w's kernel
+// through that other kernel and cannot join it (it did: a cycle, "operand
+// does not dominate this use"; issue 15).
+// CHECK-LABEL: pipe.pipeline @cycle_through_sibling
+// CHECK: %[[W:.*]] = kernel "cycle_through_sibling_k0"(%n : tensor<si32>) -> tensor<si32>
+// CHECK: %[[B:.*]] = gaussian_blur %x window %[[W]]
+// CHECK: %[[K:.*]]:3 = kernel "cycle_through_sibling_k1"(%[[B]], %x
+// CHECK: %[[S:.*]] = reduce sum %[[K]]#1
+// CHECK: %[[C:.*]] = kernel "cycle_through_sibling_k2"(%[[S]] : tensor<f32>) -> tensor<i1>
+// CHECK: choose %[[C]], %[[K]]#2, %[[K]]#0
+pipe.pipeline @cycle_through_sibling(%x: tensor<?x?x?xui8, ["N", "H", "W"]> {pipe.name = "x"}, %n: tensor<si32> {pipe.name = "n"}) -> (tensor<?x?x?xi1, ["N", "H", "W"]> {pipe.name = "y"}) {
+  %three = pipe.constant 3.000000e+00 : f32
+  %one = pipe.constant 1 : si32
+  %w = pipe.or %n, %one : tensor<si32>, tensor<si32> -> tensor<si32>
+  %b = pipe.gaussian_blur %x window %w : tensor<si32> axes [1, 2] border reflect101 fill 0.000000e+00 : tensor<?x?x?xui8, ["N", "H", "W"]> to tensor<?x?x?xui8, ["N", "H", "W"]>
+  %bb = pipe.cast %b : tensor<?x?x?xui8, ["N", "H", "W"]> to tensor<?x?x?xi1, ["N", "H", "W"]>
+  %xf = pipe.cast %x : tensor<?x?x?xui8, ["N", "H", "W"]> to tensor<?x?x?xf32, ["N", "H", "W"]>
+  %s = pipe.reduce sum %xf [0, 1, 2] : tensor<?x?x?xf32, ["N", "H", "W"]> to tensor<f32>
+  %c = pipe.gt %s, %three : tensor<f32>, tensor<f32> -> tensor<i1>
+  %xb = pipe.cast %x : tensor<?x?x?xui8, ["N", "H", "W"]> to tensor<?x?x?xi1, ["N", "H", "W"]>
+  %y = pipe.choose %c, %xb, %bb : tensor<i1>, tensor<?x?x?xi1, ["N", "H", "W"]>
+  pipe.return %y : tensor<?x?x?xi1, ["N", "H", "W"]>
+}

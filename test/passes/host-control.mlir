@@ -45,6 +45,17 @@ module {
     %5 = select %2, %4, %x {pipe.merge = "'y' after the if"} : tensor<i1>, tensor<?x?xf32, ["N", "W"]>, tensor<?x?xf32, ["N", "W"]> -> tensor<?x?xf32, ["N", "W"]>
     return %5 : tensor<?x?xf32, ["N", "W"]>
   }
+
+  // `y = s` in a branch with a scalar `s`: the select broadcast it; the
+  // choose, which returns one operand as it is, gets it broadcast.
+  pipe.pipeline @requested_scalar(%x: tensor<?xf32, ["N"]> {pipe.name = "x"}, %s: tensor<f32> {pipe.name = "s"}) -> (tensor<?xf32, ["N"]> {pipe.name = "y"}) {
+    %0 = reduce sum %x [0] : tensor<?xf32, ["N"]> to tensor<f32>
+    %1 = constant 0.000000e+00 : f32
+    %2 = gt %0, %1 : tensor<f32>, tensor<f32> -> tensor<i1>
+    %3 = copy %2 to host : tensor<i1>
+    %4 = select %3, %s, %x {pipe.merge = "'y' after the if"} : tensor<i1>, tensor<f32>, tensor<?xf32, ["N"]> -> tensor<?xf32, ["N"]>
+    return %4 : tensor<?xf32, ["N"]>
+  }
 }
 
 // A loop whose body blurs: each iteration is decided on the host, and the
@@ -78,3 +89,8 @@ module {
 // CHECK:      %[[T:.*]] = copy %t to host
 // CHECK:      %[[C:.*]] = gt %[[T]]
 // CHECK:      choose %[[C]], %{{.*}}, %x
+
+// CHECK-LABEL: pipe.pipeline @requested_scalar
+// CHECK:      %[[C:.*]] = copy %{{.*}} to host : tensor<i1>
+// CHECK:      %[[S:.*]] = broadcast %s [] : tensor<f32> to tensor<?xf32, ["N"]>
+// CHECK-NEXT: choose %[[C]], %[[S]], %x : tensor<i1>, tensor<?xf32, ["N"]>

@@ -1,0 +1,62 @@
+"""Programs the fuzzer of issue 15 found failing inside the compiler
+(test/e2e/Inputs), run as a user runs them and compared with NumPy: each
+must not only compile but compute what docs/language.md says.
+
+  regressions_oracle.py PIPEC BACKEND [SEED]     BACKEND: reference or gpu
+"""
+import os
+import sys
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import oracle  # noqa: E402
+from oracle import check, rng, run  # noqa: E402
+
+INPUTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'e2e',
+                      'Inputs')
+
+
+def program(name, inputs):
+    return run(None, inputs, path=os.path.join(INPUTS, name + '.pipe'))
+
+
+def normal(*shape):
+    return rng.standard_normal(shape).astype(np.float32)
+
+
+# y = x * 2 - mean(x * r, axes = [1, 2], keepdims = true): reduction fusion
+# built an invalid kernel.
+x, r = normal(3, 5, 7), normal(7)
+want = x * 2 - (x * r).astype(np.float64).mean(axis=(1, 2), keepdims=True)
+check('fused-keepdims', program('fused-keepdims', {'x': x, 'r': r})['y'],
+      want.astype(np.float32), tol=1e-5)
+
+# A scalar result chosen on the host (.cpu() on the condition).
+for sign in (1, -1):
+    x, s = np.abs(normal(9)) * sign, normal()[()]
+    got = program('host-choice-scalar', {'x': x, 's': np.float32(s)})['y']
+    check(f'host-choice-scalar, sum {"> 0" if sign > 0 else "<= 0"}', got,
+          np.float32(s * 2 if x.sum() > 0 else s))
+
+# y = s in one branch, a tensor in the other: the choice broadcasts s (the
+# host's choose was mistyped).
+for sign in (1, -1):
+    x, s = np.abs(normal(11)) * sign, normal()[()]
+    got = program('host-choice-broadcast', {'x': x, 's': np.float32(s)})['y']
+    check(f'host-choice-broadcast, sum {"> 0" if sign > 0 else "<= 0"}', got,
+          np.full(11, s, np.float32) if x.sum() > 0 else x)
+
+# A blur whose window is computed, then a branch over the whole batch
+# (elementwise fusion made a cycle). With sum(x) > 3 the blur is not
+# looked at; with x all zeros its result is (zeros blur to zeros).
+for name, n in (('blur-then-branch', np.array([3, 5], np.int32)),
+                ('blur-scalar-window-branch', np.int32(4))):
+    x = rng.integers(0, 256, (2, 9, 11), dtype=np.uint8)
+    x[0, 0, 0] = 200
+    check(f'{name}, taken', program(name, {'x': x, 'n': n})['y'], x != 0)
+    zeros = np.zeros_like(x)
+    check(f'{name}, not taken', program(name, {'x': zeros, 'n': n})['y'],
+          np.zeros(x.shape, np.bool_))
+
+oracle.finish()
