@@ -304,7 +304,28 @@ private:
     return std::nullopt;
   }
 
+  /// Sizes nested deeper (parentheses, functions, unary minus) are
+  /// refused: every walk of a DimExpr recurses through its nesting.
+  static constexpr unsigned kMaxNesting = 100;
+
+  /// One level of nesting while it is in scope; false past kMaxNesting.
+  struct Nested {
+    DimParser &parser;
+    explicit Nested(DimParser &parser) : parser(parser) { ++parser.nesting; }
+    ~Nested() { --parser.nesting; }
+    bool ok() {
+      if (parser.nesting <= kMaxNesting)
+        return true;
+      parser.fail("a size nested more than " + std::to_string(kMaxNesting) +
+                  " levels deep");
+      return false;
+    }
+  };
+
   std::optional<DimExpr> parseSum() {
+    Nested level(*this);
+    if (!level.ok())
+      return std::nullopt;
     std::optional<DimExpr> lhs = parseProduct();
     while (lhs) {
       if (consume("+")) {
@@ -351,6 +372,9 @@ private:
 
   std::optional<DimExpr> parseUnary() {
     if (consume("-")) {
+      Nested level(*this);
+      if (!level.ok())
+        return std::nullopt;
       auto operand = parseUnary();
       if (!operand)
         return std::nullopt;
@@ -413,6 +437,7 @@ private:
 
   std::string_view text;
   size_t pos = 0;
+  unsigned nesting = 0;
   std::string message;
 };
 } // namespace

@@ -77,6 +77,10 @@ public:
 
   /// Set by Sema.
   ExprType type;
+  /// Nodes on the longest path from here to a leaf, set by the parser,
+  /// which bounds it (Parser::kMaxExprHeight) so that every recursive walk
+  /// of the tree (Sema, MLIRGen, the destructor) stays within the stack.
+  unsigned height = 1;
 
 private:
   Kind kind;

@@ -23,8 +23,9 @@ Parser::Parser(llvm::SourceMgr &sourceMgr)
   consume();
 }
 
-bool Parser::error(SMLoc loc, const llvm::Twine &message) {
-  sourceMgr.PrintMessage(loc, llvm::SourceMgr::DK_Error, message);
+bool Parser::error(SMLoc loc, const llvm::Twine &message,
+                   llvm::SourceMgr::DiagKind kind) {
+  sourceMgr.PrintMessage(loc, kind, message);
   return false;
 }
 
@@ -53,6 +54,66 @@ bool Parser::expect(TokenKind kind, llvm::StringRef context) {
 void Parser::skipNewlines() {
   while (tok.is(TokenKind::Newline) || tok.is(TokenKind::Semicolon))
     consume();
+}
+
+namespace {
+/// Leaves one level of Parser::exprNesting when it goes out of scope.
+struct NestingScope {
+  unsigned &nesting;
+  ~NestingScope() { --nesting; }
+};
+
+/// The heights of `expr`'s operands.
+llvm::SmallVector<unsigned> operandHeights(const ExprAST &expr) {
+  llvm::SmallVector<unsigned> heights;
+  auto add = [&](const ExprPtr &operand) {
+    if (operand)
+      heights.push_back(operand->height);
+  };
+  if (auto *unary = llvm::dyn_cast<UnaryExprAST>(&expr)) {
+    add(unary->operand);
+  } else if (auto *binary = llvm::dyn_cast<BinaryExprAST>(&expr)) {
+    add(binary->lhs);
+    add(binary->rhs);
+  } else if (auto *call = llvm::dyn_cast<CallExprAST>(&expr)) {
+    for (const ExprPtr &arg : call->args)
+      add(arg);
+    for (const KeywordArgAST &kwarg : call->kwargs)
+      add(kwarg.value);
+  } else if (auto *list = llvm::dyn_cast<ListExprAST>(&expr)) {
+    for (const ExprPtr &element : list->elements)
+      add(element);
+  } else if (auto *subscript = llvm::dyn_cast<SubscriptExprAST>(&expr)) {
+    add(subscript->base);
+    for (const SliceAST &item : subscript->items)
+      for (const ExprPtr *part : {&item.start, &item.stop, &item.step})
+        add(*part);
+  }
+  return heights;
+}
+} // namespace
+
+ExprPtr Parser::bounded(ExprPtr expr) {
+  unsigned height = 0;
+  for (unsigned operand : operandHeights(*expr))
+    height = std::max(height, operand);
+  expr->height = height + 1;
+  if (expr->height <= kMaxExprHeight)
+    return expr;
+  error(expr->getLoc(),
+        "expression nested more than " + llvm::Twine(kMaxExprHeight) +
+            " levels deep (operators, calls and parentheses in one another); "
+            "split it into named bindings");
+  return nullptr;
+}
+
+bool Parser::enterNesting() {
+  if (++exprNesting <= kMaxExprHeight)
+    return true;
+  return error(tok.getLoc(),
+               "expression nested more than " + llvm::Twine(kMaxExprHeight) +
+                   " levels deep (operators, calls and parentheses in one "
+                   "another); split it into named bindings");
 }
 
 /// module ::= pipeline*
@@ -110,6 +171,7 @@ PipelineAST *Parser::parsePipeline(ModuleAST &module) {
   skipNewlines();
   current.clear();
   visible.clear();
+  unrolledStatements = 0;
   for (const ValueDeclAST &param : pipeline.params)
     visible.insert(param.name);
   if (!parseBlock(pipeline.body, "the body of pipeline '" + pipeline.name + "'"))
@@ -171,8 +233,12 @@ bool Parser::parseType(TypeAST &type) {
       return expect(TokenKind::Identifier, "or an integer as a dim");
     std::string why;
     std::optional<pipert::DimExpr> expr = pipert::DimExpr::parse(text, &why);
-    if (!expr)
+    if (!expr) {
+      // The caret shows where; a long text is cut to what a line holds.
+      if (text.size() > 60)
+        text = text.substr(0, 57) + "...";
       return error(dim.loc, "dim '" + text + "' is not a size: " + why);
+    }
     if (expr->isConstant()) {
       dim.size = expr->getConstant();
       if (dim.size < 0)
@@ -215,6 +281,16 @@ bool Parser::parseStatement(std::vector<BindingAST> &out) {
     return parseIf(out);
   if (tok.is(TokenKind::KwFor))
     return parseFor(out);
+  SMLoc loc = tok.getLoc();
+  if (loopDepth > 0 && ++unrolledStatements > kMaxUnrolledStatements) {
+    error(outermostLoop,
+          "the loops here unroll to more than " +
+              llvm::Twine(kMaxUnrolledStatements) +
+              " statements (each iteration copies its body; nested loops "
+              "multiply): lower their 'max' or nest fewer");
+    return error(loc, "the statement that passed the limit",
+                 llvm::SourceMgr::DK_Note);
+  }
   BindingAST binding;
   if (!parseBinding(binding))
     return false;
@@ -260,6 +336,9 @@ bool Parser::parseIf(std::vector<BindingAST> &out) {
   auto visibleBefore = visible;
   auto branch = [&](std::map<std::string, std::string> &bound,
                     const std::string &what) {
+    if (depth >= kMaxBlockDepth)
+      return error(loc, "'if' nested more than " + llvm::Twine(kMaxBlockDepth) +
+                            " blocks deep");
     ++depth;
     size_t first = out.size();
     bool ok = parseBlock(out, what);
@@ -355,6 +434,19 @@ bool Parser::parseFor(std::vector<BindingAST> &out) {
   if (most > 64)
     return error(mostLoc, "at most 64 iterations: the loop is unrolled, and "
                           "each iteration is a copy of its body");
+  if (depth >= kMaxBlockDepth)
+    return error(loc, "'for' nested more than " + llvm::Twine(kMaxBlockDepth) +
+                          " blocks deep");
+  if (loopDepth++ == 0)
+    outermostLoop = loc;
+  bool ok = parseLoopBody(out, loc, var, lo, most, std::move(bound));
+  --loopDepth;
+  return ok;
+}
+
+bool Parser::parseLoopBody(std::vector<BindingAST> &out, SMLoc loc,
+                           const std::string &var, int64_t lo, int64_t most,
+                           ExprPtr bound) {
   std::string boundName = newVersion("for");
   out.push_back({loc, boundName, std::move(bound)});
   auto visibleBefore = visible;
@@ -504,6 +596,9 @@ static std::optional<std::pair<int, BinaryOp>> getBinaryOp(TokenKind kind) {
 /// expr ::= unary (binop unary)*     (left-associative, C precedence:
 ///          || && | ^ & (== !=) (< <= > >=) (<< >>) (+ -) (* / // %))
 ExprPtr Parser::parseExpression() {
+  NestingScope scope{exprNesting};
+  if (!enterNesting())
+    return nullptr;
   ExprPtr lhs = parseUnary();
   if (!lhs)
     return nullptr;
@@ -526,8 +621,10 @@ ExprPtr Parser::parseBinaryRHS(int minPrecedence, ExprPtr lhs) {
       if (!rhs)
         return nullptr;
     }
-    lhs = std::make_unique<BinaryExprAST>(loc, op->second, std::move(lhs),
-                                          std::move(rhs));
+    lhs = bounded(std::make_unique<BinaryExprAST>(
+        loc, op->second, std::move(lhs), std::move(rhs)));
+    if (!lhs)
+      return nullptr;
   }
 }
 
@@ -544,21 +641,27 @@ ExprPtr Parser::parseUnary() {
   if (op) {
     SMLoc loc = tok.getLoc();
     consume();
+    NestingScope scope{exprNesting};
+    if (!enterNesting())
+      return nullptr;
     ExprPtr operand = parseUnary();
     if (!operand)
       return nullptr;
-    return std::make_unique<UnaryExprAST>(loc, *op, std::move(operand));
+    return bounded(std::make_unique<UnaryExprAST>(loc, *op, std::move(operand)));
   }
   ExprPtr base = parsePostfix();
   if (!base || !tok.is(TokenKind::StarStar))
     return base;
   SMLoc loc = tok.getLoc();
   consume();
+  NestingScope scope{exprNesting};
+  if (!enterNesting())
+    return nullptr;
   ExprPtr exponent = parseUnary();
   if (!exponent)
     return nullptr;
-  return std::make_unique<BinaryExprAST>(loc, BinaryOp::Pow, std::move(base),
-                                         std::move(exponent));
+  return bounded(std::make_unique<BinaryExprAST>(
+      loc, BinaryOp::Pow, std::move(base), std::move(exponent)));
 }
 
 /// postfix ::= primary ('.' ident '(' ')' | '[' slice (',' slice)* ']')*
@@ -586,8 +689,8 @@ ExprPtr Parser::parsePostfix() {
       return nullptr;
     std::vector<ExprPtr> args;
     args.push_back(std::move(expr));
-    expr = std::make_unique<CallExprAST>(loc, name, std::move(args),
-                                         std::vector<KeywordArgAST>{});
+    expr = bounded(std::make_unique<CallExprAST>(
+        loc, name, std::move(args), std::vector<KeywordArgAST>{}));
   }
   return expr;
 }
@@ -623,8 +726,8 @@ ExprPtr Parser::parseSubscript(ExprPtr base) {
   } while (consumeIf(TokenKind::Comma));
   if (!expect(TokenKind::RBracket, "to close the subscript"))
     return nullptr;
-  return std::make_unique<SubscriptExprAST>(loc, std::move(base),
-                                            std::move(items));
+  return bounded(std::make_unique<SubscriptExprAST>(loc, std::move(base),
+                                                    std::move(items)));
 }
 
 /// primary ::= integer | float | 'true' | 'false' | ident
@@ -698,8 +801,8 @@ ExprPtr Parser::parsePrimary() {
     }
     if (!expect(TokenKind::RParen, "after the arguments of '" + name + "'"))
       return nullptr;
-    return std::make_unique<CallExprAST>(loc, name, std::move(args),
-                                         std::move(kwargs));
+    return bounded(std::make_unique<CallExprAST>(loc, name, std::move(args),
+                                                 std::move(kwargs)));
   }
   case TokenKind::KwTrue:
   case TokenKind::KwFalse: {
@@ -720,7 +823,7 @@ ExprPtr Parser::parsePrimary() {
     }
     if (!expect(TokenKind::RBracket, "to close the list"))
       return nullptr;
-    return std::make_unique<ListExprAST>(loc, std::move(elements));
+    return bounded(std::make_unique<ListExprAST>(loc, std::move(elements)));
   }
   case TokenKind::LParen: {
     consume();

@@ -21,6 +21,18 @@ namespace pipec {
 
 class Parser {
 public:
+  /// Limits that keep a program's cost bounded by its size: past them the
+  /// parser reports an error naming the limit instead of exhausting the
+  /// stack or the memory. An expression's height (operators, calls,
+  /// parentheses and subscripts nested in one another, counting the
+  /// chained operators of `a + b + ...`).
+  static constexpr unsigned kMaxExprHeight = 1000;
+  /// `if`/`for` blocks nested in one another.
+  static constexpr unsigned kMaxBlockDepth = 64;
+  /// Statements a pipeline's unrolled loops make (a `for`'s body is copied
+  /// once per iteration; nested loops multiply).
+  static constexpr unsigned kMaxUnrolledStatements = 20000;
+
   /// Parses the main buffer of `sourceMgr`.
   explicit Parser(llvm::SourceMgr &sourceMgr);
 
@@ -36,6 +48,10 @@ private:
   bool parseStatement(std::vector<BindingAST> &out);
   bool parseIf(std::vector<BindingAST> &out);
   bool parseFor(std::vector<BindingAST> &out);
+  /// The unrolled iterations of a `for` whose header parseFor has read.
+  bool parseLoopBody(std::vector<BindingAST> &out, llvm::SMLoc loc,
+                     const std::string &var, int64_t lo, int64_t most,
+                     ExprPtr bound);
   /// A fresh internal name for a version of `name` (`name@k`; '@' cannot
   /// appear in a source name).
   std::string newVersion(llvm::StringRef name);
@@ -48,12 +64,19 @@ private:
   ExprPtr parsePostfix();
   ExprPtr parseSubscript(ExprPtr base);
   ExprPtr parsePrimary();
+  /// `expr` with its height set from its operands', or null after an error
+  /// when that passes kMaxExprHeight.
+  ExprPtr bounded(ExprPtr expr);
+  /// Counts one level of parser recursion (an expression or a unary
+  /// operand inside another); false after an error past kMaxExprHeight.
+  bool enterNesting();
 
   void consume() { tok = lexer.next(); }
   bool consumeIf(TokenKind kind);
   bool expect(TokenKind kind, llvm::StringRef context);
   void skipNewlines();
-  bool error(llvm::SMLoc loc, const llvm::Twine &message);
+  bool error(llvm::SMLoc loc, const llvm::Twine &message,
+             llvm::SourceMgr::DiagKind kind = llvm::SourceMgr::DK_Error);
 
   llvm::SourceMgr &sourceMgr;
   Lexer lexer;
@@ -68,6 +91,13 @@ private:
   unsigned nextVersion = 0;
   /// Nesting of `if`/`for` blocks: 0 at a pipeline's top level.
   unsigned depth = 0;
+  /// Levels of parseExpression/parseUnary on the stack.
+  unsigned exprNesting = 0;
+  /// Statements parsed inside `for` bodies in this pipeline, each
+  /// iteration's copy counted, and the outermost loop's location.
+  unsigned unrolledStatements = 0;
+  unsigned loopDepth = 0;
+  llvm::SMLoc outermostLoop;
 };
 
 } // namespace pipec

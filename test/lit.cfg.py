@@ -9,7 +9,7 @@ import lit.formats
 config.name = "Pipe"
 config.test_format = lit.formats.ShTest(execute_external=False)
 config.suffixes = [".pipe", ".mlir", ".test"]
-config.excludes = ["Inputs", "unit", "fuzz", "CMakeLists.txt", "lit.cfg.py",
+config.excludes = ["Inputs", "unit", "fuzz", "gen.py", "CMakeLists.txt", "lit.cfg.py",
                    "check_examples.py", "layout_oracle.py"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.pipe_binary_dir, "test")

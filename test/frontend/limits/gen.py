@@ -1,0 +1,25 @@
+"""Writes the programs of limits.test: each nests one construct N deep.
+
+  gen.py KIND N OUT.pipe"""
+import sys
+
+kind, n, out = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+head = 'pipeline p(x: f32[N], k: i32) -> (y: f32[N]) {\n'
+body = {
+    'parens': '  y = ' + '(' * n + 'x' + ')' * n + '\n',
+    'calls': '  y = ' + 'abs(' * n + 'x' + ')' * n + '\n',
+    'chain': '  y = x' + ' + x' * n + '\n',
+    'negations': '  y = ' + '-' * n + 'x' + '\n',
+    'powers': '  y = ' + 'x ** ' * n + '1.0\n',
+    'methods': '  y = x' + '.cpu()' * n + '\n',
+    'subscripts': '  y = x' + '[:]' * n + '\n',
+    'ifs': '  y = x\n' + 'if sum(x) > 0 {\n' * n + 'y = y + 1\n' + '}\n' * n,
+    'loops': '  y = x\n' + 'for i in 0..k max 64 {\n' * n + 'y = y + 1\n' +
+             '}\n' * n,
+}.get(kind, '')
+tail = '}\n'
+if kind == 'dim':
+    head = ('pipeline p(x: f32[N], k: i32) -> (y: f32[' + '(' * n + 'N' +
+            ')' * n + ']) {\n')
+    body = '  y = x\n'
+open(out, 'w').write(head + body + tail)
