@@ -416,6 +416,7 @@ bool Parser::parseFor(std::vector<BindingAST> &out) {
     return true;
   };
   int64_t lo = 0, most = 0;
+  SMLoc loLoc = tok.getLoc();
   if (!integer(lo, "the loop's first value") ||
       !expect(TokenKind::DotDot, "between the loop's bounds"))
     return false;
@@ -434,6 +435,9 @@ bool Parser::parseFor(std::vector<BindingAST> &out) {
   if (most > 64)
     return error(mostLoc, "at most 64 iterations: the loop is unrolled, and "
                           "each iteration is a copy of its body");
+  if (most > 0 && lo > INT64_MAX - (most - 1))
+    return error(loLoc, "the loop variable would pass 9223372036854775807 (the "
+                        "largest i64) in its last iteration");
   if (depth >= kMaxBlockDepth)
     return error(loc, "'for' nested more than " + llvm::Twine(kMaxBlockDepth) +
                           " blocks deep");

@@ -540,11 +540,31 @@ PipelineChecker::broadcastDims(llvm::ArrayRef<ExprAST *> operands, SMLoc loc,
   return dims;
 }
 
-/// Folds literal arithmetic; the result is a weak literal.
+/// An integer literal's exact value: above INT64_MAX when it exceeds it.
+static __int128 exactValue(const NumberExprAST &n) {
+  return n.exceedsInt64 ? __int128(uint64_t(n.intValue)) : __int128(n.intValue);
+}
+
+/// `value` as an integer literal at `loc`, or null when no 64-bit integer
+/// (i64 or u64) holds it.
+static std::unique_ptr<NumberExprAST> makeIntLiteral(SMLoc loc,
+                                                     __int128 value) {
+  if (value < __int128(INT64_MIN) || value > __int128(UINT64_MAX))
+    return nullptr;
+  bool exceeds = value > __int128(INT64_MAX);
+  int64_t bits = int64_t(uint64_t(value));
+  return std::make_unique<NumberExprAST>(
+      loc, false, bits, exceeds ? double(uint64_t(bits)) : double(bits),
+      exceeds);
+}
+
+/// Folds literal arithmetic; the result is a weak literal. Integers are
+/// folded exactly: `overflows` is set, and null returned, when the result
+/// fits no 64-bit integer.
 static std::unique_ptr<NumberExprAST> foldLiterals(BinaryOp op,
                                                    const NumberExprAST &l,
                                                    const NumberExprAST &r,
-                                                   SMLoc loc) {
+                                                   SMLoc loc, bool &overflows) {
   bool isFloat = l.isFloat || r.isFloat || op == BinaryOp::Div;
   auto asDouble = [](const NumberExprAST &n) {
     if (n.isFloat)
@@ -564,17 +584,16 @@ static std::unique_ptr<NumberExprAST> foldLiterals(BinaryOp op,
     }
     return folded;
   }
-  // Wrap like the 64-bit integers they are.
-  uint64_t a = uint64_t(l.intValue), b = uint64_t(r.intValue);
+  // Operands are below 2^64 in magnitude: a product fits 128 bits.
+  __int128 a = exactValue(l), b = exactValue(r), value;
   switch (op) {
-  case BinaryOp::Add: folded->intValue = int64_t(a + b); break;
-  case BinaryOp::Sub: folded->intValue = int64_t(a - b); break;
-  case BinaryOp::Mul: folded->intValue = int64_t(a * b); break;
+  case BinaryOp::Add: value = a + b; break;
+  case BinaryOp::Sub: value = a - b; break;
+  case BinaryOp::Mul: value = a * b; break;
   default: return nullptr;
   }
-  folded->floatValue = double(folded->intValue);
-  // Arithmetic on a literal above INT64_MAX stays a u64-only literal.
-  folded->exceedsInt64 = l.exceedsInt64 || r.exceedsInt64;
+  folded = makeIntLiteral(loc, value);
+  overflows = !folded;
   return folded;
 }
 
@@ -872,45 +891,66 @@ bool PipelineChecker::checkElementwiseCall(CallExprAST &expr) {
 }
 
 /// Replaces literal-only subtrees by their folded value, bottom up, so that
-/// MLIRGen sees one literal per weakly typed operand.
-static void foldLiteralTrees(std::unique_ptr<ExprAST> &expr) {
+/// MLIRGen sees one literal per weakly typed operand. Integer arithmetic
+/// that leaves the 64-bit integers is an error; false after one.
+static bool foldLiteralTrees(std::unique_ptr<ExprAST> &expr,
+                             llvm::SourceMgr &sourceMgr) {
+  auto overflow = [&](SMLoc loc, const llvm::Twine &what) {
+    sourceMgr.PrintMessage(loc, llvm::SourceMgr::DK_Error,
+                           what + " of integer literals is outside the 64-bit "
+                                  "integers (-9223372036854775808 to "
+                                  "18446744073709551615)");
+    return false;
+  };
+  bool ok = true;
+  auto fold = [&](std::unique_ptr<ExprAST> &child) {
+    ok &= foldLiteralTrees(child, sourceMgr);
+  };
   if (auto *binary = llvm::dyn_cast<BinaryExprAST>(expr.get())) {
-    foldLiteralTrees(binary->lhs);
-    foldLiteralTrees(binary->rhs);
+    fold(binary->lhs);
+    fold(binary->rhs);
     auto *l = llvm::dyn_cast<NumberExprAST>(binary->lhs.get());
     auto *r = llvm::dyn_cast<NumberExprAST>(binary->rhs.get());
-    if (l && r)
-      if (auto folded = foldLiterals(binary->op, *l, *r, binary->getLoc()))
+    bool overflows = false;
+    if (l && r) {
+      if (auto folded =
+              foldLiterals(binary->op, *l, *r, binary->getLoc(), overflows))
         expr = std::move(folded);
+      else if (overflows)
+        return overflow(binary->getLoc(),
+                        llvm::Twine("'") + getSpelling(binary->op) + "'");
+    }
   } else if (auto *unary = llvm::dyn_cast<UnaryExprAST>(expr.get())) {
-    foldLiteralTrees(unary->operand);
+    fold(unary->operand);
     auto *number = llvm::dyn_cast<NumberExprAST>(unary->operand.get());
     if (number && unary->op == UnaryOp::Neg) {
-      number->intValue = int64_t(0 - uint64_t(number->intValue));
-      number->floatValue = -number->floatValue;
-      // -9223372036854775808 is the one such literal an i64 holds.
-      if (number->exceedsInt64 && number->intValue == INT64_MIN)
-        number->exceedsInt64 = false;
       // The literal now starts at the '-'.
-      expr = std::make_unique<NumberExprAST>(
-          unary->getLoc(), number->isFloat, number->intValue,
-          number->floatValue, number->exceedsInt64);
+      if (number->isFloat) {
+        expr = std::make_unique<NumberExprAST>(unary->getLoc(), true, 0,
+                                               -number->floatValue);
+      } else if (auto negated =
+                     makeIntLiteral(unary->getLoc(), -exactValue(*number))) {
+        expr = std::move(negated);
+      } else {
+        return overflow(unary->getLoc(), "'-'");
+      }
     }
   } else if (auto *call = llvm::dyn_cast<CallExprAST>(expr.get())) {
     for (auto &arg : call->args)
-      foldLiteralTrees(arg);
+      fold(arg);
     for (KeywordArgAST &kwarg : call->kwargs)
-      foldLiteralTrees(kwarg.value);
+      fold(kwarg.value);
   } else if (auto *list = llvm::dyn_cast<ListExprAST>(expr.get())) {
     for (auto &element : list->elements)
-      foldLiteralTrees(element);
+      fold(element);
   } else if (auto *subscript = llvm::dyn_cast<SubscriptExprAST>(expr.get())) {
-    foldLiteralTrees(subscript->base);
+    fold(subscript->base);
     for (SliceAST &item : subscript->items)
       for (ExprPtr *part : {&item.start, &item.stop, &item.step})
         if (*part)
-          foldLiteralTrees(*part);
+          fold(*part);
   }
+  return ok;
 }
 
 bool pipec::checkModule(ModuleAST &module, llvm::SourceMgr &sourceMgr) {
@@ -926,9 +966,10 @@ bool pipec::checkModule(ModuleAST &module, llvm::SourceMgr &sourceMgr) {
                              "first defined here");
       ok = false;
     }
+    bool folded = true;
     for (BindingAST &binding : pipeline.body)
-      foldLiteralTrees(binding.value);
-    ok &= PipelineChecker(pipeline, sourceMgr).check();
+      folded &= foldLiteralTrees(binding.value, sourceMgr);
+    ok &= folded && PipelineChecker(pipeline, sourceMgr).check();
   }
   return ok;
 }

@@ -3,12 +3,14 @@
 #include "runtime/Npy.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <memory>
 
 #include <sys/stat.h>
+#include <unistd.h>
 
 using namespace pipert;
 
@@ -157,13 +159,16 @@ Result<HostTensor> pipert::readNpy(const std::string &path) {
   return tensor;
 }
 
-Status pipert::writeNpy(const std::string &path, const HostTensor &tensor) {
+namespace {
+/// Writes `tensor` as a .npy file at `path` (created or truncated).
+Status writeNpyFile(const std::string &path, const std::string &shownPath,
+                    const HostTensor &tensor) {
   std::string descr;
   for (const NpyDType &candidate : kNpyDTypes)
     if (candidate.dtype == tensor.dtype())
       descr = candidate.descr;
   if (descr.empty())
-    return Status::error("cannot write '" + path + "': NumPy has no " +
+    return Status::error("cannot write '" + shownPath + "': NumPy has no " +
                          dtypeName(tensor.dtype()) + " dtype");
   std::string shape = "(";
   for (int64_t dim : tensor.shape())
@@ -179,9 +184,13 @@ Status pipert::writeNpy(const std::string &path, const HostTensor &tensor) {
   size_t total = 10 + header.size() + 1;
   header.append((64 - total % 64) % 64, ' ');
   header += '\n';
+  auto failed = [&]() {
+    return Status::error("cannot write '" + shownPath + "': " +
+                         strerror(errno));
+  };
   File file(fopen(path.c_str(), "wb"));
   if (!file)
-    return Status::error("cannot write '" + path + "': " + strerror(errno));
+    return failed();
   unsigned char prefix[10] = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0,
                               (unsigned char)(header.size() & 0xff),
                               (unsigned char)(header.size() >> 8)};
@@ -190,8 +199,65 @@ Status pipert::writeNpy(const std::string &path, const HostTensor &tensor) {
       (tensor.numBytes() &&
        fwrite(tensor.data(), 1, tensor.numBytes(), file.get()) !=
            tensor.numBytes()))
-    return Status::error("cannot write '" + path + "': " + strerror(errno));
+    return failed();
   if (fclose(file.release()) != 0)
-    return Status::error("cannot write '" + path + "': " + strerror(errno));
+    return failed();
   return Status();
+}
+} // namespace
+
+Status pipert::writeNpyFiles(
+    const std::vector<std::pair<std::string, const HostTensor *>> &files) {
+  // Temporaries in the same directory, so that the renames do not cross
+  // file systems; named per process and call, so that concurrent writers
+  // do not share one.
+  static std::atomic<unsigned> calls{0};
+  std::string suffix = ".tmp-" + std::to_string(getpid()) + "-" +
+                       std::to_string(calls++);
+  std::vector<std::string> temporaries;
+  auto removeAll = [](const std::vector<std::string> &paths) {
+    for (const std::string &path : paths)
+      unlink(path.c_str());
+  };
+  for (const auto &[path, tensor] : files) {
+    std::string temporary = path + suffix;
+    Status status = writeNpyFile(temporary, path, *tensor);
+    if (!status.ok()) {
+      unlink(temporary.c_str());
+      removeAll(temporaries);
+      return status;
+    }
+    temporaries.push_back(temporary);
+  }
+  // The files there before are kept under a second name (a hard link) until
+  // every rename has succeeded, so that a failing rename (the path is a
+  // directory, say) can put back the ones already replaced.
+  std::vector<std::string> backups(files.size());
+  for (size_t i = 0; i < files.size(); ++i) {
+    std::string backup = files[i].first + suffix + ".old";
+    if (link(files[i].first.c_str(), backup.c_str()) == 0)
+      backups[i] = backup;
+  }
+  for (size_t i = 0; i < files.size(); ++i) {
+    if (rename(temporaries[i].c_str(), files[i].first.c_str()) == 0)
+      continue;
+    Status status = Status::error("cannot write '" + files[i].first + "': " +
+                                  strerror(errno));
+    for (size_t j = 0; j < i; ++j) {
+      if (backups[j].empty())
+        unlink(files[j].first.c_str());
+      else
+        rename(backups[j].c_str(), files[j].first.c_str());
+    }
+    removeAll(std::vector<std::string>(temporaries.begin() + i,
+                                       temporaries.end()));
+    removeAll(backups);
+    return status;
+  }
+  removeAll(backups);
+  return Status();
+}
+
+Status pipert::writeNpy(const std::string &path, const HostTensor &tensor) {
+  return writeNpyFiles({{path, &tensor}});
 }

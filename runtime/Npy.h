@@ -13,11 +13,23 @@
 #include "runtime/Tensor.h"
 
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace pipert {
 
 Result<HostTensor> readNpy(const std::string &path);
+
+/// Writes `tensor` to `path`: to a temporary name beside it, then renamed
+/// over it, so that a failure (a full disk, a dtype NumPy lacks) leaves
+/// whatever was at `path` as it was.
 Status writeNpy(const std::string &path, const HostTensor &tensor);
+
+/// Writes several files all or nothing: every tensor to a temporary name
+/// first; only when all are written are they renamed over their paths.
+/// On a failure no path is touched and the temporaries are removed.
+Status writeNpyFiles(
+    const std::vector<std::pair<std::string, const HostTensor *>> &files);
 
 } // namespace pipert
 

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <fstream>
 
+#include <dirent.h>
 #include <sys/stat.h>
 
 using namespace pipetest;
@@ -119,4 +120,51 @@ TEST(Npy, RejectsWhatItCannotRead) {
   }
   EXPECT_NE(pipert::readNpy(path).status().message().find("no .npy magic"),
             std::string::npos);
+}
+
+// Issue 15, item 6: a write that fails leaves the earlier files as they
+// were, and no temporary behind.
+TEST(Npy, WritesAreAllOrNothing) {
+  std::string dir = ::testing::TempDir() + "/pipe_npy_all_or_nothing";
+  mkdir(dir.c_str(), 0700);
+  std::string first = dir + "/a.npy", second = dir + "/b.npy";
+  HostTensor old = randomTensor(DType::F32, {5}, 1);
+  ASSERT_TRUE(pipert::writeNpy(first, old).ok());
+  ASSERT_TRUE(pipert::writeNpy(second, old).ok());
+
+  // The second result has a dtype NumPy lacks: neither file changes.
+  HostTensor fresh = randomTensor(DType::F32, {9}, 2);
+  HostTensor bf16(DType::BF16, {3});
+  pipert::Status status = pipert::writeNpyFiles({{first, &fresh}, {second, &bf16}});
+  ASSERT_FALSE(status.ok());
+  EXPECT_NE(status.message().find("b.npy"), std::string::npos) << status.message();
+  for (const std::string &path : {first, second}) {
+    auto read = pipert::readNpy(path);
+    ASSERT_TRUE(read.ok()) << read.status().message();
+    EXPECT_TRUE(sameBits(*read, old)) << path;
+  }
+
+  // A path that cannot be written (its directory is missing): the same.
+  status = pipert::writeNpyFiles({{first, &fresh}, {dir + "/no/such/c.npy", &fresh}});
+  ASSERT_FALSE(status.ok());
+  auto read = pipert::readNpy(first);
+  ASSERT_TRUE(read.ok());
+  EXPECT_TRUE(sameBits(*read, old));
+
+  // Only the two files: no temporaries left.
+  int entries = 0;
+  if (DIR *list = opendir(dir.c_str())) {
+    while (dirent *entry = readdir(list))
+      entries += entry->d_name[0] != '.';
+    closedir(list);
+  }
+  EXPECT_EQ(entries, 2);
+
+  // When everything can be written, everything is.
+  ASSERT_TRUE(pipert::writeNpyFiles({{first, &fresh}, {second, &fresh}}).ok());
+  for (const std::string &path : {first, second}) {
+    auto again = pipert::readNpy(path);
+    ASSERT_TRUE(again.ok());
+    EXPECT_TRUE(sameBits(*again, fresh)) << path;
+  }
 }

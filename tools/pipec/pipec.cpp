@@ -218,7 +218,11 @@ static int runPipeline(pipe::PipelineOp pipeline, const pipert::Plan &plan) {
     size_t eq = input.find('=');
     if (eq == std::string::npos || eq == 0)
       return fail("--input '" + input + "' is not NAME=FILE.npy");
-    files[input.substr(0, eq)] = input.substr(eq + 1);
+    auto [it, inserted] =
+        files.try_emplace(input.substr(0, eq), input.substr(eq + 1));
+    if (!inserted)
+      return fail("--input '" + it->first + "' is given twice ('" +
+                  it->second + "' and '" + input.substr(eq + 1) + "')");
   }
   std::vector<pipert::HostTensor> tensors;
   for (int i = 0; i < plan.numParams; ++i) {
@@ -266,15 +270,19 @@ static int runPipeline(pipe::PipelineOp pipeline, const pipert::Plan &plan) {
     return fail(results.status().message());
   if (std::error_code ec = llvm::sys::fs::create_directories(outputDir.getValue()))
     return fail("cannot create '" + outputDir + "': " + ec.message());
+  // All results or none: a failure leaves the directory's earlier files.
+  std::vector<std::pair<std::string, const pipert::HostTensor *>> writes;
   for (size_t r = 0; r < results->size(); ++r) {
     llvm::SmallString<256> path(outputDir.getValue());
     llvm::sys::path::append(path, plan.resultNames[r] + ".npy");
-    if (pipert::Status s = pipert::writeNpy(path.str().str(), (*results)[r]);
-        !s.ok())
-      return fail(s.message());
-    llvm::outs() << "wrote " << path << " (" << (*results)[r].describe()
-                 << ") on the " << (useGpu ? "GPU" : "CPU reference") << "\n";
+    writes.push_back({path.str().str(), &(*results)[r]});
   }
+  if (pipert::Status s = pipert::writeNpyFiles(writes); !s.ok())
+    return fail(s.message());
+  for (size_t r = 0; r < results->size(); ++r)
+    llvm::outs() << "wrote " << writes[r].first << " ("
+                 << (*results)[r].describe() << ") on the "
+                 << (useGpu ? "GPU" : "CPU reference") << "\n";
   phaseTimer.mark("write outputs");
   if (timePhases)
     phaseTimer.print();
