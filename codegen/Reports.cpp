@@ -16,6 +16,7 @@
 #include "codegen/KernelFamily.h"
 #include "core/DimExpr.h"
 #include "codegen/PlanBuilder.h"
+#include "runtime/Tensor.h"
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/Support/raw_ostream.h"
@@ -50,21 +51,36 @@ std::string bytesFormula(const pipert::PlanBuffer &buffer) {
   return std::to_string(literal) + "*" + symbols;
 }
 
-/// The bytes of `buffer` under `sizes`, or -1 if a dim is unbound.
+/// bytesFor's answer for sizes whose bytes pass 2^63 (a run refuses them).
+constexpr int64_t kTooLarge = -2;
+
+/// The bytes of `buffer` under `sizes`; -1 if a dim is unbound, kTooLarge
+/// if they pass the 64-bit integers.
 int64_t bytesFor(const pipert::PlanBuffer &buffer,
                  const std::map<std::string, int64_t> &sizes) {
-  int64_t bytes = int64_t(pipert::dtypeSize(buffer.dtype));
+  std::vector<int64_t> shape;
   for (const pipert::PlanDim &dim : buffer.dims) {
-    if (dim.symbol.empty()) {
-      bytes *= dim.size;
-      continue;
-    }
-    std::optional<int64_t> size = pipert::evaluateDim(dim.symbol, sizes);
+    pipert::DimExpr::Failure failure = pipert::DimExpr::Failure::None;
+    std::optional<int64_t> size =
+        dim.symbol.empty() ? std::optional(dim.size)
+        : sizes.count(dim.symbol)
+            ? std::optional(sizes.at(dim.symbol))
+            : pipert::DimExpr::parse(dim.symbol)->evaluate(sizes, nullptr,
+                                                           &failure);
     if (!size)
-      return -1;
-    bytes *= *size;
+      return failure == pipert::DimExpr::Failure::Unbound ? -1 : kTooLarge;
+    shape.push_back(*size);
   }
-  return bytes;
+  return pipert::checkedNumBytes(buffer.dtype, shape).value_or(kTooLarge);
+}
+
+/// " = 1024" after a formula, " = more than 2^63 ..." where too large.
+std::string bytesValue(const std::string &formula, int64_t bytes) {
+  if (bytes == kTooLarge)
+    return " = more than 2^63 (a run refuses these sizes)";
+  if (bytes >= 0 && formula != std::to_string(bytes))
+    return " = " + std::to_string(bytes);
+  return "";
 }
 
 std::string typeOf(const pipert::PlanBuffer &buffer) {
@@ -246,8 +262,7 @@ std::string pipec::describeTransfers(PipelineOp pipeline,
       const Copy &c = copies[i];
       os << "  #" << i + 1 << " " << c.direction << " " << c.formula
          << " bytes";
-      if (c.bytes >= 0 && c.formula != std::to_string(c.bytes))
-        os << " = " << c.bytes;
+      os << bytesValue(c.formula, c.bytes);
       os << "  " << c.value;
       if (!c.location.empty())
         os << "  at " << c.location;
@@ -331,8 +346,7 @@ std::string pipec::describeTransfers(PipelineOp pipeline,
     bool known = true;
     for (const Copy *c : copies) {
       formula += (formula.empty() ? "" : " + ") + c->formula;
-      known &= c->bytes >= 0;
-      bytes += c->bytes;
+      known &= c->bytes >= 0 && !__builtin_add_overflow(bytes, c->bytes, &bytes);
     }
     if (formula.empty())
       return std::string("0 bytes");
@@ -393,12 +407,10 @@ pipec::describeDeviceMemory(const pipert::Plan &plan,
     int64_t bytes = bytesFor(buffer, sizes);
     os << "  " << what << " : " << typeOf(buffer) << " " << formula
        << " bytes";
-    if (bytes >= 0 && formula != std::to_string(bytes))
-      os << " = " << bytes;
+    os << bytesValue(formula, bytes);
     os << "\n";
     formulas.push_back(formula);
-    known &= bytes >= 0;
-    total += std::max<int64_t>(bytes, 0);
+    known &= bytes >= 0 && !__builtin_add_overflow(total, bytes, &total);
   };
   for (size_t t = 0; t < temporaries.size(); ++t)
     line("temporary %" + std::to_string(ids[t]), *temporaries[t]);

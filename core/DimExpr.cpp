@@ -463,7 +463,16 @@ std::optional<DimExpr> DimExpr::parse(std::string_view text,
 
 std::optional<int64_t>
 DimExpr::evaluate(const std::map<std::string, int64_t> &sizes,
-                  std::string *missing) const {
+                  std::string *missing, Failure *failure) const {
+  // Sizes are 64-bit: a sum or product past them has no value (2^62 * 4
+  // must not wrap to 0 and pass as a size).
+  auto fail = [&](Failure why) -> std::optional<int64_t> {
+    if (missing)
+      missing->clear();
+    if (failure)
+      *failure = why;
+    return std::nullopt;
+  };
   int64_t total = 0;
   for (const Term &term : terms) {
     int64_t product = term.coefficient;
@@ -474,34 +483,45 @@ DimExpr::evaluate(const std::map<std::string, int64_t> &sizes,
         if (it == sizes.end()) {
           if (missing)
             *missing = atom->name;
+          if (failure)
+            *failure = Failure::Unbound;
           return std::nullopt;
         }
         value = it->second;
       } else {
-        auto a = atom->a.evaluate(sizes, missing);
-        auto b = atom->b.evaluate(sizes, missing);
-        if (!a || !b)
+        auto a = atom->a.evaluate(sizes, missing, failure);
+        if (!a)
+          return std::nullopt;
+        auto b = atom->b.evaluate(sizes, missing, failure);
+        if (!b)
           return std::nullopt;
         bool divides = atom->kind == Atom::FloorDiv ||
                        atom->kind == Atom::CeilDiv || atom->kind == Atom::Mod;
-        if (divides && *b == 0) {
-          if (missing)
-            missing->clear();
-          return std::nullopt;
-        }
+        if (divides && *b == 0)
+          return fail(Failure::DividesByZero);
+        if (divides && *b == -1 && *a == INT64_MIN)
+          return fail(Failure::Overflows);
         switch (atom->kind) {
         case Atom::FloorDiv: value = floorDivide(*a, *b); break;
-        case Atom::CeilDiv: value = -floorDivide(-*a, *b); break;
+        case Atom::CeilDiv:
+          if (*a == INT64_MIN)
+            return fail(Failure::Overflows);
+          value = -floorDivide(-*a, *b);
+          break;
         case Atom::Mod: value = *a - floorDivide(*a, *b) * *b; break;
         case Atom::Min: value = std::min(*a, *b); break;
         case Atom::Max: value = std::max(*a, *b); break;
         case Atom::Name: value = 0; break;
         }
       }
-      product *= value;
+      if (__builtin_mul_overflow(product, value, &product))
+        return fail(Failure::Overflows);
     }
-    total += product;
+    if (__builtin_add_overflow(total, product, &total))
+      return fail(Failure::Overflows);
   }
+  if (failure)
+    *failure = Failure::None;
   return total;
 }
 

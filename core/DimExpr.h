@@ -65,10 +65,14 @@ public:
   static std::optional<DimExpr> parse(std::string_view text,
                                       std::string *error = nullptr);
 
-  /// Its value once `sizes` binds its names; nothing (and `missing` names
-  /// one) when a name is unbound, or a division by zero (`missing` empty).
+  /// Why evaluate() gave nothing.
+  enum class Failure { None, Unbound, DividesByZero, Overflows };
+  /// Its value once `sizes` binds its names; nothing when a name is unbound
+  /// (`missing` names it), a divisor is 0, or a sum or product passes the
+  /// 64-bit integers; `failure` says which.
   std::optional<int64_t> evaluate(const std::map<std::string, int64_t> &sizes,
-                                  std::string *missing = nullptr) const;
+                                  std::string *missing = nullptr,
+                                  Failure *failure = nullptr) const;
   /// The names it uses.
   void collectSymbols(std::set<std::string> &symbols) const;
   /// Whether some // % ceil floor in it divides by a constant 0 (whatever

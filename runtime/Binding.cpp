@@ -79,6 +79,10 @@ pipert::bindDims(const std::string &pipeline, const PlanBuffer *params,
                              std::to_string(d));
       }
     }
+    if (!checkedNumBytes(input.dtype, input.shape))
+      return Status::error(what + " has shape " +
+                           describeTensor(input.dtype, input.shape) +
+                           ", whose size in bytes passes 2^63");
     if (input.numElements() > 0 && !input.data)
       return Status::error(what + " is a null pointer");
     if (Status s = checkPinnedMemory(what, param.memory, input.memory); !s.ok())
@@ -138,18 +142,21 @@ Status pipert::evaluatePlanDims(const Plan &plan,
       if (dim.symbol.empty() || sizes.count(dim.symbol))
         continue;
       std::string error, missing;
+      DimExpr::Failure failure;
       std::optional<DimExpr> expr = DimExpr::parse(dim.symbol, &error);
       if (!expr)
         return Status::error("internal error: pipeline '" + plan.name +
                              "' has a malformed dim '" + dim.symbol +
                              "': " + error);
-      std::optional<int64_t> value = expr->evaluate(sizes, &missing);
+      std::optional<int64_t> value = expr->evaluate(sizes, &missing, &failure);
       if (!value)
         return Status::error(
             "pipeline '" + plan.name + "': dim " + dim.symbol +
-            (missing.empty() ? " divides by zero"
-                             : " needs the size of " + missing +
-                                   ", which no parameter binds") +
+            (failure == DimExpr::Failure::Unbound
+                 ? " needs the size of " + missing + ", which no parameter binds"
+             : failure == DimExpr::Failure::DividesByZero
+                 ? std::string(" divides by zero")
+                 : std::string(" passes the 64-bit integers")) +
             " (" + describeSizes(*expr, sizes) + ")");
       if (*value < 0)
         return Status::error("pipeline '" + plan.name + "': dim " +
@@ -161,6 +168,18 @@ Status pipert::evaluatePlanDims(const Plan &plan,
                                                         "')"));
       sizes[dim.symbol] = *value;
     }
+  // Every buffer's size in bytes must be a 64-bit integer too (a result
+  // f32[N, H] with N = 2^62 would wrap to 0 bytes).
+  for (const PlanBuffer &buffer : plan.buffers) {
+    std::vector<int64_t> shape = shapeOf(buffer, sizes);
+    if (!checkedNumBytes(buffer.dtype, shape))
+      return Status::error(
+          "pipeline '" + plan.name + "': " +
+          (buffer.name.empty() ? std::string("a value")
+                               : "'" + buffer.name + "'") +
+          " would be " + describeTensor(buffer.dtype, shape) +
+          ", whose size in bytes passes 2^63");
+  }
   for (const PlanDimCheck &check : plan.dimChecks) {
     std::optional<DimExpr> expr = DimExpr::parse(check.expression);
     std::optional<int64_t> value = expr ? expr->evaluate(sizes) : std::nullopt;

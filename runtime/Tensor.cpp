@@ -4,10 +4,23 @@
 #include "runtime/Plan.h"
 #include "runtime/Tensor.h"
 
+#include <cstdio>
+#include <cstdlib>
 #include <string>
 
 using namespace pipert;
 
+std::optional<int64_t>
+pipert::checkedNumBytes(DType dtype, const std::vector<int64_t> &shape) {
+  int64_t bytes = int64_t(dtypeSize(dtype));
+  for (int64_t d : shape)
+    if (d < 0 || __builtin_mul_overflow(bytes, d, &bytes))
+      return std::nullopt;
+  return bytes;
+}
+
+/// Shapes reach here checked (checkedNumBytes): by the .npy reader, the
+/// binding of a run's inputs, or dims evaluated with overflow checks.
 static int64_t product(const std::vector<int64_t> &shape) {
   int64_t n = 1;
   for (int64_t d : shape)
@@ -18,8 +31,17 @@ static int64_t product(const std::vector<int64_t> &shape) {
 int64_t TensorRef::numElements() const { return product(shape); }
 
 HostTensor::HostTensor(DType dtype, std::vector<int64_t> shape)
-    : dtype_(dtype), shape_(std::move(shape)),
-      bytes_(size_t(product(shape_)) * dtypeSize(dtype)) {}
+    : dtype_(dtype), shape_(std::move(shape)) {
+  std::optional<int64_t> bytes = checkedNumBytes(dtype_, shape_);
+  if (!bytes) {
+    // A bug in Pipe: a wrapped size would be memory corruption later.
+    fprintf(stderr, "internal error: HostTensor of %s: its size overflows "
+                    "(shapes are checked before this)\n",
+            describeTensor(dtype_, shape_).c_str());
+    abort();
+  }
+  bytes_.resize(size_t(*bytes));
+}
 
 int64_t HostTensor::numElements() const { return product(shape_); }
 

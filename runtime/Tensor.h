@@ -6,10 +6,17 @@
 #include "core/DType.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 namespace pipert {
+
+/// The bytes of a dtype's tensor of `shape`, or nothing when a dim is
+/// negative or the count passes INT64_MAX (a shape from a file or a
+/// caller is checked with it before anything is allocated from it).
+std::optional<int64_t> checkedNumBytes(DType dtype,
+                                       const std::vector<int64_t> &shape);
 
 enum class Memory : uint8_t { Host, Device };
 

@@ -64,6 +64,18 @@ TEST(DimExpr, EvaluatesOnceNamesAreBound) {
   EXPECT_EQ(missing, "N");
   EXPECT_FALSE(DimExpr::parse("H // (W - 333)")->evaluate(sizes, &missing));
   EXPECT_EQ(missing, "");
+  DimExpr::Failure failure;
+  EXPECT_FALSE(DimExpr::parse("H // (W - 333)")
+                   ->evaluate(sizes, &missing, &failure));
+  EXPECT_EQ(failure, DimExpr::Failure::DividesByZero);
+  // Past the 64-bit integers there is no value (it wrapped).
+  std::map<std::string, int64_t> huge{{"N", int64_t(1) << 62}};
+  EXPECT_FALSE(DimExpr::parse("4 * N")->evaluate(huge, &missing, &failure));
+  EXPECT_EQ(failure, DimExpr::Failure::Overflows);
+  EXPECT_FALSE(DimExpr::parse("N + N")->evaluate(huge, &missing, &failure));
+  EXPECT_EQ(failure, DimExpr::Failure::Overflows);
+  EXPECT_EQ(DimExpr::parse("N + N - 1")->evaluate(huge), std::nullopt);
+  EXPECT_EQ(DimExpr::parse("N - 1 + N")->evaluate({{"N", 5}}), 9);
   EXPECT_EQ(pipert::evaluateDim("H - 32", sizes), 218);
   EXPECT_EQ(pipert::evaluateDim("W", sizes), 333);
 }

@@ -72,6 +72,48 @@ TEST(Runtime, NegativeSizeIsAnError) {
   EXPECT_EQ(sizes.status().message(), "input 'a' has a negative size in dim 1");
 }
 
+// Issue 15, item 1: an element count that overflows is refused before
+// anything is allocated from it (2^32 * 2^32 wrapped to 0).
+TEST(Runtime, OverflowingSizesAreErrors) {
+  char byte = 0;
+  auto sizes = pipert::bindDims("p", params(),
+                                {ref(&byte, DType::U8, {int64_t(1) << 32,
+                                                        int64_t(1) << 32}),
+                                 ref(&byte, DType::U8, {int64_t(1) << 32, 4})});
+  ASSERT_FALSE(sizes.ok());
+  EXPECT_EQ(sizes.status().message(),
+            "input 'a' has shape u8[4294967296, 4294967296], whose size in "
+            "bytes passes 2^63");
+  EXPECT_EQ(pipert::checkedNumBytes(DType::F32, {int64_t(1) << 61, 3}),
+            std::nullopt);
+  EXPECT_EQ(pipert::checkedNumBytes(DType::F32, {0, INT64_MAX}), 0);
+  EXPECT_EQ(pipert::checkedNumBytes(DType::F64, {3, 5}), 120);
+
+  // A result whose dims each fit but whose bytes do not: f32[N, H] with N
+  // bound to 2^62 (the input u8[N, 0] is empty, so it binds).
+  pipert::Plan plan;
+  plan.name = "p";
+  plan.numParams = 1;
+  plan.buffers = {{"x", DType::U8, {{-1, "N"}, {0, ""}}},
+                  {"y", DType::F32, {{-1, "N"}, {-1, "N + 1"}}}};
+  plan.results = {1};
+  plan.resultNames = {"y"};
+  auto shapes = pipert::resultShapes(
+      plan, {ref(nullptr, DType::U8, {int64_t(1) << 62, 0})});
+  ASSERT_FALSE(shapes.ok());
+  EXPECT_EQ(shapes.status().message(),
+            "pipeline 'p': 'y' would be f32[4611686018427387904, "
+            "4611686018427387905], whose size in bytes passes 2^63");
+  // A dim expression past the 64-bit integers is named as such.
+  plan.buffers[1].dims[1].symbol = "N * N";
+  shapes = pipert::resultShapes(
+      plan, {ref(nullptr, DType::U8, {int64_t(1) << 62, 0})});
+  ASSERT_FALSE(shapes.ok());
+  EXPECT_EQ(shapes.status().message(),
+            "pipeline 'p': dim N * N passes the 64-bit integers (N = "
+            "4611686018427387904)");
+}
+
 TEST(Runtime, LoadWithoutGpuSaysWhy) {
   if (pipert::checkGpuAvailable().ok())
     GTEST_SKIP() << "a GPU is present; this checks the message without one";
