@@ -37,11 +37,42 @@ template <typename A, typename B> struct pipe_pick<false, A, B> {
   typedef B type;
 };
 
+/// The mean of i64 or u64 divides the exact integer sum (docs/language.md),
+/// which a 64-bit sum is not: it accumulates in 128 bits (2^63 elements of
+/// 2^64 - 1 fit).
+typedef __int128 pipe_i128;
+typedef unsigned __int128 pipe_u128;
+template <typename T> struct pipe_exact_sum { typedef void type; };
+template <> struct pipe_exact_sum<pipe_i64> { typedef pipe_i128 type; };
+template <> struct pipe_exact_sum<pipe_u64> { typedef pipe_u128 type; };
+
+/// A 128-bit integer as the nearest double (ties to even), in one rounding:
+/// the bits below the 63 that a long long conversion takes are folded into
+/// a sticky bit, then the exact power of two is put back.
+template <typename T> PIPE_HD double pipe_double_from_128(T x) {
+  const bool negative = x < 0;
+  pipe_u128 magnitude = negative ? (pipe_u128)0 - (pipe_u128)x : (pipe_u128)x;
+  int shift = 0;
+  while ((magnitude >> shift) > (pipe_u128)0x7fffffffffffffffULL)
+    ++shift;
+  pipe_u128 kept = magnitude >> shift;
+  if (shift > 0 && (magnitude & (((pipe_u128)1 << shift) - 1)) != 0)
+    kept |= 1; // sticky: below the bits a double keeps, so rounds correctly
+  double value = (double)(long long)kept;
+  for (int i = 0; i < shift; ++i)
+    value *= 2.0;
+  return negative ? -value : value;
+}
+
 /// Sums, means and products: floats in f64 (per thread in f32 for sums of
-/// f32 and narrower), bool and integers in 64-bit integers.
+/// f32 and narrower), bool and integers in 64-bit integers (128 for the
+/// mean of 64-bit ones).
 template <int KIND, typename T> struct pipe_reducer {
   static constexpr bool is_float = pipe_traits<T>::is_float;
-  typedef typename pipe_wide_int<T>::type int_acc;
+  static constexpr bool exact128 =
+      KIND == PIPE_MEAN && !is_float && sizeof(T) == 8;
+  typedef typename pipe_pick<exact128, typename pipe_exact_sum<T>::type,
+                             typename pipe_wide_int<T>::type>::type int_acc;
   typedef typename pipe_pick<is_float, double, int_acc>::type acc;
   // Products always go through acc (f32 products overflow sooner).
   typedef typename pipe_pick<
@@ -57,25 +88,24 @@ template <int KIND, typename T> struct pipe_reducer {
   static PIPE_HD local value(T x) {
     if constexpr (is_float)
       return (local)pipe_traits<T>::widen(x);
+    else if constexpr (exact128)
+      return (local)x;
     else
       return (local)pipe_cast<int_acc>(x);
   }
   static PIPE_HD local add_local(local a, local b) {
-    if constexpr (is_float)
+    if constexpr (is_float || exact128)
       return KIND == PIPE_PROD ? a * b : a + b;
     else
       return KIND == PIPE_PROD ? pipe_mul(a, b) : pipe_add(a, b);
   }
   static PIPE_HD acc widen(local a) { return (acc)a; }
-  static PIPE_HD acc combine(acc a, acc b) {
-    if constexpr (is_float)
-      return KIND == PIPE_PROD ? a * b : a + b;
-    else
-      return KIND == PIPE_PROD ? pipe_mul(a, b) : pipe_add(a, b);
-  }
+  static PIPE_HD acc combine(acc a, acc b) { return add_local(a, b); }
   /// The result from the accumulated value of `count` elements.
   template <typename R> static PIPE_HD R finish(acc a, long long count) {
-    if constexpr (KIND == PIPE_MEAN)
+    if constexpr (exact128)
+      return pipe_cast<R>(pipe_double_from_128(a) / (double)count);
+    else if constexpr (KIND == PIPE_MEAN)
       return pipe_cast<R>(pipe_as_double(a) / (double)count);
     else
       return pipe_cast<R>(a);

@@ -225,6 +225,8 @@ PIPE_HD float pipe_ceilf(float x) { return ceilf(x); }
 PIPE_HD double pipe_ceilf(double x) { return ceil(x); }
 PIPE_HD float pipe_fmod(float a, float b) { return fmodf(a, b); }
 PIPE_HD double pipe_fmod(double a, double b) { return fmod(a, b); }
+PIPE_HD float pipe_copysign(float a, float b) { return copysignf(a, b); }
+PIPE_HD double pipe_copysign(double a, double b) { return copysign(a, b); }
 PIPE_HD float pipe_sqrtf(float x) { return sqrtf(x); }
 PIPE_HD double pipe_sqrtf(double x) { return sqrt(x); }
 PIPE_HD float pipe_expf(float x) { return expf(x); }
@@ -321,6 +323,11 @@ template <typename To, typename From> PIPE_HD To pipe_cast(From x) {
   } else if constexpr (FT::is_float) {
     typename FT::compute v = FT::widen(x);
 #if defined(__CUDA_ARCH__)
+    // cvt.rni.sat gives 0 for NaN only to 32 bits and narrower; to 64 bits
+    // it gives the range's end (docs/language.md: NaN becomes 0).
+    if constexpr (sizeof(To) == 8)
+      if (v != v)
+        return (To)0;
     return pipe_device_cvt<To, typename FT::compute>(v);
 #endif
     if (v != v)
@@ -370,11 +377,44 @@ template <typename T> PIPE_HD T pipe_div(T a, T b) {
   return TR::narrow(TR::widen(a) / TR::widen(b));
 }
 
+/// Python's divmod of floats (CPython's float_divmod, NumPy's npy_divmod):
+/// the quotient is computed from a - fmod(a, b), which is exact, not from
+/// a / b, which rounds (1.0 // 0.1 is 9, and 1.0 % 0.1 is 0.09999...);
+/// a zero remainder takes b's sign, a zero quotient a / b's. A zero divisor
+/// gives a / b and fmod's NaN.
+template <typename C> PIPE_HD C pipe_float_divmod(C a, C b, C *mod) {
+  C m = pipe_fmod(a, b);
+  if (b == 0) {
+    *mod = m;
+    return a / b;
+  }
+  C div = (a - m) / b;
+  if (m != 0) {
+    if ((b < 0) != (m < 0)) {
+      m += b;
+      div -= 1;
+    }
+  } else {
+    m = pipe_copysign((C)0, b);
+  }
+  C floordiv;
+  if (div != 0) {
+    floordiv = (C)pipe_floorf(div);
+    if (div - floordiv > (C)0.5)
+      floordiv += 1;
+  } else {
+    floordiv = pipe_copysign((C)0, a / b);
+  }
+  *mod = m;
+  return floordiv;
+}
+
 /// Floor division (Python's //).
 template <typename T> PIPE_HD T pipe_floordiv(T a, T b) {
   typedef pipe_traits<T> TR;
   if constexpr (TR::is_float) {
-    return TR::narrow(pipe_floorf(TR::widen(a) / TR::widen(b)));
+    typename TR::compute mod;
+    return TR::narrow(pipe_float_divmod(TR::widen(a), TR::widen(b), &mod));
   } else {
     if (b == 0)
       return (T)0;
@@ -395,11 +435,9 @@ template <typename T> PIPE_HD T pipe_floordiv(T a, T b) {
 template <typename T> PIPE_HD T pipe_rem(T a, T b) {
   typedef pipe_traits<T> TR;
   if constexpr (TR::is_float) {
-    typename TR::compute x = TR::widen(a), y = TR::widen(b);
-    typename TR::compute r = pipe_fmod(x, y);
-    if (r != 0 && ((r < 0) != (y < 0)))
-      r += y;
-    return TR::narrow(r);
+    typename TR::compute mod;
+    pipe_float_divmod(TR::widen(a), TR::widen(b), &mod);
+    return TR::narrow(mod);
   } else {
     if (b == 0)
       return (T)0;

@@ -81,8 +81,10 @@ static Result<const NvrtcApi *> getNvrtc() {
 // fewer instructions: FMAs and approximate division (what torch.compile's
 // Triton kernels do).
 static std::vector<const char *> compileOptions(bool fastMath) {
+  // --device-int128: the mean of 64-bit integers sums in 128 bits.
   std::vector<const char *> options = {"--std=c++17",
-                                       "--extra-device-vectorization"};
+                                       "--extra-device-vectorization",
+                                       "--device-int128"};
   if (fastMath) {
     options.push_back("--fmad=true");
     options.push_back("--prec-div=false");

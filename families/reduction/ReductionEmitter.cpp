@@ -500,6 +500,9 @@ int getAccumulatorBytes(ReductionKind kind, Type element) {
     return 4;
   if (kind == ReductionKind::min || kind == ReductionKind::max)
     return int(getElementBytes(element));
+  // The mean of 64-bit integers sums exactly, in 128 bits (PipeReduce.h).
+  if (kind == ReductionKind::mean && element.isInteger(64))
+    return 16;
   return 8;
 }
 

@@ -1,0 +1,80 @@
+"""Operators and functions whose semantics docs/language.md takes from
+Python and NumPy, checked against NumPy on special values (issue 15, item
+10: the GPU and the reference once agreed with each other and not with the
+doc).
+
+  semantics_oracle.py PIPEC BACKEND [SEED]     BACKEND: reference or gpu
+"""
+import os
+import sys
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import oracle  # noqa: E402
+from oracle import check, rng, run  # noqa: E402
+
+SPECIAL = [0.0, -0.0, 1.0, -1.0, 0.1, -0.1, 3.0, -3.0, 2.5, 1e30, -1e30,
+           np.inf, -np.inf, np.nan, 5e-40, 7.0, 0.3]
+
+# Float // and %: Python's (NumPy's floor_divide and remainder), so that
+# a == (a // b) * b + a % b up to rounding, 1.0 // 0.1 is 9.0 and
+# -0.0 % 3.0 is +0.0.
+np.seterr(all='ignore')
+for dtype, t in (('f32', np.float32), ('f64', np.float64), ('f16', np.float16)):
+    a = np.array([x for x in SPECIAL for _ in SPECIAL], t)
+    b = np.array([y for _ in SPECIAL for y in SPECIAL], t)
+    extra = 301
+    a = np.concatenate([a, (rng.standard_normal(extra) * 50).astype(t)])
+    b = np.concatenate([b, (rng.standard_normal(extra) * 3).astype(t)])
+    source = (f'pipeline p(a: {dtype}[N], b: {dtype}[N]) -> '
+              f'(q: {dtype}[N], r: {dtype}[N]) {{\n'
+              '  q = a // b\n  r = a % b\n}\n')
+    out = run(source, {'a': a, 'b': b})
+    check(f'{dtype} //', out['q'], np.floor_divide(a, b))
+    check(f'{dtype} %', out['r'], np.remainder(a, b))
+
+# NaN to an integer is 0, as to every integer dtype; infinities saturate.
+for dtype in ('i64', 'u64', 'i32', 'u8'):
+    for src, t in (('f32', np.float32), ('f64', np.float64)):
+        x = np.array([np.nan, -np.nan, np.inf, -np.inf, 2.5, -3.5, 1e30,
+                      -1e30, 0.0], t)
+        out = run(f'pipeline p(x: {src}[N]) -> (y: {dtype}[N]) {{\n'
+                  f'  y = {dtype}(x)\n}}\n', {'x': x})
+        info = np.iinfo(oracle.NP[dtype])
+
+        def convert(v):
+            if np.isnan(v):
+                return 0
+            if np.isinf(v):
+                return info.max if v > 0 else info.min
+            return min(max(round(float(v)), info.min), info.max)
+        want = np.array([convert(v) for v in x], oracle.NP[dtype])
+        check(f'{dtype}({src}) of NaN, inf, halves', out['y'], want)
+
+# The mean of i64 and u64 divides the exact integer sum (in f64).
+for dtype in ('i64', 'u64'):
+    t = oracle.NP[dtype]
+    info = np.iinfo(t)
+    x = np.array([[info.max, info.max, info.max, 1, 2],
+                  [info.min, info.min, 5, 0, info.max],
+                  [info.max, info.min, info.max, info.min, 7]], t)
+    out = run(f'pipeline p(x: {dtype}[N, K]) -> (m: f64[N], n: f32[N]) {{\n'
+              '  m = mean(x, axes = [1], dtype = f64)\n'
+              '  n = mean(x, axes = [1])\n}\n', {'x': x})
+    exact = [sum(int(v) for v in row) for row in x]
+    check(f'mean of {dtype} (f64)', out['m'],
+          np.array([float(s) / x.shape[1] for s in exact], np.float64))
+    check(f'mean of {dtype} (f32)', out['n'],
+          np.array([float(s) / x.shape[1] for s in exact],
+                   np.float64).astype(np.float32))
+    # Many elements: the per-thread and per-block partial sums, too.
+    big = rng.integers(info.max // 2, info.max, (2, 10007), dtype=t,
+                       endpoint=True)
+    out = run(f'pipeline p(x: {dtype}[N, K]) -> (m: f64[N]) {{\n'
+              '  m = mean(x, axes = [1], dtype = f64)\n}\n', {'x': big})
+    exact = [sum(int(v) for v in row) for row in big]
+    check(f'mean of {dtype}, 10007 large elements', out['m'],
+          np.array([float(s) / big.shape[1] for s in exact], np.float64))
+
+oracle.finish()
