@@ -100,7 +100,12 @@ template <int KIND, typename T> struct pipe_reducer {
       return KIND == PIPE_PROD ? pipe_mul(a, b) : pipe_add(a, b);
   }
   static PIPE_HD acc widen(local a) { return (acc)a; }
-  static PIPE_HD acc combine(acc a, acc b) { return add_local(a, b); }
+  static PIPE_HD acc combine(acc a, acc b) {
+    if constexpr (is_float || exact128)
+      return KIND == PIPE_PROD ? a * b : a + b;
+    else
+      return KIND == PIPE_PROD ? pipe_mul(a, b) : pipe_add(a, b);
+  }
   /// The result from the accumulated value of `count` elements.
   template <typename R> static PIPE_HD R finish(acc a, long long count) {
     if constexpr (exact128)

@@ -173,4 +173,22 @@ TEST(ReduceSemantics, AccumulatorsAndIdentities) {
   EXPECT_EQ((pipe_reducer<PIPE_MIN, pipe_i16>::identity()), 32767);
   EXPECT_EQ((pipe_reducer<PIPE_MAX, float>::identity()), -INFINITY);
   EXPECT_EQ((pipe_reducer<PIPE_ALL, float>::value(NAN)), 1u);
+  // f32 sums are per thread in f32 but combine in f64: a combination must
+  // not round through the thread's type.
+  using S = pipe_reducer<PIPE_MEAN, float>;
+  static_assert(sizeof(S::local) == 4 && sizeof(S::acc) == 8);
+  EXPECT_EQ(S::combine(1.0, 1e-10), 1.0 + 1e-10);
+  // The mean of 64-bit integers sums exactly in 128 bits and rounds once.
+  using M = pipe_reducer<PIPE_MEAN, pipe_i64>;
+  static_assert(sizeof(M::acc) == 16);
+  M::acc big = M::combine(M::value(INT64_MAX), M::value(INT64_MAX));
+  EXPECT_EQ(M::finish<double>(M::combine(big, M::value(2)), 2), 9223372036854775808.0);
+  EXPECT_EQ(M::finish<double>(M::combine(M::value(INT64_MIN), M::value(INT64_MIN)), 2),
+            -9223372036854775808.0);
+  // Ties to even past 2^64: 2^64 + 2^11 + 1 is nearer 2^64 + 2^12 than 2^64.
+  using U = pipe_reducer<PIPE_MEAN, pipe_u64>;
+  U::acc u = (U::acc(1) << 64) + (U::acc(1) << 11) + 1;
+  EXPECT_EQ(U::finish<double>(u, 1), 18446744073709555712.0);
+  EXPECT_EQ(U::finish<double>((U::acc(1) << 64) + (U::acc(1) << 11), 1),
+            18446744073709551616.0);
 }
