@@ -42,6 +42,8 @@ namespace pipert {
   X(cuMemcpyDtoDAsync)                                                         \
   X(cuMemsetD8Async)                                                           \
   X(cuStreamSynchronize)                                                       \
+  X(cuStreamCreate)                                                            \
+  X(cuStreamDestroy)                                                           \
   X(cuDeviceGetDefaultMemPool)                                                 \
   X(cuMemPoolSetAttribute)                                                     \
   X(cuMemAlloc)                                                                \

@@ -140,6 +140,7 @@ Status Executable::checkVerdicts() const {
 Status Executable::run(const std::vector<TensorRef> &inputs,
                        const std::vector<TensorRef> &outputs, CUstream stream,
                        bool wait) {
+  std::lock_guard<std::mutex> lock(runMutex_);
   // 1. Validate everything before touching the GPU.
   auto sizes = bindDims(plan_.name, plan_.buffers.data(),
                         size_t(plan_.numParams), inputs);
@@ -384,6 +385,13 @@ Status pipert::waitFor(CUstream stream) {
     return driver.status();
   return checkCuda((*driver)->cuStreamSynchronize(stream),
                    "cuStreamSynchronize");
+}
+
+Status Executable::wait(CUstream stream) const {
+  std::lock_guard<std::mutex> lock(runMutex_);
+  if (Status s = waitFor(stream); !s.ok())
+    return s;
+  return checkVerdicts();
 }
 
 Result<std::vector<HostTensor>>

@@ -23,6 +23,7 @@
 
 #include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -124,7 +125,10 @@ public:
 
   using RunStats = pipert::RunStats;
   /// The statistics of the last run (of any thread's: one at a time).
-  const RunStats &lastRunStats() const { return stats_; }
+  RunStats lastRunStats() const {
+    std::lock_guard<std::mutex> lock(runMutex_);
+    return stats_;
+  }
 
   /// For tests of the run numbers' wrap: makes `run` the latest run's
   /// number, so that the next run is run + 1.
@@ -135,6 +139,11 @@ public:
 private:
   explicit Executable(Plan plan);
   Plan plan_;
+  /// Held by run() and wait() throughout: runs from several threads are
+  /// serialized, since a run updates the state below (its number, the
+  /// statistics, the pinned block of conditions, the verdicts it reads
+  /// back). See docs/runtime.md, "Threads".
+  mutable std::mutex runMutex_;
   /// Each kernel's module and its family's launcher, in plan order.
   std::vector<CUmodule> modules_;
   std::vector<std::unique_ptr<KernelLauncher>> launchers_;
