@@ -323,9 +323,10 @@ template <typename To, typename From> PIPE_HD To pipe_cast(From x) {
   } else if constexpr (FT::is_float) {
     typename FT::compute v = FT::widen(x);
 #if defined(__CUDA_ARCH__)
-    // cvt.rni.sat gives 0 for NaN only to 32 bits and narrower; to 64 bits
-    // it gives the range's end (docs/language.md: NaN becomes 0).
-    if constexpr (sizeof(To) == 8)
+    // cvt.rni.sat gives 0 for NaN only from f32 to 32 bits and narrower;
+    // to 64 bits, or from f64, it gives the range's end or garbage (u8 of
+    // an f64 NaN was 128) where docs/language.md says NaN becomes 0.
+    if constexpr (sizeof(To) == 8 || sizeof(v) == 8)
       if (v != v)
         return (To)0;
     return pipe_device_cvt<To, typename FT::compute>(v);
