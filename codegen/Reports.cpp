@@ -62,11 +62,9 @@ int64_t bytesFor(const pipert::PlanBuffer &buffer,
   for (const pipert::PlanDim &dim : buffer.dims) {
     pipert::DimExpr::Failure failure = pipert::DimExpr::Failure::None;
     std::optional<int64_t> size =
-        dim.symbol.empty() ? std::optional(dim.size)
-        : sizes.count(dim.symbol)
-            ? std::optional(sizes.at(dim.symbol))
-            : pipert::DimExpr::parse(dim.symbol)->evaluate(sizes, nullptr,
-                                                           &failure);
+        dim.symbol.empty()
+            ? std::optional(dim.size)
+            : pipert::evaluateDim(dim.symbol, sizes, nullptr, &failure);
     if (!size)
       return failure == pipert::DimExpr::Failure::Unbound ? -1 : kTooLarge;
     shape.push_back(*size);

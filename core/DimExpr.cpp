@@ -540,14 +540,16 @@ void DimExpr::collectSymbols(std::set<std::string> &symbols) const {
 std::optional<int64_t>
 pipert::evaluateDim(const std::string &symbol,
                     const std::map<std::string, int64_t> &sizes,
-                    std::string *missing) {
+                    std::string *missing, DimExpr::Failure *failure) {
   if (auto it = sizes.find(symbol); it != sizes.end())
     return it->second;
   std::optional<DimExpr> expr = DimExpr::parse(symbol);
   if (!expr) {
     if (missing)
       *missing = symbol;
+    if (failure)
+      *failure = DimExpr::Failure::Unbound;
     return std::nullopt;
   }
-  return expr->evaluate(sizes, missing);
+  return expr->evaluate(sizes, missing, failure);
 }

@@ -105,7 +105,8 @@ private:
 /// expression's; nothing when some name is unbound (`missing` names it).
 std::optional<int64_t> evaluateDim(const std::string &symbol,
                                    const std::map<std::string, int64_t> &sizes,
-                                   std::string *missing = nullptr);
+                                   std::string *missing = nullptr,
+                                   DimExpr::Failure *failure = nullptr);
 
 } // namespace pipert
 

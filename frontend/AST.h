@@ -10,6 +10,7 @@
 
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Casting.h"
 #include "llvm/Support/SMLoc.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -266,6 +267,32 @@ struct PipelineAST {
 struct ModuleAST {
   std::vector<PipelineAST> pipelines;
 };
+
+/// Calls `fn(ExprPtr &)` on each operand of `expr` (its direct children:
+/// a call's arguments and keyword values, a list's elements, a subscript's
+/// base and slice parts), in source order.
+template <typename Fn> void forEachOperand(ExprAST &expr, Fn &&fn) {
+  if (auto *unary = llvm::dyn_cast<UnaryExprAST>(&expr)) {
+    fn(unary->operand);
+  } else if (auto *binary = llvm::dyn_cast<BinaryExprAST>(&expr)) {
+    fn(binary->lhs);
+    fn(binary->rhs);
+  } else if (auto *call = llvm::dyn_cast<CallExprAST>(&expr)) {
+    for (ExprPtr &arg : call->args)
+      fn(arg);
+    for (KeywordArgAST &kwarg : call->kwargs)
+      fn(kwarg.value);
+  } else if (auto *list = llvm::dyn_cast<ListExprAST>(&expr)) {
+    for (ExprPtr &element : list->elements)
+      fn(element);
+  } else if (auto *subscript = llvm::dyn_cast<SubscriptExprAST>(&expr)) {
+    fn(subscript->base);
+    for (SliceAST &item : subscript->items)
+      for (ExprPtr *part : {&item.start, &item.stop, &item.step})
+        if (*part)
+          fn(*part);
+  }
+}
 
 /// Prints the tree (`pipec --emit=ast`), with Sema's types where known.
 void dumpAST(const ModuleAST &module, llvm::raw_ostream &os);

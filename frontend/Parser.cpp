@@ -63,57 +63,29 @@ struct NestingScope {
   ~NestingScope() { --nesting; }
 };
 
-/// The heights of `expr`'s operands.
-llvm::SmallVector<unsigned> operandHeights(const ExprAST &expr) {
-  llvm::SmallVector<unsigned> heights;
-  auto add = [&](const ExprPtr &operand) {
-    if (operand)
-      heights.push_back(operand->height);
-  };
-  if (auto *unary = llvm::dyn_cast<UnaryExprAST>(&expr)) {
-    add(unary->operand);
-  } else if (auto *binary = llvm::dyn_cast<BinaryExprAST>(&expr)) {
-    add(binary->lhs);
-    add(binary->rhs);
-  } else if (auto *call = llvm::dyn_cast<CallExprAST>(&expr)) {
-    for (const ExprPtr &arg : call->args)
-      add(arg);
-    for (const KeywordArgAST &kwarg : call->kwargs)
-      add(kwarg.value);
-  } else if (auto *list = llvm::dyn_cast<ListExprAST>(&expr)) {
-    for (const ExprPtr &element : list->elements)
-      add(element);
-  } else if (auto *subscript = llvm::dyn_cast<SubscriptExprAST>(&expr)) {
-    add(subscript->base);
-    for (const SliceAST &item : subscript->items)
-      for (const ExprPtr *part : {&item.start, &item.stop, &item.step})
-        add(*part);
-  }
-  return heights;
-}
 } // namespace
 
 ExprPtr Parser::bounded(ExprPtr expr) {
   unsigned height = 0;
-  for (unsigned operand : operandHeights(*expr))
-    height = std::max(height, operand);
+  forEachOperand(*expr, [&](const ExprPtr &operand) {
+    height = std::max(height, operand->height);
+  });
   expr->height = height + 1;
   if (expr->height <= kMaxExprHeight)
     return expr;
-  error(expr->getLoc(),
-        "expression nested more than " + llvm::Twine(kMaxExprHeight) +
-            " levels deep (operators, calls and parentheses in one another); "
-            "split it into named bindings");
+  tooDeep(expr->getLoc());
   return nullptr;
 }
 
 bool Parser::enterNesting() {
-  if (++exprNesting <= kMaxExprHeight)
-    return true;
-  return error(tok.getLoc(),
-               "expression nested more than " + llvm::Twine(kMaxExprHeight) +
-                   " levels deep (operators, calls and parentheses in one "
-                   "another); split it into named bindings");
+  return ++exprNesting <= kMaxExprHeight || tooDeep(tok.getLoc());
+}
+
+bool Parser::tooDeep(SMLoc loc) {
+  return error(loc, "expression nested more than " +
+                        llvm::Twine(kMaxExprHeight) +
+                        " levels deep (operators, calls and parentheses in "
+                        "one another); split it into named bindings");
 }
 
 /// module ::= pipeline*
@@ -515,26 +487,8 @@ void renameIn(ExprAST &expr, const std::map<std::string, std::string> &names) {
   if (auto *name = llvm::dyn_cast<NameExprAST>(&expr)) {
     if (auto it = names.find(name->name); it != names.end())
       name->name = it->second;
-  } else if (auto *unary = llvm::dyn_cast<UnaryExprAST>(&expr)) {
-    renameIn(*unary->operand, names);
-  } else if (auto *binary = llvm::dyn_cast<BinaryExprAST>(&expr)) {
-    renameIn(*binary->lhs, names);
-    renameIn(*binary->rhs, names);
-  } else if (auto *call = llvm::dyn_cast<CallExprAST>(&expr)) {
-    for (ExprPtr &arg : call->args)
-      renameIn(*arg, names);
-    for (KeywordArgAST &kwarg : call->kwargs)
-      renameIn(*kwarg.value, names);
-  } else if (auto *list = llvm::dyn_cast<ListExprAST>(&expr)) {
-    for (ExprPtr &element : list->elements)
-      renameIn(*element, names);
-  } else if (auto *subscript = llvm::dyn_cast<SubscriptExprAST>(&expr)) {
-    renameIn(*subscript->base, names);
-    for (SliceAST &item : subscript->items)
-      for (ExprPtr *part : {&item.start, &item.stop, &item.step})
-        if (*part)
-          renameIn(**part, names);
   }
+  forEachOperand(expr, [&](ExprPtr &operand) { renameIn(*operand, names); });
 }
 } // namespace
 

@@ -70,6 +70,8 @@ private:
   /// Counts one level of parser recursion (an expression or a unary
   /// operand inside another); false after an error past kMaxExprHeight.
   bool enterNesting();
+  /// Reports an expression past kMaxExprHeight at `loc`; false.
+  bool tooDeep(llvm::SMLoc loc);
 
   void consume() { tok = lexer.next(); }
   bool consumeIf(TokenKind kind);

@@ -935,20 +935,8 @@ static bool foldLiteralTrees(std::unique_ptr<ExprAST> &expr,
         return overflow(unary->getLoc(), "'-'");
       }
     }
-  } else if (auto *call = llvm::dyn_cast<CallExprAST>(expr.get())) {
-    for (auto &arg : call->args)
-      fold(arg);
-    for (KeywordArgAST &kwarg : call->kwargs)
-      fold(kwarg.value);
-  } else if (auto *list = llvm::dyn_cast<ListExprAST>(expr.get())) {
-    for (auto &element : list->elements)
-      fold(element);
-  } else if (auto *subscript = llvm::dyn_cast<SubscriptExprAST>(expr.get())) {
-    fold(subscript->base);
-    for (SliceAST &item : subscript->items)
-      for (ExprPtr *part : {&item.start, &item.stop, &item.step})
-        if (*part)
-          fold(*part);
+  } else {
+    forEachOperand(*expr, fold);
   }
   return ok;
 }

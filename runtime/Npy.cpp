@@ -135,15 +135,10 @@ Result<HostTensor> pipert::readNpy(const std::string &path) {
   }
   // The data's size, computed without overflow, must be what the file
   // holds after the header: checked before anything is allocated.
-  // (An empty dim makes it 0 whatever the others, even ones that would
-  // overflow together.)
-  unsigned long long bytes = 0;
-  if (std::find(shape.begin(), shape.end(), 0) == shape.end()) {
-    bytes = dtypeSize(found->dtype);
-    for (int64_t dim : shape)
-      if (__builtin_mul_overflow(bytes, (unsigned long long)dim, &bytes))
-        return bad("shape " + shapeText + " has more bytes than 2^64");
-  }
+  std::optional<int64_t> size = checkedNumBytes(found->dtype, shape);
+  if (!size)
+    return bad("shape " + shapeText + " has more bytes than 2^63");
+  const unsigned long long bytes = (unsigned long long)*size;
   const unsigned long long held = fileBytes - dataStart;
   if (bytes > held)
     return bad("the data is " + std::to_string(held) + " bytes, shorter than "

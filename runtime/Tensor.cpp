@@ -12,9 +12,19 @@ using namespace pipert;
 
 std::optional<int64_t>
 pipert::checkedNumBytes(DType dtype, const std::vector<int64_t> &shape) {
+  // An empty dim makes it 0 whatever the others, even ones that would
+  // overflow together.
+  bool empty = false;
+  for (int64_t d : shape) {
+    if (d < 0)
+      return std::nullopt;
+    empty |= d == 0;
+  }
+  if (empty)
+    return 0;
   int64_t bytes = int64_t(dtypeSize(dtype));
   for (int64_t d : shape)
-    if (d < 0 || __builtin_mul_overflow(bytes, d, &bytes))
+    if (__builtin_mul_overflow(bytes, d, &bytes))
       return std::nullopt;
   return bytes;
 }

@@ -12,8 +12,8 @@
 
 namespace pipert {
 
-/// The bytes of a dtype's tensor of `shape`, or nothing when a dim is
-/// negative or the count passes INT64_MAX (a shape from a file or a
+/// The bytes of a dtype's tensor of `shape` (0 when a dim is 0), or nothing
+/// when a dim is negative or the count passes INT64_MAX (a shape from a file or a
 /// caller is checked with it before anything is allocated from it).
 std::optional<int64_t> checkedNumBytes(DType dtype,
                                        const std::vector<int64_t> &shape);
