@@ -8,6 +8,8 @@
 // truncated, corrupt or for another key is recompiled and rewritten, never
 // loaded.
 //
+// The directory must be private to the user (see docs/runtime.md).
+//
 // Directory: $PIPE_KERNEL_CACHE_DIR, else $XDG_CACHE_HOME/pipe/kernels, else
 // $HOME/.cache/pipe/kernels. PIPE_KERNEL_CACHE_DIR=off turns the disk cache
 // off.

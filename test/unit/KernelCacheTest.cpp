@@ -12,6 +12,12 @@
 #include <cstdlib>
 #include <dirent.h>
 #include <fstream>
+#include <thread>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 namespace {
 
@@ -30,16 +36,40 @@ protected:
   }
   void TearDown() override { unsetenv("PIPE_KERNEL_CACHE_DIR"); }
 
-  /// The one entry in the cache directory.
-  std::string entryPath() {
+  /// The names in the cache directory.
+  std::vector<std::string> listDirectory() {
     DIR *d = opendir(dir.c_str());
-    std::string found;
+    std::vector<std::string> names;
     while (dirent *e = d ? readdir(d) : nullptr)
-      if (std::string(e->d_name).find(".cubin") != std::string::npos)
-        found = dir + "/" + e->d_name;
+      if (e->d_name[0] != '.')
+        names.push_back(e->d_name);
     if (d)
       closedir(d);
+    return names;
+  }
+
+  /// The one entry in the cache directory.
+  std::string entryPath() {
+    std::string found;
+    for (const std::string &name : listDirectory())
+      if (name.find(".cubin") != std::string::npos)
+        found = dir + "/" + name;
     return found;
+  }
+
+  /// Compiles `source` again with the memory cache cleared, and says how
+  /// the disk cache answered.
+  pipert::KernelCacheStats compileAgain(const std::string &expected) {
+    pipert::KernelCacheStats before = pipert::kernelCacheStats();
+    pipert::clearKernelMemoryCache();
+    auto again = pipert::compileCubinCached(source, "k", 90);
+    EXPECT_TRUE(again.ok()) << again.status().message();
+    if (again.ok())
+      EXPECT_EQ(*again, expected);
+    pipert::KernelCacheStats after = pipert::kernelCacheStats();
+    return {after.memoryHits - before.memoryHits,
+            after.diskHits - before.diskHits, after.compiles - before.compiles,
+            after.rejectedEntries - before.rejectedEntries};
   }
 
   std::string dir;
@@ -96,6 +126,98 @@ TEST_F(KernelCacheTest, CorruptEntriesAreRebuiltNotLoaded) {
   // The rewritten entry is good again.
   pipert::KernelCacheStats before = pipert::kernelCacheStats();
   pipert::clearKernelMemoryCache();
+  ASSERT_TRUE(pipert::compileCubinCached(source, "k", 90).ok());
+  EXPECT_EQ(pipert::kernelCacheStats().diskHits - before.diskHits, 1u);
+}
+
+// Whatever sits where an entry should be is not read unless it is a
+// regular file of ours of a sane size: a link to /dev/zero would never end,
+// a FIFO would block, a huge file would be read into memory. Each is a miss,
+// compiled and replaced by a good entry.
+TEST_F(KernelCacheTest, WhatIsNotAnEntryFileIsNotRead) {
+  auto first = pipert::compileCubinCached(source, "k", 90);
+  ASSERT_TRUE(first.ok()) << first.status().message();
+  std::string path = entryPath();
+  ASSERT_FALSE(path.empty());
+  const char *kinds[] = {"link to /dev/zero", "fifo", "huge file"};
+  for (int kind = 0; kind < 3; ++kind) {
+    SCOPED_TRACE(kinds[kind]);
+    ASSERT_EQ(unlink(path.c_str()), 0);
+    if (kind == 0)
+      ASSERT_EQ(symlink("/dev/zero", path.c_str()), 0);
+    else if (kind == 1)
+      ASSERT_EQ(mkfifo(path.c_str(), 0600), 0);
+    else { // 1 GiB, sparse
+      int fd = open(path.c_str(), O_CREAT | O_WRONLY, 0600);
+      ASSERT_GE(fd, 0);
+      ASSERT_EQ(ftruncate(fd, off_t(1) << 30), 0);
+      close(fd);
+    }
+    pipert::KernelCacheStats delta = compileAgain(*first);
+    EXPECT_EQ(delta.rejectedEntries, 1u);
+    EXPECT_EQ(delta.compiles, 1u);
+    struct stat info;
+    ASSERT_EQ(lstat(path.c_str(), &info), 0);
+    EXPECT_TRUE(S_ISREG(info.st_mode));
+    EXPECT_EQ(compileAgain(*first).diskHits, 1u);
+  }
+}
+
+// A cache directory that others can write is neither read nor written; one
+// the cache creates is private to the user.
+TEST_F(KernelCacheTest, OnlyAPrivateDirectoryIsTrusted) {
+  auto first = pipert::compileCubinCached(source, "k", 90);
+  ASSERT_TRUE(first.ok()) << first.status().message();
+  struct stat info;
+  ASSERT_EQ(stat(dir.c_str(), &info), 0);
+  EXPECT_EQ(info.st_mode & 0777, 0700u);
+  ASSERT_EQ(chmod(dir.c_str(), 0777), 0);
+  pipert::KernelCacheStats delta = compileAgain(*first);
+  EXPECT_EQ(delta.diskHits, 0u);
+  EXPECT_EQ(delta.compiles, 1u);
+  ASSERT_EQ(chmod(dir.c_str(), 0700), 0);
+  EXPECT_EQ(compileAgain(*first).diskHits, 1u);
+}
+
+// Eight threads asking for one kernel at once run NVRTC once; the others
+// wait for its cubin.
+TEST_F(KernelCacheTest, ConcurrentRequestsCompileOnce) {
+  pipert::KernelCacheStats before = pipert::kernelCacheStats();
+  std::vector<std::string> cubins(8);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 8; ++t)
+    threads.emplace_back([&, t] {
+      auto cubin = pipert::compileCubinCached(source, "k", 90);
+      cubins[t] = cubin.ok() ? *cubin : "failed: " + cubin.status().message();
+    });
+  for (std::thread &thread : threads)
+    thread.join();
+  for (const std::string &cubin : cubins)
+    EXPECT_EQ(cubin, cubins[0]);
+  pipert::KernelCacheStats after = pipert::kernelCacheStats();
+  EXPECT_EQ(after.compiles - before.compiles, 1u);
+  EXPECT_EQ(after.memoryHits - before.memoryHits, 7u);
+}
+
+// Two processes compiling one kernel into one cache at once: both succeed,
+// and what is left is one whole entry and no temporary.
+TEST_F(KernelCacheTest, TwoProcessesShareOneEntry) {
+  pid_t children[2];
+  for (pid_t &child : children) {
+    child = fork();
+    ASSERT_GE(child, 0);
+    if (child == 0)
+      _exit(pipert::compileCubinCached(source, "k", 90).ok() ? 0 : 1);
+  }
+  for (pid_t child : children) {
+    int status = 0;
+    ASSERT_EQ(waitpid(child, &status, 0), child);
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  }
+  std::vector<std::string> names = listDirectory();
+  ASSERT_EQ(names.size(), 1u) << names.size() << " files in the cache";
+  EXPECT_EQ(names[0].find(".tmp"), std::string::npos) << names[0];
+  pipert::KernelCacheStats before = pipert::kernelCacheStats();
   ASSERT_TRUE(pipert::compileCubinCached(source, "k", 90).ok());
   EXPECT_EQ(pipert::kernelCacheStats().diskHits - before.diskHits, 1u);
 }
