@@ -18,6 +18,10 @@ body = {
              '}\n' * n,
 }.get(kind, '')
 tail = '}\n'
+if kind == 'params':  # N parameters on one line; y sums the first and last
+    head = ('pipeline p(' + ', '.join(f'a{i}: f32[N]' for i in range(n)) +
+            ') -> (y: f32[N]) {\n')
+    body = f'  y = a0 + a{n - 1}\n'
 if kind == 'dim':
     head = ('pipeline p(x: f32[N], k: i32) -> (y: f32[' + '(' * n + 'N' +
             ')' * n + ']) {\n')
