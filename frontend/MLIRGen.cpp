@@ -265,6 +265,11 @@ private:
                      Location where, llvm::StringRef) {
     const std::string &callee = call.callee;
     Value input = emitExpr(*call.args[0], call.operandDType);
+    // The product of bools is the product of 0s and 1s, an i64 (as NumPy).
+    // Reducing i64 of them keeps one reducer per kind for bool; the cast
+    // fuses into the reduction's loads.
+    if (callee == "prod" && call.operandDType == "bool")
+      input = castTo(input, "i64", where);
     auto inputType = cast<RankedTensorType>(input.getType());
     // mean computes in its requested float; the others convert after.
     Type element = elementType(
@@ -339,10 +344,14 @@ private:
       if (unary.op != UnaryOp::Neg)
         return emitElementwise(getSpelling(unary.op), /*isOperator=*/true,
                              ValueRange{input}, type, where);
-      Value zero = pipe::ConstantOp::create(
-          builder, where,
-          cast<TypedAttr>(builder.getZeroAttr(type.getElementType())));
-      return pipe::SubOp::create(builder, where, type, zero, input);
+      // 0 - a for integers (wrapping); -0.0 - a for floats, which flips
+      // the sign as IEEE negation does (0 - 0.0 would be +0.0).
+      Type elementType = type.getElementType();
+      auto zero = isa<FloatType>(elementType)
+                      ? TypedAttr(builder.getFloatAttr(elementType, -0.0))
+                      : cast<TypedAttr>(builder.getZeroAttr(elementType));
+      Value zeroValue = pipe::ConstantOp::create(builder, where, zero);
+      return pipe::SubOp::create(builder, where, type, zeroValue, input);
     }
     case ExprAST::Kind::Binary: {
       auto &binary = llvm::cast<BinaryExprAST>(expr);

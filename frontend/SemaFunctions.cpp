@@ -196,7 +196,10 @@ bool PipelineChecker::checkReduceOp(CallExprAST &expr) {
                  "'" + kind + "' reduces a tensor of rank 1 or more, not " +
                      input.str());
   bool numeric = kind != "any" && kind != "all";
-  if (numeric && input.dtype == "bool" && kind != "sum" && kind != "mean")
+  // sum, prod and mean count bools as 0 and 1 (as NumPy); min and max take
+  // numbers.
+  if (numeric && input.dtype == "bool" &&
+      (kind == "min" || kind == "max"))
     return error(expr.args[0]->getLoc(),
                  "'" + kind + "' of bool is not defined; use any/all, or "
                  "convert first, e.g. u8(x)");

@@ -194,7 +194,7 @@ struct FuseElementwisePass
 /// Moves the ops of `group` into a new kernel op placed after the group's
 /// last op, and rewires their outside uses to the kernel's results.
 static void outlineGroup(const Group &group, StringRef name,
-                         const DenseSet<Operation *> &recomputable) {
+                         DenseSet<Operation *> &recomputable) {
   Operation *last = group.ops.back();
   // Values read from outside the group become inputs, except scalars that
   // are cloned in (with the scalars they depend on, producers first); values
@@ -285,9 +285,13 @@ static void outlineGroup(const Group &group, StringRef name,
                      [&](Operation *user) { return erased.contains(user); }))
       erased.insert(op);
   }
+  // An erased op leaves `recomputable` too: a kernel outlined later may
+  // be allocated at its address, and would be taken for it.
   for (Operation *op : llvm::reverse(ordered))
-    if (erased.contains(op))
+    if (erased.contains(op)) {
+      recomputable.erase(op);
       op->erase();
+    }
 }
 
 void FuseElementwisePass::runOnOperation() {

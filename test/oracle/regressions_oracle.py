@@ -59,4 +59,15 @@ for name, n in (('blur-then-branch', np.array([3, 5], np.int32)),
     check(f'{name}, not taken', program(name, {'x': zeros, 'n': n})['y'],
           np.zeros(x.shape, np.bool_))
 
+# Elementwise fusion cloned a whole kernel into two others (an erased op's
+# address reused). With one 1 in d, t1 is 1.5 // 1 = 1.
+a = rng.integers(-50, 50, (2, 3, 5), dtype=np.int64)
+b = rng.integers(0, 50, (3, 1), dtype=np.uint64)
+d = np.zeros((2, 3, 5), np.uint16)
+d[1, 2, 3] = 1
+out = program('recomputed-address-reuse', {'a': a, 'b': b, 'd': d})
+check('recomputed-address-reuse r0', out['r0'],
+      np.transpose(a.astype(np.float32) < b.astype(np.float32), (1, 0, 2)))
+check('recomputed-address-reuse r1', out['r1'], b > d)
+
 oracle.finish()

@@ -77,4 +77,28 @@ for dtype in ('i64', 'u64'):
     check(f'mean of {dtype}, 10007 large elements', out['m'],
           np.array([float(s) / big.shape[1] for s in exact], np.float64))
 
+# -x flips the sign of a float, zeros included (IEEE 754 and NumPy; 0 - x
+# gave +0.0 for -(0.0)); integers wrap.
+for dtype in ('f16', 'f32', 'f64'):
+    t = oracle.NP[dtype]
+    x = np.array(SPECIAL, t)
+    out = run(f'pipeline p(x: {dtype}[N]) -> (y: {dtype}[N]) {{\n'
+              '  y = -x\n}\n', {'x': x})
+    check(f'-x of {dtype}', out['y'], np.negative(x))
+for dtype in ('i8', 'u8', 'i64', 'u64'):
+    info = np.iinfo(oracle.NP[dtype])
+    x = np.array([info.min, info.max, 0, 1], oracle.NP[dtype])
+    out = run(f'pipeline p(x: {dtype}[N]) -> (y: {dtype}[N]) {{\n'
+              '  y = -x\n}\n', {'x': x})
+    check(f'-x of {dtype}', out['y'], np.negative(x))
+
+# sum and prod of bool count 0s and 1s, in i64 (NumPy's np.prod of bools).
+m = rng.random((3, 4, 5)) < 0.8
+m[0] = True
+out = run('pipeline p(m: bool[N, H, W]) -> (p: i64[N], s: i64[N, 1, W]) {\n'
+          '  p = prod(m, axes = [1, 2])\n'
+          '  s = sum(m, axes = [1], keepdims = true)\n}\n', {'m': m})
+check('prod of bool', out['p'], np.prod(m, axis=(1, 2)))
+check('sum of bool', out['s'], np.sum(m, axis=1, keepdims=True))
+
 oracle.finish()
