@@ -740,6 +740,10 @@ def agree(got, v):
             f'{list(map(int, at))}: got {got[at]!r}, want {want[at]!r}')
 
 
+# A program runs in well under a second; one that takes this long hangs.
+TIMEOUT_S = 60
+
+
 def run(pipec, backend, source, inputs):
     with tempfile.TemporaryDirectory() as d:
         path = os.path.join(d, 'p.pipe')
@@ -748,7 +752,11 @@ def run(pipec, backend, source, inputs):
         for name, value in inputs.items():
             np.save(os.path.join(d, name + '.npy'), value)
             args += ['--input', f'{name}={os.path.join(d, name)}.npy']
-        r = subprocess.run(args, capture_output=True, text=True)
+        try:
+            r = subprocess.run(args, capture_output=True, text=True,
+                               timeout=TIMEOUT_S)
+        except subprocess.TimeoutExpired:
+            return f'pipec did not finish in {TIMEOUT_S} s'
         if r.returncode != 0:
             return r.stderr
         return {f[:-4]: np.load(os.path.join(d, f)) for f in os.listdir(d)

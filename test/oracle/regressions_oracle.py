@@ -70,4 +70,16 @@ check('recomputed-address-reuse r0', out['r0'],
       np.transpose(a.astype(np.float32) < b.astype(np.float32), (1, 0, 2)))
 check('recomputed-address-reuse r1', out['r1'], b > d)
 
+# f16 compared with i64 in an unrolled loop (NVRTC took minutes on it). The
+# compare is in f16 (c converted to f16); subnormal f16 values included.
+a = rng.standard_normal((2, 3, 5))
+b = (rng.standard_normal((2, 3, 1)) * 4).astype(np.float16)
+b[0, 0, 0] = np.float16(3e-6)  # subnormal
+c = rng.integers(-4, 4, (3, 1), dtype=np.int64)
+want = a.copy()
+for _ in range(3):
+    want = want - np.where(c.astype(np.float16) < b, a, b.astype(np.float64))
+out = program('f16-compare-loop', {'a': a, 'b': b, 'c': c, 'd': np.int32(3)})
+check('f16-compare-loop', out['r0'], want)
+
 oracle.finish()
