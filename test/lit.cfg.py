@@ -28,9 +28,18 @@ config.substitutions.append(("%pipe_source", config.pipe_source_dir))
 config.substitutions.append(("%python", sys.executable))
 config.environment["PATH"] = os.pathsep.join(
     [config.llvm_tools_dir, config.environment.get("PATH", os.environ.get("PATH", ""))])
-for var in ("CUDA_HOME", "CUDA_PATH", "HOME", "TMPDIR", "LD_LIBRARY_PATH"):
+for var in ("CUDA_HOME", "CUDA_PATH", "HOME", "TMPDIR", "LD_LIBRARY_PATH",
+            "ASAN_OPTIONS", "UBSAN_OPTIONS"):
     if var in os.environ:
         config.environment[var] = os.environ[var]
+
+# The checking build (scripts/sanitize.sh): ASan's frames are several times
+# larger, so the stack that the limits must fit in is the default 8 MiB
+# there instead of 1 MiB.
+if getattr(config, "pipe_sanitize", ""):
+    config.available_features.add("sanitize")
+config.substitutions.append(
+    ("%limits_stack_kb", "8192" if getattr(config, "pipe_sanitize", "") else "1024"))
 
 
 def probe(flag):
