@@ -38,8 +38,10 @@ inline void checkNotInternal(const std::string &message) {
 
 /// Compiles `text` as the file `name` (.pipe or .mlir, which selects the
 /// parser) through the default pipeline and the plan builder, as pipec
-/// does. Returns whether it compiled.
-inline bool compile(const uint8_t *data, size_t size, const char *name) {
+/// does. Returns whether it compiled. Unless `internalErrorsAllowed`, an
+/// internal error aborts.
+inline bool compile(const uint8_t *data, size_t size, const char *name,
+                    bool internalErrorsAllowed = false) {
   llvm::SourceMgr sourceMgr;
   sourceMgr.AddNewSourceBuffer(
       llvm::MemoryBuffer::getMemBufferCopy(
@@ -47,13 +49,15 @@ inline bool compile(const uint8_t *data, size_t size, const char *name) {
       llvm::SMLoc());
   // The frontend reports through the SourceMgr, MLIR through the context.
   sourceMgr.setDiagHandler(
-      [](const llvm::SMDiagnostic &diag, void *) {
-        checkNotInternal(diag.getMessage().str());
+      [](const llvm::SMDiagnostic &diag, void *allowed) {
+        if (!allowed)
+          checkNotInternal(diag.getMessage().str());
       },
-      nullptr);
+      internalErrorsAllowed ? &sourceMgr : nullptr);
   mlir::MLIRContext context(mlir::MLIRContext::Threading::DISABLED);
-  mlir::ScopedDiagnosticHandler handler(&context, [](mlir::Diagnostic &diag) {
-    checkNotInternal(diag.str());
+  mlir::ScopedDiagnosticHandler handler(&context, [&](mlir::Diagnostic &diag) {
+    if (!internalErrorsAllowed)
+      checkNotInternal(diag.str());
     return mlir::success();
   });
   mlir::OwningOpRef<mlir::ModuleOp> module =

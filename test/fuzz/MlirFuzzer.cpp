@@ -10,31 +10,9 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "codegen/PlanBuilder.h"
-#include "compiler/Compiler.h"
-#include "dialect/PipeDialect.h"
-
-#include "mlir/IR/Diagnostics.h"
-#include "mlir/IR/MLIRContext.h"
-#include "llvm/Support/MemoryBuffer.h"
-#include "llvm/Support/SourceMgr.h"
+#include "FuzzCommon.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-  llvm::SourceMgr sourceMgr;
-  sourceMgr.AddNewSourceBuffer(
-      llvm::MemoryBuffer::getMemBufferCopy(
-          llvm::StringRef(reinterpret_cast<const char *>(data), size),
-          "fuzz.mlir"),
-      llvm::SMLoc());
-  mlir::MLIRContext context(mlir::MLIRContext::Threading::DISABLED);
-  mlir::ScopedDiagnosticHandler handler(
-      &context, [](mlir::Diagnostic &) { return mlir::success(); });
-  mlir::OwningOpRef<mlir::ModuleOp> module =
-      pipec::loadModule(context, sourceMgr);
-  if (!module || mlir::failed(pipec::runDefaultPipeline(*module)))
-    return 0;
-  for (mlir::pipe::PipelineOp pipeline :
-       module->getOps<mlir::pipe::PipelineOp>())
-    (void)pipec::buildPlan(pipeline);
+  pipefuzz::compile(data, size, "fuzz.mlir", /*internalErrorsAllowed=*/true);
   return 0;
 }

@@ -295,29 +295,30 @@ class Program:
         d = 'f32' if isinstance(v.literal, float) else 'i32'
         return V(v.text, np.array(v.literal, NP[d]), d, ())
 
-    def operands(self, a, b):
-        """The promoted dtype of a binary op and both values in it."""
-        if a.literal is not None and b.literal is not None:
+    def operands(self, *vals):
+        """The dtype the operands of an op promote to, and each value in it:
+        the strong (non-literal) operands promote together, then the
+        literals take that dtype (a float literal makes an integer or bool
+        op f32; an integer literal makes a bool op i32) and must fit it."""
+        strong = [v for v in vals if v.literal is None]
+        if not strong:
             raise Invalid  # folded at compile time: not what is tested here
-        if a.literal is not None or b.literal is not None:
-            lit, t = (a, b) if a.literal is not None else (b, a)
-            if isinstance(lit.literal, float):
-                d = t.dtype if is_float(t.dtype) else 'f32'
-            elif t.dtype == 'bool':
-                d = 'i32'
-            else:
-                d = t.dtype
-            lo, hi = irange(d) if not is_float(d) else (None, None)
-            if lo is not None and not lo <= lit.literal <= hi:
+        d = strong[0].dtype
+        for v in strong[1:]:
+            d = promote(d, v.dtype)
+            if d is None:
                 raise Invalid
-            litv = np.array(lit.literal, np.float64 if is_float(d) else object)
-            litv = litv.astype(NP[d])
-            tv = convert(t.value, t.dtype, d)
-            return (d, litv, tv) if a is lit else (d, tv, litv)
-        d = promote(a.dtype, b.dtype)
-        if d is None:
+        literals = [v.literal for v in vals if v.literal is not None]
+        if any(isinstance(x, float) for x in literals) and not is_float(d):
+            d = 'f32'
+        elif literals and d == 'bool':
+            d = 'i32'
+        if not is_float(d) and not all(irange(d)[0] <= x <= irange(d)[1]
+                                       for x in literals):
             raise Invalid
-        return d, convert(a.value, a.dtype, d), convert(b.value, b.dtype, d)
+        return (d, *[convert(v.value, v.dtype, d) if v.literal is None else
+                     np.array(v.literal, np.float64 if is_float(d) else object
+                              ).astype(NP[d]) for v in vals])
 
     def binary(self, op, a, b):
         if a.approx or b.approx:
@@ -422,38 +423,14 @@ class Program:
                  d, broadcast_shape(a.shape, b.shape))
 
     def clamp(self, x, lo, hi):
-        """min(max(x, lo), hi), the three promoted together: the strong
-        operands first, then the literals take their dtype."""
-        vals = [x, lo, hi]
-        if any(v.approx for v in vals):
+        """min(max(x, lo), hi), the three promoted together (operands)."""
+        if x.approx or lo.approx or hi.approx:
             raise Invalid
-        strong = [v for v in vals if v.literal is None]
-        if not strong:
-            raise Invalid
-        d = strong[0].dtype
-        for v in strong[1:]:
-            d = promote(d, v.dtype)
-            if d is None:
-                raise Invalid
-        for v in vals:
-            if v.literal is not None:
-                d, _, _ = self.operands(v, V('', np.zeros((), NP[d]), d, ()))
+        d, vx, vlo, vhi = self.operands(x, lo, hi)
         if d == 'bool':
             raise Invalid
-        conv = []
-        for v in vals:
-            if v.literal is None:
-                conv.append(convert(v.value, v.dtype, d))
-            else:
-                if not is_float(d):
-                    lo_, hi_ = irange(d)
-                    if not lo_ <= v.literal <= hi_:
-                        raise Invalid
-                conv.append(np.array(v.literal, np.float64 if is_float(d)
-                                     else object).astype(NP[d]))
         shape = broadcast_shape(x.shape, broadcast_shape(lo.shape, hi.shape))
-        value = ieee_min_max(ieee_min_max(conv[0], conv[1], d, True), conv[2],
-                             d, False)
+        value = ieee_min_max(ieee_min_max(vx, vlo, d, True), vhi, d, False)
         return V(f'clamp({x.text}, {lo.text}, {hi.text})', value, d, shape)
 
     def reduction(self, a, keepdims, exact):
@@ -627,7 +604,6 @@ class Program:
 
     def if_statement(self, name, v):
         other = self.same_shape_expr(v)
-        cond = None
         for _ in range(20):
             c = self.expr(2)
             if c.dtype == 'bool' and c.literal is None and c.shape and \

@@ -49,6 +49,16 @@ std::vector<HostTensor> inputsOf(int t) {
     w.as<int32_t>()[1] = 4;
   return {x, w};
 }
+/// Each thread's inputs, and what one run of the reference gives for them
+/// (computed here, on one thread).
+void referenceRuns(pipec::JitPipeline &pipeline,
+                   std::vector<std::vector<HostTensor>> &inputs,
+                   std::vector<pipert::Result<std::vector<HostTensor>>> &expected) {
+  for (int t = 0; t < kThreads; ++t) {
+    inputs.push_back(inputsOf(t));
+    expected.push_back(pipeline.runReference(inputs.back()));
+  }
+}
 } // namespace
 
 TEST(Concurrency, ReferenceRunsFromEightThreads) {
@@ -56,10 +66,7 @@ TEST(Concurrency, ReferenceRunsFromEightThreads) {
   ASSERT_TRUE(pipeline);
   std::vector<std::vector<HostTensor>> inputs;
   std::vector<pipert::Result<std::vector<HostTensor>>> expected;
-  for (int t = 0; t < kThreads; ++t) {
-    inputs.push_back(inputsOf(t));
-    expected.push_back(pipeline->runReference(inputs.back()));
-  }
+  referenceRuns(*pipeline, inputs, expected);
   std::atomic<int> wrong{0};
   std::vector<std::thread> threads;
   for (int t = 0; t < kThreads; ++t)
@@ -89,10 +96,7 @@ TEST(Concurrency, GpuRunsFromEightThreadsOnTheirOwnStreams) {
   ASSERT_TRUE(pipeline);
   std::vector<std::vector<HostTensor>> inputs;
   std::vector<pipert::Result<std::vector<HostTensor>>> expected;
-  for (int t = 0; t < kThreads; ++t) {
-    inputs.push_back(inputsOf(t));
-    expected.push_back(pipeline->runReference(inputs.back()));
-  }
+  referenceRuns(*pipeline, inputs, expected);
   std::atomic<int> wrong{0}, failures{0};
   std::vector<std::string> messages(kThreads);
   std::vector<std::thread> threads;
