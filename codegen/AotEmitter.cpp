@@ -158,6 +158,8 @@ AotSources pipec::emitAot(const std::vector<pipert::Plan> &plans,
       s << ";\n";
       if (kernel.guarded)
         s << "      k.guarded = true;\n";
+      if (kernel.raisesGuard)
+        s << "      k.raisesGuard = true;\n";
       s << "      k.domain = {";
       for (size_t d = 0; d < kernel.domain.size(); ++d)
         s << (d ? ", " : "") << "{" << kernel.domain[d].size << ", \""

@@ -28,6 +28,9 @@ struct KernelOptions {
   /// the run's guard word and number after its other arguments and writes
   /// nothing when a check of this run failed (PlanKernel::guarded).
   bool guarded = false;
+  /// The kernel can find bad input on the GPU (KernelFamily::raisesGuard):
+  /// it takes the run's guard word, writable, and raises it when it does.
+  bool raisesGuard = false;
 };
 
 class KernelFamily {
@@ -58,6 +61,12 @@ public:
 
   /// Whether its kernels can take the run's guard (KernelOptions::guarded).
   virtual bool canBeGuarded() const { return false; }
+
+  /// Whether `op`'s kernel can find bad input on the GPU (a check; a blur
+  /// of per-sample windows): it then raises the run's guard word, and the
+  /// kernels after it are guarded, so that none reads what it left
+  /// unwritten (PlanKernel::raisesGuard).
+  virtual bool raisesGuard(mlir::Operation *op) const { return false; }
 
   /// The input whose memory its (one) output is, when it computes no
   /// values of its own (a check passes its input on), or -1.

@@ -68,15 +68,20 @@ __device__ __forceinline__ void pipe_store_vec(T *dst, const T (&src)[N]) {
     reinterpret_cast<C *>(dst)[k] = reinterpret_cast<const C *>(src)[k];
 }
 
-/// Whether a check of run `run` (pipe.check_bounds) has failed: then a
-/// guarded kernel writes nothing. The check's kernel raised the guard word
-/// to (run << 40) | ...; a word of an earlier run has a smaller run number.
+/// Where the run's number sits in the guard word: pipert::kCheckIndexBits
+/// (families/check/CheckParams.h), below it a check's bad index.
+#define PIPE_GUARD_RUN_SHIFT 40
+
+/// Whether a kernel of run `run` found bad input (a check, a blur's
+/// window): then a guarded kernel writes nothing. That kernel raised the
+/// guard word to (run << 40) | ...; a word of an earlier run has a smaller
+/// run number.
 /// That kernel finished before this one passed pipe_wait_for_previous_kernel,
 /// so the word is read through the read-only cache: every thread of the
 /// grid reads it, and uncached reads of one address queue at one L2 slice.
 __device__ __forceinline__ bool pipe_check_failed(
     const unsigned long long *guard, unsigned long long run) {
-  return (__ldg(guard) >> 40) == run;
+  return (__ldg(guard) >> PIPE_GUARD_RUN_SHIFT) == run;
 }
 
 //===----------------------------------------------------------------------===//

@@ -104,9 +104,11 @@ FailureOr<pipert::Plan> pipec::buildPlan(PipelineOp pipeline,
   llvm::DenseMap<Value, int> bufferOf;
   // How many kernels of each family came before (for their names).
   llvm::DenseMap<const KernelFamily *, unsigned> counts;
-  // Whether a check kernel came before: then the kernels that can be are
-  // guarded (KernelOptions::guarded).
-  bool afterCheck = false;
+  // Whether a kernel that can find bad input on the GPU (a check, a blur of
+  // per-sample windows) came before: then the kernels that can be are
+  // guarded (KernelOptions::guarded), so that none reads what it left
+  // unwritten.
+  bool afterGuard = false;
   Block &body = pipeline.getBody().front();
   auto memoryOf = [](std::optional<MemorySpace> memory) {
     if (!memory)
@@ -154,12 +156,14 @@ FailureOr<pipert::Plan> pipec::buildPlan(PipelineOp pipeline,
       std::string name = family->getKernelName(&op, plan.name, counts[family]++);
       KernelOptions options;
       options.withPrelude = withPrelude;
-      options.guarded = afterCheck && family->canBeGuarded();
+      options.guarded = afterGuard && family->canBeGuarded();
+      options.raisesGuard = family->raisesGuard(&op);
       FailureOr<pipert::PlanKernel> kernel = family->build(&op, name, options);
       if (failed(kernel))
         return failure();
       kernel->family = family->getName().str();
       kernel->guarded = options.guarded;
+      kernel->raisesGuard = options.raisesGuard;
       for (Value input : op.getOperands())
         kernel->inputs.push_back(bufferOf.at(input));
       for (Value result : op.getResults()) {
@@ -175,7 +179,7 @@ FailureOr<pipert::Plan> pipec::buildPlan(PipelineOp pipeline,
           plan.buffers.back().aliasOf = source;
         }
       }
-      afterCheck |= isa<CheckBoundsOp>(op);
+      afterGuard |= options.raisesGuard;
       plan.kernels.push_back(std::move(*kernel));
       continue;
     }

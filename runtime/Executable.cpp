@@ -57,7 +57,7 @@ Result<std::unique_ptr<Executable>> Executable::load(Plan plan) {
     if (Status s = (*launcher)->load(cu, module); !s.ok())
       return s;
     executable->hasVerdicts_ |= (*launcher)->hasVerdict();
-    executable->hasGuard_ |= kernel.guarded || kernel.family == "check";
+    executable->hasGuard_ |= kernel.guarded || kernel.raisesGuard;
     executable->launchers_.push_back(launcher.take());
   }
   if (Status s = executable->prepareControl(cu); !s.ok())

@@ -157,8 +157,9 @@ private:
   unsigned long long runNumber_ = 0;
   /// Whether some kernel reports a verdict after the run.
   bool hasVerdicts_ = false;
-  /// Whether the plan has checks (and kernels guarded by them): then the
-  /// runs' guard words, one per run slot (LaunchContext::guardWord).
+  /// Whether the plan has kernels that raise the guard (checks, blurs of
+  /// per-sample windows) and kernels guarded by them: then the runs' guard
+  /// words, one per run slot (LaunchContext::guardWord).
   bool hasGuard_ = false;
   unsigned long long guardWords_ = 0;
   Status checkVerdicts() const;

@@ -74,9 +74,9 @@ struct LaunchContext {
   /// This run's number (1, 2, ...; it wraps, see Executable): device words
   /// tagged with it need no reset between runs.
   unsigned long long runNumber;
-  /// This run's guard word (0 when the plan has no checks): a failed check
-  /// raises it, and kernels after checks (PlanKernel::guarded) read it
-  /// before they write anything.
+  /// This run's guard word (0 when no kernel raises it): a failed check or
+  /// a refused blur raises it (PlanKernel::raisesGuard), and the kernels
+  /// after them (PlanKernel::guarded) read it before they write anything.
   CUdeviceptr guardWord;
   RunStats &stats;
 };

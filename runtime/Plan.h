@@ -109,6 +109,11 @@ struct PlanKernel {
   /// other arguments, and write nothing once a check of the run failed
   /// (kernels that follow a check kernel).
   bool guarded = false;
+  /// Whether the kernel can find bad input on the GPU, and then raises the
+  /// run's guard word (taken after its other arguments) before writing
+  /// nothing: a check, a blur of per-sample windows. The kernels after it
+  /// are guarded.
+  bool raisesGuard = false;
   std::vector<int> inputs;  ///< Buffer ids, in the order the entries take them.
   std::vector<int> outputs; ///< Buffer ids.
   /// For an elementwise kernel over rank-0 values only (a few scalar

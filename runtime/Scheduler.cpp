@@ -219,6 +219,10 @@ Status Executable::schedule(RunState &st) {
                        "waiting for branch conditions of pipeline '" +
                            plan.name + "'");
     ++stats_.decisions;
+    // A kernel that found bad input has raised the guard: what it left
+    // unwritten may be a condition, so the run stops here.
+    if (Status s = checkVerdicts(); !s.ok())
+      return s;
     for (size_t i = 0; i < pending.size(); ++i)
       decided[pending[i]] = *values[i] != 0;
   }

@@ -27,7 +27,8 @@ namespace {
 /// The blur's source: `<name>_prepare`, then one entry per axis, the last
 /// axis first (added to `entries`).
 std::string emitBlur(GaussianBlurOp op, const std::string &name,
-                     std::vector<std::string> &entries, bool withPrelude, bool guarded) {
+                     std::vector<std::string> &entries,
+                     const pipec::KernelOptions &options) {
   std::string text;
   llvm::raw_string_ostream os(text);
   auto inputType = cast<RankedTensorType>(op.getInput().getType());
@@ -39,7 +40,7 @@ std::string emitBlur(GaussianBlurOp op, const std::string &name,
   if (const char *batch = std::getenv("PIPE_TUNE_BLUR_BATCH"))
     if (int value = std::atoi(batch); value > 0 && value <= 64)
       os << "#define PIPE_BLUR_STAGE_BATCH " << value << "\n";
-  if (withPrelude)
+  if (options.withPrelude)
     os << pipec::getCudaPrelude(/*withStencils=*/true) << "\n";
   os << "// " << name << ": gaussian_blur of " << inputType << " along [";
   llvm::interleaveComma(op.getAxes(), os);
@@ -49,20 +50,24 @@ std::string emitBlur(GaussianBlurOp op, const std::string &name,
         "pipe_blur_params *params, float *weights, unsigned long long *bad, "
         "unsigned long long run, long long samples, long long windowPer, "
         "long long sigmaPer";
-  // After a check (KernelOptions::guarded): a failed check stops the passes
-  // as a bad sample does, with code 0, which is no blur error.
-  if (guarded)
-    os << ", const unsigned long long *__restrict__ pipe_guard";
+  // After a kernel that found bad input (KernelOptions::guarded): that
+  // stops the passes as a bad sample does, with code 0, which is no blur
+  // error. A bad sample of its own raises the guard (raisesGuard), so that
+  // the kernels after it do not read the output it leaves unwritten.
+  bool takesGuard = options.guarded || options.raisesGuard;
+  if (takesGuard)
+    os << ", unsigned long long *__restrict__ pipe_guard";
   os << ") {\n"
      << "  pipe_wait_for_previous_kernel();\n";
-  if (guarded)
+  if (options.guarded)
     os << "  if (pipe_check_failed(pipe_guard, run)) {\n"
        << "    if (blockIdx.x == 0 && threadIdx.x == 0)\n"
        << "      atomicMax(bad, (run << PIPE_BLUR_RUN_SHIFT) | "
           "PIPE_BLUR_CODE_MASK);\n"
        << "    return;\n  }\n";
-  os << "  pipe_blur_prepare(window, sigma, params, weights, bad, run, "
-        "samples, windowPer, sigmaPer);\n}\n\n";
+  os << "  pipe_blur_prepare(window, sigma, params, weights, bad, "
+     << (options.raisesGuard ? "pipe_guard" : "nullptr")
+     << ", run, samples, windowPer, sigmaPer);\n}\n\n";
   entries = {name + "_prepare"};
   int border = int(op.getBorder());
   std::string fill;
@@ -118,6 +123,15 @@ public:
   }
   bool needsStencilPrelude() const override { return true; }
   bool canBeGuarded() const override { return true; }
+  /// A window or sigma computed at run time is checked on the GPU (Sema
+  /// checks constants).
+  bool raisesGuard(Operation *op) const override {
+    auto blur = cast<GaussianBlurOp>(op);
+    auto atRunTime = [](Value param) {
+      return param && !param.getDefiningOp<ConstantOp>();
+    };
+    return atRunTime(blur.getWindow()) || atRunTime(blur.getSigma());
+  }
 
   FailureOr<pipert::PlanKernel>
   build(Operation *op, const std::string &name,
@@ -127,7 +141,7 @@ public:
     pipert::PlanKernel kernel;
     kernel.name = name;
     kernel.source =
-        emitBlur(blur, name, kernel.entries, withPrelude, options.guarded);
+        emitBlur(blur, name, kernel.entries, options);
     auto inputType = cast<RankedTensorType>(blur.getInput().getType());
     kernel.domain = pipec::getPlanBuffer(inputType, "").dims;
     kernel.location = describeLocation(blur.getLoc());

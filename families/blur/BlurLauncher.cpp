@@ -160,7 +160,7 @@ Status BlurLauncher::launch(const LaunchContext &ctx) {
     std::vector<void *> args = {&window,  &sigma, &sampleParams,
                                 &weights, &word,  &run,
                                 &samples, &windowPer, &sigmaPer};
-    if (kernel.guarded)
+    if (kernel.guarded || kernel.raisesGuard)
       args.push_back(&guard);
     if (Status s = launchKernel(
             ctx, functions[0], kernel.entries[0],

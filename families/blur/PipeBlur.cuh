@@ -36,11 +36,13 @@
 /// up to PIPE_BLUR_RMAX, its weights into `weights` (PIPE_BLUR_WMAX per
 /// sample), so that the passes only copy them. The blur's device word
 /// `bad` (see PIPE_BLUR_RUN_SHIFT) gets run `run`'s smallest (sample * 8 +
-/// error).
+/// error); a bad sample also raises the run's guard word `guard` (when not
+/// null), which stops the kernels after the blur (pipe_check_failed).
 __device__ __forceinline__ void
 pipe_blur_prepare(const pipe_i32 *window, const float *sigma,
                   pipe_blur_params *params, float *weights,
-                  unsigned long long *bad, unsigned long long run,
+                  unsigned long long *bad, unsigned long long *guard,
+                  unsigned long long run,
                   long long samples, long long windowPer, long long sigmaPer) {
   __shared__ pipe_blur_params p;
   __shared__ double raw[PIPE_BLUR_WMAX];
@@ -49,11 +51,14 @@ pipe_blur_prepare(const pipe_i32 *window, const float *sigma,
       long long w = window ? (long long)window[s / windowPer] : 0;
       double sg = sigma ? (double)sigma[s / sigmaPer] : 0.0;
       p = pipe_blur_resolve(window != 0, w, sigma != 0, sg);
-      if (p.error != PIPE_BLUR_OK)
+      if (p.error != PIPE_BLUR_OK) {
         atomicMax(bad, (run << PIPE_BLUR_RUN_SHIFT) |
                            (PIPE_BLUR_CODE_MASK -
                             ((unsigned long long)s * 8 +
                              (unsigned long long)p.error)));
+        if (guard)
+          atomicMax(guard, run << PIPE_GUARD_RUN_SHIFT);
+      }
     }
     __syncthreads();
     const bool staged = p.error == PIPE_BLUR_OK && p.radius <= PIPE_BLUR_RMAX;

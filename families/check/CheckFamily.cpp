@@ -31,6 +31,7 @@ public:
     return (pipeline + "_c" + Twine(index)).str();
   }
   int getAliasedInput() const override { return 0; }
+  bool raisesGuard(Operation *) const override { return true; }
 
   FailureOr<pipert::PlanKernel>
   build(Operation *op, const std::string &name,

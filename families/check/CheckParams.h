@@ -19,7 +19,8 @@ namespace pipert {
 /// A check's device word for the first bad element of run r is
 /// (r << kCheckIndexBits) | (kCheckIndexMask - index): its largest value
 /// over a run is the run's lowest bad index. The guard word a failed check
-/// raises is r << kCheckIndexBits.
+/// raises is r << kCheckIndexBits (PIPE_GUARD_RUN_SHIFT in
+/// codegen/PipeKernel.cuh, which a blur's bad window raises too).
 constexpr int kCheckIndexBits = 40;
 constexpr unsigned long long kCheckIndexMask = (1ull << kCheckIndexBits) - 1;
 

@@ -463,6 +463,57 @@ TEST(Gpu, BlurVerdictsSurviveTheRunNumbersWrap) {
   EXPECT_TRUE(sameValues(y, (*expected)[0]));
 }
 
+TEST(Gpu, BadBlurWindowStopsTheKernelsAfterIt) {
+  REQUIRE_GPU();
+  // A blur that refuses a sample writes nothing, and raises the run's
+  // guard: the kernels after it (a mean of the blur, a device output
+  // computed in place) must not read the blur's unwritten output, nor write
+  // from it into the caller's tensor (compute-sanitizer's initcheck found
+  // the mean reading it).
+  auto pipeline = compileOrDie(
+      "pipeline p(x: u8[N, W], w: i32[N]) -> (y: f32[N, W], m: f32) {\n"
+      "  b = gaussian_blur(x, window = w, axes = [1])\n"
+      "  y = f32(b) * 2 + 1\n"
+      "  m = mean(f32(b))\n}\n");
+  ASSERT_TRUE(pipeline);
+  for (const pipert::PlanKernel &kernel : pipeline->plan().kernels)
+    EXPECT_TRUE(kernel.family == "blur" ? kernel.raisesGuard : kernel.guarded)
+        << kernel.name;
+  HostTensor x = randomTensor(DType::U8, {3, 301}, 7);
+  HostTensor w(DType::I32, {3});
+  HostTensor poisonY(DType::F32, {3, 301});
+  for (int64_t i = 0; i < poisonY.numElements(); ++i)
+    poisonY.as<float>()[i] = -7.5f;
+  DeviceBuffer y(poisonY.numBytes());
+  y.upload(poisonY.data());
+  HostTensor m(DType::F32, {});
+  m.as<float>()[0] = 42.f;
+  auto runWith = [&](std::vector<int32_t> windows) {
+    std::memcpy(w.data(), windows.data(), 3 * sizeof(int32_t));
+    return pipeline->run({x.ref(), w.ref()},
+                         {pipert::TensorRef{y.get(), DType::F32, {3, 301},
+                                            pipert::Memory::Device},
+                          m.ref()});
+  };
+  pipert::Status status = runWith({3, 6, 5});
+  ASSERT_FALSE(status.ok());
+  EXPECT_NE(status.message().find("sample 1: its window is 6"),
+            std::string::npos)
+      << status.message();
+  HostTensor gotY(DType::F32, {3, 301});
+  y.download(gotY.data());
+  EXPECT_TRUE(sameBits(gotY, poisonY));
+  EXPECT_EQ(m.as<float>()[0], 42.f);
+  // The next run, with good windows, writes both.
+  status = runWith({3, 7, 5});
+  ASSERT_TRUE(status.ok()) << status.message();
+  auto expected = pipeline->runReference({x, w});
+  ASSERT_TRUE(expected.ok()) << expected.status().message();
+  y.download(gotY.data());
+  EXPECT_TRUE(sameValues(gotY, (*expected)[0]));
+  EXPECT_TRUE(sameValues(m, (*expected)[1]));
+}
+
 TEST(Gpu, ReductionsOfLongRowsAndEmptyAxes) {
   REQUIRE_GPU();
   // Long rows take several chunks and the final pass; an empty reduced axis
