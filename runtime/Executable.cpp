@@ -263,6 +263,14 @@ Status Executable::run(const std::vector<TensorRef> &inputs,
                                         "the branch conditions", &block);
         !s.ok())
       return s;
+    // Zeroed, since one copy brings back slots not yet computed, and a
+    // guarded kernel leaves its slot unwritten after a failed check (the
+    // host then stops the run, but the copy has read the slot).
+    if (Status s = checkCuda(cu.cuMemsetD8Async(block, 0, numControlSlots_,
+                                                stream),
+                             "cuMemsetD8Async", "for the branch conditions");
+        !s.ok())
+      return s;
     for (size_t b = 0; b < numBuffers; ++b)
       if (controlSlot_[b] >= 0) {
         ptrs[b] = block + controlSlot_[b];

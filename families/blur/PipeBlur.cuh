@@ -82,18 +82,23 @@ pipe_blur_prepare(const pipe_i32 *window, const float *sigma,
 
 /// Whether a pass must stop because some sample of run `run` is bad; block
 /// 0 of the first pass then reports that sample and what it was given.
+/// Code 0 (sample 0, no error) is a guarded prepare's: a kernel before the
+/// blur failed, and prepare resolved no sample, so none is read.
 __device__ __forceinline__ bool
 pipe_blur_failed(const pipe_blur_params *params, const unsigned long long *bad,
                  pipe_blur_status *report, unsigned long long run, bool first) {
   const unsigned long long word = *bad;
   if (word >> PIPE_BLUR_RUN_SHIFT != run)
     return false;
-  if (first && blockIdx.x == 0 && threadIdx.x == 0 && threadIdx.y == 0) {
+  if (first && blockIdx.x == 0 && blockIdx.y == 0 && blockIdx.z == 0 &&
+      threadIdx.x == 0 && threadIdx.y == 0) {
     const unsigned long long code =
         PIPE_BLUR_CODE_MASK - (word & PIPE_BLUR_CODE_MASK);
-    const pipe_blur_params &p = params[code / 8];
-    report->window = p.window;
-    report->sigma = p.given_sigma;
+    if (code != 0) {
+      const pipe_blur_params &p = params[code / 8];
+      report->window = p.window;
+      report->sigma = p.given_sigma;
+    }
     report->first = code;
   }
   return true;
