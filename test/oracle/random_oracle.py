@@ -8,12 +8,14 @@ alone, so `--only I` with the same SEED regenerates and reruns the program
 a mismatch names. Every program mixes: parameters of every dtype (bf16
 aside: NumPy has none) and broadcastable shapes over odd sizes with NaN,
 +-inf, -0 and the integer extremes in them; literals (weakly typed);
-operators and functions with dtype promotion; casts; reductions; layout
-functions; and if/for statements. Results must agree bit for bit, except
-those the doc calls approximate (transcendental functions, float powers,
-float sums, products and means), which agree within a tolerance; those
-only appear as a result's last operation, so that no exact comparison
-downstream depends on the last bit of one.
+operators and functions with dtype promotion; casts; reductions; every
+layout function (slicing, crop, flip, pad, concat, stack, take, erase,
+iota, zeros, ones, full: random_layout.py) and gaussian_blur, with per-
+sample tensors for their parameters; and if/for statements. Results must
+agree bit for bit, except those the doc calls approximate (transcendental
+functions, float powers, float sums, products and means, blurs), which
+agree within a tolerance; those only appear as a result's last operation,
+so that no exact comparison downstream depends on the last bit of one.
 
 Prints one line per mismatch (with the program) and ends with "N of N
 programs agree"; exits 1 on a mismatch."""
@@ -26,182 +28,16 @@ import tempfile
 
 import numpy as np
 
-np.seterr(all='ignore')
-
-NP = {'bool': np.bool_, 'u8': np.uint8, 'i8': np.int8, 'u16': np.uint16,
-      'i16': np.int16, 'u32': np.uint32, 'i32': np.int32, 'u64': np.uint64,
-      'i64': np.int64, 'f16': np.float16, 'f32': np.float32,
-      'f64': np.float64}
-DTYPES = list(NP)
-INTS = [d for d in DTYPES if d[0] in 'ui']
-FLOATS = ['f16', 'f32', 'f64']
-NUMBERS = INTS + FLOATS
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from random_oracle_core import *  # noqa: E402,F401,F403
+from random_layout import LayoutRoots  # noqa: E402
 
 
-def bits(d):
-    return 1 if d == 'bool' else int(d[1:])
+# Parameter names (not `i`, a loop's, nor `p`, the pipeline's).
+PARAM_NAMES = 'abcdefghjkmoqsuvwxyz'
 
 
-def is_float(d):
-    return d in FLOATS
-
-
-def signed(d):
-    return d[0] == 'i'
-
-
-def irange(d):
-    if d == 'bool':
-        return 0, 1
-    if signed(d):
-        return -(1 << (bits(d) - 1)), (1 << (bits(d) - 1)) - 1
-    return 0, (1 << bits(d)) - 1
-
-
-# --- Promotion (docs/language.md, "Promotion of mixed dtypes") -------------
-
-def promote(a, b):
-    """The dtype both operands convert to, or None where it is an error."""
-    if a == b:
-        return a
-    if a == 'bool':
-        return b
-    if b == 'bool':
-        return a
-    if is_float(a) and is_float(b):
-        return max(a, b, key=bits)
-    if is_float(a) or is_float(b):
-        return a if is_float(a) else b
-    if signed(a) == signed(b):
-        return max(a, b, key=bits)
-    s, u = (a, b) if signed(a) else (b, a)
-    if u == 'u64':
-        return None
-    return s if bits(s) > bits(u) else 'i' + str(2 * bits(u))
-
-
-# --- Casts ("Casts"), from the exact values ---------------------------------
-
-def convert(x, src, dst):
-    x = np.asarray(x)
-    if src == dst:
-        return x.astype(NP[dst])
-    if dst == 'bool':
-        return x != 0
-    if src == 'bool':
-        return x.astype(NP[dst])
-    if is_float(src) and not is_float(dst):
-        lo, hi = irange(dst)
-        out = []
-        for v in x.astype(np.float64).reshape(-1):
-            if np.isnan(v):
-                out.append(0)
-            elif v >= hi:
-                out.append(hi)
-            elif v <= lo:
-                out.append(lo)
-            else:
-                out.append(int(np.rint(v)))
-        return np.array(out, dtype=object).astype(NP[dst]).reshape(x.shape)
-    if not is_float(src) and not is_float(dst):
-        lo, hi = irange(dst)
-        return np.array([min(max(int(v), lo), hi) for v in x.reshape(-1)],
-                        dtype=object).astype(NP[dst]).reshape(x.shape)
-    if not is_float(src) and dst == 'f16':
-        # Once from the exact value; 64-bit integers past 2^53 through f64.
-        return np.array([float(int(v)) for v in x.reshape(-1)],
-                        np.float64).astype(np.float16).reshape(x.shape)
-    return x.astype(NP[dst])  # to f32/f64 from an integer, float to float
-
-
-def wrap(values, d, shape):
-    """Python integers wrapped modulo 2^bits into dtype d."""
-    lo, hi = irange(d)
-    span = 1 << bits(d)
-    out = [((int(v) - lo) % span) + lo for v in values]
-    return np.array(out, dtype=object).astype(NP[d]).reshape(shape)
-
-
-def compute_dtype(d):
-    """f16 is computed in f32 and rounded ("Types")."""
-    return np.float32 if d == 'f16' else NP[d]
-
-
-def float_op(fn, d, *xs):
-    r = fn(*[x.astype(compute_dtype(d)) for x in xs])
-    return np.asarray(r).astype(NP[d])
-
-
-def ieee_min_max(a, b, d, is_max):
-    if not is_float(d):
-        return np.maximum(a, b) if is_max else np.minimum(a, b)
-    a, b = np.broadcast_arrays(a, b)
-    pick_a = (a > b) if is_max else (a < b)
-    same = a == b
-    # -0 below +0.
-    pick_a |= same & ((~np.signbit(a)) if is_max else np.signbit(a))
-    r = np.where(pick_a, a, b)
-    return np.where(np.isnan(a) | np.isnan(b), np.nan, r).astype(NP[d])
-
-
-def int_binary(op, a, b, d):
-    a, b = np.broadcast_arrays(a, b)
-    shape = a.shape
-    n = bits(d)
-    out = []
-    for x, y in zip(a.reshape(-1).tolist(), b.reshape(-1).tolist()):
-        x, y = int(x), int(y)
-        if op == '//':
-            out.append(0 if y == 0 else x // y)
-        elif op == '%':
-            out.append(0 if y == 0 else x % y)
-        elif op == '**':
-            if y >= 0:
-                out.append(pow(x, y, 1 << n))
-            else:
-                out.append(1 if x == 1 else (1 if y % 2 == 0 else -1)
-                           if x == -1 else 0)
-        elif op == '<<':
-            out.append(x << y if 0 <= y < n else 0)
-        elif op == '>>':
-            out.append(x >> y if 0 <= y < n else (-1 if x < 0 else 0))
-    return wrap(out, d, shape)
-
-
-# --- Values -----------------------------------------------------------------
-
-class V:
-    """An expression: its text, its NumPy value, dtype and symbolic shape.
-    `approx` marks values the doc lets differ in the last bits; `literal`
-    holds a weakly typed literal's Python value (its dtype is decided by
-    the other operand)."""
-
-    def __init__(self, text, value, dtype, shape, approx=None, literal=None,
-                 scale=None):
-        self.text, self.value, self.dtype, self.shape = text, value, dtype, shape
-        self.approx, self.literal, self.scale = approx, literal, scale
-
-
-def broadcast_shape(a, b):
-    n = max(len(a), len(b))
-    a = ('1',) * (n - len(a)) + tuple(a)
-    b = ('1',) * (n - len(b)) + tuple(b)
-    return tuple(y if x == '1' else x for x, y in zip(a, b))
-
-
-def type_text(d, shape):
-    return d + ('[' + ', '.join(shape) + ']' if shape else '')
-
-
-# Symbolic shapes: the dim at position -1 is W or 1, at -2 H or 1, at -3 N
-# or 1, so that any two broadcast.
-SHAPES = [(), ('W',), ('H', 'W'), ('N', 'H', 'W'), ('N', 'H', 'W'),
-          ('1', 'W'), ('H', '1'), ('N', '1', '1'), ('N', 'H', '1'),
-          ('1', 'H', 'W')]
-FULL = ('N', 'H', 'W')
-
-
-class Program:
+class Program(LayoutRoots):
     def __init__(self, seed, index, attempt):
         self.r = random.Random(f'{seed}/{index}/{attempt}')
         self.rng = np.random.default_rng([seed, index, attempt])
@@ -233,11 +69,18 @@ class Program:
                 flat[i] = self.r.choice(specials)
         return x
 
+    def new_param(self, type_text):
+        """A new parameter's name, declared with `type_text`."""
+        if len(self.params) == len(PARAM_NAMES):
+            raise Invalid
+        name = PARAM_NAMES[len(self.params)]
+        self.params.append(f'{name}: {type_text}')
+        return name
+
     def param(self, d=None, shape=None):
-        name = 'abcdefgh'[len(self.params)]
         d = d or self.r.choice(DTYPES)
         shape = shape if shape is not None else self.r.choice(SHAPES)
-        self.params.append(f'{name}: {type_text(d, shape)}')
+        name = self.new_param(type_text(d, shape))
         self.inputs[name] = self.random_array(d, shape)
         v = V(name, self.inputs[name], d, shape)
         self.leaves.append(v)
@@ -529,6 +372,8 @@ class Program:
             if r < 0.32:
                 return self.minmax(self.r.choice(['min', 'max']), self.expr(2),
                                    self.expr(2))
+            if r < 0.50:
+                return self.layout_root()
         except Invalid:
             pass
         return self.tensor(self.expr(3))
@@ -629,8 +474,10 @@ class Program:
         if other is None:
             return
         op = self.r.choice(['+', '*', '-', 'max'])
-        k_name = 'abcdefgh'[len(self.params)]
-        self.params.append(f'{k_name}: i32')
+        try:
+            k_name = self.new_param('i32')
+        except Invalid:
+            return
         trips = self.r.randint(-1, 5)
         self.inputs[k_name] = np.array(trips, np.int32)
         bound = self.r.randint(1, 4)
@@ -658,10 +505,6 @@ class Program:
                             for n, v in self.results)
         return (f'pipeline p({", ".join(self.params)}) -> ({results}) {{\n' +
                 '\n'.join(self.lines) + '\n}\n')
-
-
-class Invalid(Exception):
-    """The generator drew something the language rejects; draw again."""
 
 
 BINARY = ['+', '-', '*', '/', '//', '%', '**', '==', '!=', '<', '<=', '>',
@@ -692,7 +535,11 @@ def agree(got, v):
     same = (got == want) | nan
     if is_float(v.dtype) and v.approx != 'zero-sign':
         same &= (np.signbit(got) == np.signbit(want)) | nan
-    if v.approx in ('ulps', 'sum'):
+    if v.approx == 'blur':
+        # v.scale is the tolerance of each element (random_layout.py).
+        g, w = got.astype(np.float64), want.astype(np.float64)
+        same = nan | (g == w) | (np.abs(g - w) <= np.asarray(v.scale))
+    elif v.approx in ('ulps', 'sum'):
         eps = float(np.finfo(NP[v.dtype]).eps)
         g, w = got.astype(np.float64), want.astype(np.float64)
         scale = np.abs(w) if v.scale is None else np.asarray(v.scale)
