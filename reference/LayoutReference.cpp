@@ -76,9 +76,6 @@ std::string describeSample(const std::vector<int64_t> &lead) {
   return text + "]";
 }
 
-int64_t sizeOf(Attribute attr, const std::map<std::string, int64_t> &sizes) {
-  return *pipert::evaluateDim(cast<StringAttr>(attr).getValue().str(), sizes);
-}
 
 /// out[c] = in[source(c)] for every result coordinate c; `source` gives
 /// false (with an error set) to stop.
@@ -115,12 +112,30 @@ Status pipec::runLayoutReference(
     Operation *op, llvm::function_ref<const HostTensor &(Value)> valueOf,
     const std::map<std::string, int64_t> &sizes, HostTensor &out) {
   std::string error;
+  // A dim's value. The run bound every dim its plan names before it
+  // started, so one that does not evaluate is the compiler's fault (or a
+  // hand-written .mlir's): the op stops with an internal error.
+  auto dimValue = [&](const std::string &text) -> int64_t {
+    std::string missing;
+    if (auto value = pipert::evaluateDim(text, sizes, &missing))
+      return *value;
+    if (error.empty())
+      error = "internal error: the reference executor cannot evaluate dim '" +
+              text + "' of " + op->getName().getStringRef().str() + where(op) +
+              (missing.empty() ? "" : " ('" + missing + "' is not bound)");
+    return 0;
+  };
+  auto sizeOf = [&](Attribute attr) {
+    return dimValue(cast<StringAttr>(attr).getValue().str());
+  };
   llvm::TypeSwitch<Operation *>(op)
       .Case<SliceOp>([&](SliceOp slice) {
         const HostTensor &in = valueOf(slice.getInput());
         std::vector<int64_t> starts;
         for (Attribute start : slice.getStarts())
-          starts.push_back(sizeOf(start, sizes));
+          starts.push_back(sizeOf(start));
+        if (!error.empty())
+          return;
         gather(in, out, [&](const auto &c, auto &s) {
           size_t next = 0;
           for (size_t d = 0; d < s.size(); ++d)
@@ -182,11 +197,16 @@ Status pipec::runLayoutReference(
       .Case<PadOp>([&](PadOp pad) {
         const HostTensor &in = valueOf(pad.getInput());
         size_t bytes = pipert::dtypeSize(in.dtype());
+        std::vector<int64_t> befores;
+        for (Attribute before : pad.getBefore())
+          befores.push_back(sizeOf(before));
+        if (!error.empty())
+          return;
         for (int64_t i = 0, n = out.numElements(); i < n; ++i) {
           std::vector<int64_t> c = coordinatesOf(i, out.shape()), s = c;
           bool inside = true;
-          for (auto [axis, before] : llvm::zip(pad.getAxes(), pad.getBefore())) {
-            int64_t x = c[axis] - sizeOf(before, sizes);
+          for (auto [axis, before] : llvm::zip(pad.getAxes(), befores)) {
+            int64_t x = c[axis] - before;
             int64_t size = in.shape()[axis];
             if (x >= 0 && x < size) {
               s[axis] = x;
@@ -313,8 +333,10 @@ Status pipec::runLayoutReference(
         for (int64_t i = 0, n = value.numElements(); i < n; ++i) {
           std::vector<int64_t> at = coordinatesOf(i, value.shape());
           size_t c = columns > 1 ? size_t(at.back()) : 0;
-          int64_t lo = *pipert::evaluateDim(text(check.getLo(), c), sizes);
-          int64_t hi = *pipert::evaluateDim(text(check.getHi(), c), sizes);
+          int64_t lo = dimValue(text(check.getLo(), c));
+          int64_t hi = dimValue(text(check.getHi(), c));
+          if (!error.empty())
+            return;
           int64_t x = intAt(value, i);
           // u64 past 2^63 is out of any bounds (not a negative index).
           bool huge = value.dtype() == pipert::DType::U64 &&
@@ -333,7 +355,7 @@ Status pipec::runLayoutReference(
         }
       })
       .Case<DimOp>([&](DimOp dim) {
-        *out.as<pipe_i64>() = *pipert::evaluateDim(dim.getDim().str(), sizes);
+        *out.as<pipe_i64>() = dimValue(dim.getDim().str());
       })
       .Default([&](Operation *other) {
         error = "internal error: the reference executor has no layout op " +

@@ -8,6 +8,11 @@
 
 #include "TestUtil.h"
 
+#include "compiler/Compiler.h"
+#include "reference/LayoutReference.h"
+
+#include "mlir/IR/Builders.h"
+
 #include <algorithm>
 #include <cmath>
 
@@ -270,4 +275,26 @@ TEST(Reference, HostDecidedIterationsEqualALoopOfExactlyThatMany) {
     ASSERT_TRUE(a.ok() && b.ok());
     EXPECT_TRUE(sameBits((*a)[0], (*b)[0])) << "n=" << n;
   }
+}
+
+TEST(Reference, UnboundDimIsAnInternalErrorNotACrash) {
+  // The reference evaluates the dims a layout op names (a pipe.dim, a
+  // slice's start, a pad's widths, a check's bounds); a run binds them all
+  // first, so one that is unbound (hand-written IR) is the compiler's
+  // fault: an internal error naming the dim, not a dereferenced nothing.
+  mlir::MLIRContext context;
+  pipec::registerDialects(context);
+  mlir::OpBuilder builder(&context);
+  auto i64 = mlir::RankedTensorType::get({}, builder.getI64Type());
+  auto dim = mlir::pipe::DimOp::create(builder, builder.getUnknownLoc(), i64,
+                                       builder.getStringAttr("Q + 1"));
+  HostTensor out(DType::I64, {});
+  pipert::Status status = pipec::runLayoutReference(
+      dim, [](mlir::Value) -> const HostTensor & { std::abort(); },
+      {{"H", 3}}, out);
+  ASSERT_FALSE(status.ok());
+  EXPECT_EQ(status.message(),
+            "internal error: the reference executor cannot evaluate dim 'Q + "
+            "1' of pipe.dim ('Q' is not bound)");
+  dim->erase();
 }
