@@ -583,12 +583,34 @@ template <typename T> PIPE_HD T pipe_select(pipe_bool c, T a, T b) {
 /// |a|; for signed integers abs(lo) wraps to lo.
 template <typename T> PIPE_HD T pipe_abs(T a) {
   typedef pipe_traits<T> TR;
-  if constexpr (TR::is_float)
+  if constexpr (TR::is_float) {
     return TR::narrow(pipe_fabs(TR::widen(a)));
-  else if constexpr (TR::is_signed)
+  } else if constexpr (TR::is_signed) {
+#if defined(__CUDA_ARCH__)
+    // NVVM reads `a < 0 ? 0 - a : a` as an abs that is never negative, and
+    // drops the sign test of a cast after it: i16(abs(i64 lo)) gave 32767,
+    // not -32768 (found by the random oracle). Negation in PTX wraps and
+    // is opaque to it. Narrower types go through 32 bits (lo of i8 negates
+    // to 128, which narrows back to lo).
+    if constexpr (sizeof(T) == 8) {
+      long long r;
+      asm("{\n\t.reg .pred n;\n\tsetp.lt.s64 n, %1, 0;\n\t"
+          "neg.s64 %0, %1;\n\tselp.b64 %0, %0, %1, n;\n\t}"
+          : "=l"(r) : "l"((long long)a));
+      return (T)r;
+    } else {
+      int r;
+      asm("{\n\t.reg .pred n;\n\tsetp.lt.s32 n, %1, 0;\n\t"
+          "neg.s32 %0, %1;\n\tselp.b32 %0, %0, %1, n;\n\t}"
+          : "=r"(r) : "r"((int)a));
+      return (T)r;
+    }
+#else
     return a < 0 ? (T)((typename TR::wide_unsigned)0 - (typename TR::wide_unsigned)a) : a;
-  else
+#endif
+  } else {
     return a;
+  }
 }
 
 /// Float functions (the frontend converts integer operands to f32).

@@ -82,4 +82,23 @@ for _ in range(3):
 out = program('f16-compare-loop', {'a': a, 'b': b, 'c': c, 'd': np.int32(3)})
 check('f16-compare-loop', out['r0'], want)
 
+# abs of each signed dtype's lowest value wraps to it; a saturating cast of
+# that is the target's lowest (NVVM assumed abs is never negative). NumPy's
+# abs wraps lo to lo as well.
+def lowest(t):
+    return np.array([np.iinfo(t).min, -5, 0, 7, np.iinfo(t).max], t)
+
+
+def saturate(x, t):
+    info = np.iinfo(t)
+    return np.clip(x.astype(np.int64), info.min, info.max).astype(t)
+
+
+a, b, c, d = lowest(np.int64), lowest(np.int32), lowest(np.int8), lowest(np.int16)
+out = program('abs-of-lo-cast', {'a': a, 'b': b, 'c': c, 'd': d})
+check('abs-of-lo-cast i64 -> i16', out['w'], saturate(np.abs(a), np.int16))
+check('abs-of-lo-cast i32 -> i16', out['x'], saturate(np.abs(b), np.int16))
+check('abs-of-lo-cast i8 -> u8', out['y'], saturate(np.abs(c), np.uint8))
+check('abs-of-lo-cast i16 -> i8', out['z'], saturate(np.abs(d), np.int8))
+
 oracle.finish()
