@@ -11,7 +11,7 @@ out=$root/.device
 rm -rf "$out"
 for bin in tools/pipec/pipec tools/pipe-opt/pipe-opt tools/pipe-npy/pipe-npy \
            examples/jit/jit_example examples/aot/aot_example \
-           test/unit/pipe_unit_tests bench/pipe_bench; do
+           test/unit/pipe_unit_tests bench/pipe_bench capi/libpipe_c.so; do
   mkdir -p "$out/build/$(dirname "$bin")"
   cp "$build/$bin" "$out/build/$bin"
   strip "$out/build/$bin" 2>/dev/null || true

@@ -26,6 +26,8 @@ for name, path in tools.items():
 config.substitutions.append(("%examples", os.path.join(config.pipe_source_dir, "examples")))
 config.substitutions.append(("%pipe_source", config.pipe_source_dir))
 config.substitutions.append(("%python", sys.executable))
+config.substitutions.append(
+    ("%pipe_c_lib", os.path.join(config.pipe_binary_dir, "capi", "libpipe_c.so")))
 config.environment["PATH"] = os.pathsep.join(
     [config.llvm_tools_dir, config.environment.get("PATH", os.environ.get("PATH", ""))])
 for var in ("CUDA_HOME", "CUDA_PATH", "HOME", "TMPDIR", "LD_LIBRARY_PATH",

@@ -1,0 +1,549 @@
+//===- CApi.cpp - Pipe's C API over the JIT compiler and the runtime ------===//
+//
+// pipe_c.h's functions: each converts DLPack tensors to the runtime's
+// TensorRefs (checking what the runtime assumes: dtype, compact row-major
+// layout, a memory it can reach), calls JitPipeline, and turns a Status
+// into a pipe_status and the thread's last error. Nothing throws across.
+//
+//===----------------------------------------------------------------------===//
+
+#include "capi/pipe_c.h"
+
+#include "compiler/JitPipeline.h"
+#include "runtime/CudaDriver.h"
+
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <new>
+#include <string>
+#include <vector>
+
+using pipert::DType;
+using pipert::Status;
+
+struct pipe_pipeline {
+  std::unique_ptr<pipec::JitPipeline> jit;
+  /// What pipe_*_info points into, per parameter and result.
+  struct Info {
+    std::string name;
+    std::vector<int64_t> sizes;
+    std::vector<std::string> dims;
+    std::vector<const char *> dimTexts;
+    pipe_tensor_info info;
+  };
+  std::vector<Info> params, results;
+};
+
+namespace {
+
+thread_local std::string lastError;
+
+pipe_status fail(pipe_status status, std::string message) {
+  lastError = std::move(message);
+  return status;
+}
+
+/// A failure of the runtime or the compiler: an internal error when its
+/// message says so.
+pipe_status fail(pipe_status status, const Status &s) {
+  if (s.message().rfind("internal error", 0) == 0)
+    status = PIPE_ERROR_INTERNAL;
+  return fail(status, s.message());
+}
+
+/// Runs `body` (which returns a pipe_status), turning anything it throws
+/// (std::bad_alloc, above all) into an internal error.
+template <typename Body> pipe_status guarded(const char *function, Body body) {
+  try {
+    return body();
+  } catch (const std::bad_alloc &) {
+    return fail(PIPE_ERROR_RUN, std::string(function) + ": out of host memory");
+  } catch (const std::exception &e) {
+    return fail(PIPE_ERROR_INTERNAL, std::string("internal error in ") +
+                                         function + ": " + e.what());
+  } catch (...) {
+    return fail(PIPE_ERROR_INTERNAL,
+                std::string("internal error in ") + function);
+  }
+}
+
+DLDataType toDLPack(DType dtype) {
+  auto make = [](uint8_t code, uint8_t bits) {
+    return DLDataType{code, bits, 1};
+  };
+  switch (dtype) {
+  case DType::U8: return make(kDLUInt, 8);
+  case DType::I8: return make(kDLInt, 8);
+  case DType::U16: return make(kDLUInt, 16);
+  case DType::I16: return make(kDLInt, 16);
+  case DType::U32: return make(kDLUInt, 32);
+  case DType::I32: return make(kDLInt, 32);
+  case DType::U64: return make(kDLUInt, 64);
+  case DType::I64: return make(kDLInt, 64);
+  case DType::F16: return make(kDLFloat, 16);
+  case DType::F32: return make(kDLFloat, 32);
+  case DType::F64: return make(kDLFloat, 64);
+  case DType::BF16: return make(kDLBfloat, 16);
+  case DType::Bool: return make(kDLBool, 8);
+  }
+  return make(kDLOpaqueHandle, 0);
+}
+
+/// "uint8", "float32", "bool8", "float32x4".
+std::string describeDLPack(DLDataType t) {
+  std::string code;
+  switch (t.code) {
+  case kDLInt: code = "int"; break;
+  case kDLUInt: code = "uint"; break;
+  case kDLFloat: code = "float"; break;
+  case kDLBfloat: code = "bfloat"; break;
+  case kDLBool: code = "bool"; break;
+  default: code = "type code " + std::to_string(t.code) + " of bits "; break;
+  }
+  std::string text = code + std::to_string(t.bits);
+  if (t.lanes != 1)
+    text += "x" + std::to_string(t.lanes);
+  return text;
+}
+
+std::string describeDevice(DLDevice device) {
+  switch (device.device_type) {
+  case kDLCPU: return "cpu";
+  case kDLCUDA: return "cuda:" + std::to_string(device.device_id);
+  case kDLCUDAHost: return "cuda_host";
+  case kDLCUDAManaged: return "cuda_managed:" + std::to_string(device.device_id);
+  default: return "device type " + std::to_string(int(device.device_type));
+  }
+}
+
+/// `tensor` as a TensorRef of parameter or result `buffer` (`what` names
+/// it in errors), or why not.
+pipert::Result<pipert::TensorRef> toTensorRef(const DLTensor &tensor,
+                                              const pipert::PlanBuffer &buffer,
+                                              const std::string &what,
+                                              pipe_backend backend) {
+  pipert::TensorRef ref;
+  ref.dtype = buffer.dtype;
+  DLDataType want = toDLPack(buffer.dtype);
+  if (tensor.dtype.code != want.code || tensor.dtype.bits != want.bits ||
+      tensor.dtype.lanes != 1)
+    return Status::error(what + " is " + describeDLPack(tensor.dtype) +
+                         " but the pipeline takes " +
+                         pipert::dtypeName(buffer.dtype) + " (" +
+                         describeDLPack(want) + ")");
+  if (tensor.ndim < 0 || (tensor.ndim > 0 && !tensor.shape))
+    return Status::error(what + " has no shape");
+  ref.shape.assign(tensor.shape, tensor.shape + tensor.ndim);
+  // Compact row-major: strides absent, or those of that layout (any stride
+  // along a dim of size 1).
+  if (tensor.strides) {
+    int64_t expected = 1;
+    for (int d = tensor.ndim - 1; d >= 0; --d) {
+      if (tensor.shape[d] != 1 && tensor.strides[d] != expected)
+        return Status::error(
+            what + " is not compact and row-major (dim " + std::to_string(d) +
+            " has stride " + std::to_string(tensor.strides[d]) +
+            " elements, not " + std::to_string(expected) +
+            "); pass a contiguous copy");
+      expected *= tensor.shape[d];
+    }
+  }
+  switch (tensor.device.device_type) {
+  case kDLCPU:
+  case kDLCUDAHost:
+    ref.memory = pipert::Memory::Host;
+    break;
+  case kDLCUDA:
+  case kDLCUDAManaged:
+    if (backend == PIPE_BACKEND_REFERENCE)
+      return Status::error(what + " is on " + describeDevice(tensor.device) +
+                           "; the reference backend runs on the CPU and "
+                           "takes host tensors");
+    if (tensor.device.device_id != 0)
+      return Status::error(what + " is on " + describeDevice(tensor.device) +
+                           "; Pipe runs on cuda:0");
+    ref.memory = pipert::Memory::Device;
+    break;
+  default:
+    return Status::error(what + " is on " + describeDevice(tensor.device) +
+                         ", which Pipe cannot reach (it takes cpu, "
+                         "cuda_host and cuda:0 memory)");
+  }
+  ref.data = static_cast<char *>(tensor.data) + tensor.byte_offset;
+  if (ref.numElements() > 0 && !tensor.data)
+    return Status::error(what + " is a null pointer");
+  return ref;
+}
+
+pipert::Result<std::vector<pipert::TensorRef>>
+toInputRefs(const pipe_pipeline &p, const DLTensor *inputs, int32_t count,
+            pipe_backend backend) {
+  const pipert::Plan &plan = p.jit->plan();
+  if (count != plan.numParams || (count > 0 && !inputs))
+    return Status::error("pipeline '" + plan.name + "' takes " +
+                         std::to_string(plan.numParams) + " inputs, got " +
+                         std::to_string(count));
+  std::vector<pipert::TensorRef> refs;
+  for (int32_t i = 0; i < count; ++i) {
+    auto ref = toTensorRef(inputs[i], plan.buffers[i],
+                           "input '" + plan.buffers[i].name + "'", backend);
+    if (!ref)
+      return ref.status();
+    refs.push_back(*ref);
+  }
+  return refs;
+}
+
+/// Memory a result owns, freed with the last DLPack owner.
+struct Storage {
+  void *data = nullptr;
+  bool device = false;
+  ~Storage() {
+    if (!data)
+      return;
+    if (!device) {
+      std::free(data);
+      return;
+    }
+    // cuMemFree waits for work queued on the memory: a consumer may delete
+    // its tensor with kernels still queued on it.
+    if (auto gpu = pipert::getCudaDevice(); gpu.ok())
+      (*pipert::getCudaDriver())->cuMemFree(reinterpret_cast<CUdeviceptr>(data));
+  }
+};
+
+/// A DLPack owner of a Storage: the managed tensor, its shape, and a share
+/// of the memory. `Managed` is DLManagedTensor or DLManagedTensorVersioned.
+template <typename Managed> struct Owner {
+  Managed managed{};
+  std::vector<int64_t> shape;
+  std::shared_ptr<Storage> storage;
+
+  static Managed *create(std::shared_ptr<Storage> storage, const DLTensor &t) {
+    auto *owner = new Owner;
+    owner->storage = std::move(storage);
+    owner->shape.assign(t.shape, t.shape + t.ndim);
+    owner->managed.dl_tensor = t;
+    owner->managed.dl_tensor.shape = owner->shape.data();
+    owner->managed.dl_tensor.strides = nullptr;
+    owner->managed.manager_ctx = owner;
+    owner->managed.deleter = [](Managed *self) {
+      delete static_cast<Owner *>(self->manager_ctx);
+    };
+    if constexpr (std::is_same_v<Managed, DLManagedTensorVersioned>) {
+      owner->managed.version = {DLPACK_MAJOR_VERSION, DLPACK_MINOR_VERSION};
+      owner->managed.flags = 0;
+    }
+    return &owner->managed;
+  }
+};
+
+template <typename Managed>
+std::shared_ptr<Storage> storageOf(const Managed *tensor) {
+  return static_cast<const Owner<Managed> *>(tensor->manager_ctx)->storage;
+}
+
+void describeBuffers(const pipert::Plan &plan, const std::vector<int> &ids,
+                     const std::vector<std::string> &names,
+                     const std::vector<pipert::PlanMemory> &memories,
+                     std::vector<pipe_pipeline::Info> &out) {
+  out.resize(ids.size());
+  for (size_t i = 0; i < ids.size(); ++i) {
+    const pipert::PlanBuffer &buffer = plan.buffers[ids[i]];
+    pipe_pipeline::Info &info = out[i];
+    info.name = names[i];
+    for (const pipert::PlanDim &dim : buffer.dims) {
+      info.sizes.push_back(dim.symbol.empty() ? dim.size : -1);
+      info.dims.push_back(dim.symbol.empty() ? std::to_string(dim.size)
+                                             : dim.symbol);
+    }
+    for (const std::string &dim : info.dims)
+      info.dimTexts.push_back(dim.c_str());
+    pipert::PlanMemory memory =
+        i < memories.size() ? memories[i] : pipert::PlanMemory::Any;
+    info.info = pipe_tensor_info{
+        info.name.c_str(), toDLPack(buffer.dtype), int32_t(info.dims.size()),
+        info.sizes.data(), info.dimTexts.data(),
+        memory == pipert::PlanMemory::Host     ? PIPE_MEMORY_HOST
+        : memory == pipert::PlanMemory::Device ? PIPE_MEMORY_DEVICE
+                                               : PIPE_MEMORY_ANY};
+  }
+}
+
+pipe_status finishCompile(
+    pipert::Result<std::unique_ptr<pipec::JitPipeline>> jit,
+    pipe_pipeline **out) {
+  if (!jit)
+    return fail(PIPE_ERROR_COMPILE, jit.status());
+  auto p = std::make_unique<pipe_pipeline>();
+  p->jit = jit.take();
+  const pipert::Plan &plan = p->jit->plan();
+  std::vector<int> params;
+  std::vector<std::string> names;
+  std::vector<pipert::PlanMemory> memories;
+  for (int i = 0; i < plan.numParams; ++i) {
+    params.push_back(i);
+    names.push_back(plan.buffers[i].name);
+    memories.push_back(plan.buffers[i].memory);
+  }
+  describeBuffers(plan, params, names, memories, p->params);
+  describeBuffers(plan, plan.results, plan.resultNames, plan.resultMemory,
+                  p->results);
+  *out = p.release();
+  return PIPE_OK;
+}
+
+/// Runs into `outputs` (already checked against the results).
+pipe_status runInto(pipe_pipeline &p, const std::vector<pipert::TensorRef> &in,
+                    const std::vector<pipert::TensorRef> &out,
+                    pipe_backend backend, void *stream) {
+  if (backend == PIPE_BACKEND_GPU) {
+    if (Status s = p.jit->run(in, out, static_cast<CUstream>(stream),
+                              /*wait=*/true);
+        !s.ok())
+      return fail(PIPE_ERROR_RUN, s);
+    return PIPE_OK;
+  }
+  // The reference computes into tensors of its own; the outputs are
+  // written once every result is there, so a failed run writes none.
+  std::vector<pipert::HostTensor> hostInputs;
+  for (const pipert::TensorRef &ref : in) {
+    hostInputs.emplace_back(ref.dtype, ref.shape);
+    if (ref.numBytes())
+      std::memcpy(hostInputs.back().data(), ref.data, ref.numBytes());
+  }
+  auto results = p.jit->runReference(hostInputs);
+  if (!results)
+    return fail(PIPE_ERROR_RUN, results.status());
+  for (size_t r = 0; r < out.size(); ++r)
+    if ((*results)[r].numBytes())
+      std::memcpy(out[r].data, (*results)[r].data(), (*results)[r].numBytes());
+  return PIPE_OK;
+}
+
+} // namespace
+
+extern "C" {
+
+const char *pipe_last_error(void) { return lastError.c_str(); }
+
+const char *pipe_version(void) { return PIPE_VERSION; }
+
+pipe_status pipe_compile(const char *source, const char *source_name,
+                         const char *pipeline_name, pipe_pipeline **out) {
+  return guarded("pipe_compile", [&] {
+    if (!source || !out)
+      return fail(PIPE_ERROR_ARGUMENT, "pipe_compile: source and out are required");
+    return finishCompile(
+        pipec::JitPipeline::compile(source, source_name ? source_name : "<string>",
+                                    pipeline_name ? pipeline_name : ""),
+        out);
+  });
+}
+
+pipe_status pipe_compile_file(const char *path, const char *pipeline_name,
+                              pipe_pipeline **out) {
+  return guarded("pipe_compile_file", [&] {
+    if (!path || !out)
+      return fail(PIPE_ERROR_ARGUMENT,
+                  "pipe_compile_file: path and out are required");
+    return finishCompile(pipec::JitPipeline::compileFile(
+                             path, pipeline_name ? pipeline_name : ""),
+                         out);
+  });
+}
+
+void pipe_release(pipe_pipeline *pipeline) { delete pipeline; }
+
+const char *pipe_pipeline_name(const pipe_pipeline *pipeline) {
+  return pipeline ? pipeline->jit->plan().name.c_str() : "";
+}
+
+int32_t pipe_num_params(const pipe_pipeline *pipeline) {
+  return pipeline ? int32_t(pipeline->params.size()) : 0;
+}
+
+int32_t pipe_num_results(const pipe_pipeline *pipeline) {
+  return pipeline ? int32_t(pipeline->results.size()) : 0;
+}
+
+static pipe_status infoOf(const std::vector<pipe_pipeline::Info> &infos,
+                          int32_t index, pipe_tensor_info *info,
+                          const char *what) {
+  if (!info || index < 0 || size_t(index) >= infos.size())
+    return fail(PIPE_ERROR_ARGUMENT, std::string("no ") + what + " " +
+                                         std::to_string(index) + " (there are " +
+                                         std::to_string(infos.size()) + ")");
+  *info = infos[index].info;
+  return PIPE_OK;
+}
+
+pipe_status pipe_param_info(const pipe_pipeline *pipeline, int32_t index,
+                            pipe_tensor_info *info) {
+  if (!pipeline)
+    return fail(PIPE_ERROR_ARGUMENT, "pipe_param_info: no pipeline");
+  return infoOf(pipeline->params, index, info, "parameter");
+}
+
+pipe_status pipe_result_info(const pipe_pipeline *pipeline, int32_t index,
+                             pipe_tensor_info *info) {
+  if (!pipeline)
+    return fail(PIPE_ERROR_ARGUMENT, "pipe_result_info: no pipeline");
+  return infoOf(pipeline->results, index, info, "result");
+}
+
+pipe_status pipe_result_shape(const pipe_pipeline *pipeline,
+                              const DLTensor *inputs, int32_t num_inputs,
+                              int32_t result, int64_t *shape) {
+  return guarded("pipe_result_shape", [&] {
+    if (!pipeline || !shape)
+      return fail(PIPE_ERROR_ARGUMENT, "pipe_result_shape: no pipeline or shape");
+    if (result < 0 || size_t(result) >= pipeline->results.size())
+      return fail(PIPE_ERROR_ARGUMENT, "no result " + std::to_string(result));
+    auto refs = toInputRefs(*pipeline, inputs, num_inputs, PIPE_BACKEND_GPU);
+    if (!refs)
+      return fail(PIPE_ERROR_ARGUMENT, refs.status());
+    auto shapes = pipeline->jit->resultShapes(*refs);
+    if (!shapes)
+      return fail(PIPE_ERROR_ARGUMENT, shapes.status());
+    std::copy((*shapes)[result].begin(), (*shapes)[result].end(), shape);
+    return PIPE_OK;
+  });
+}
+
+pipe_status pipe_run(pipe_pipeline *pipeline, const DLTensor *inputs,
+                     int32_t num_inputs, const DLTensor *outputs,
+                     int32_t num_outputs, pipe_backend backend, void *stream) {
+  return guarded("pipe_run", [&] {
+    if (!pipeline)
+      return fail(PIPE_ERROR_ARGUMENT, "pipe_run: no pipeline");
+    const pipert::Plan &plan = pipeline->jit->plan();
+    auto in = toInputRefs(*pipeline, inputs, num_inputs, backend);
+    if (!in)
+      return fail(PIPE_ERROR_ARGUMENT, in.status());
+    if (size_t(num_outputs) != plan.results.size() ||
+        (num_outputs > 0 && !outputs))
+      return fail(PIPE_ERROR_ARGUMENT,
+                  "pipeline '" + plan.name + "' has " +
+                      std::to_string(plan.results.size()) + " results, got " +
+                      std::to_string(num_outputs) + " output tensors");
+    auto shapes = pipeline->jit->resultShapes(*in);
+    if (!shapes)
+      return fail(PIPE_ERROR_ARGUMENT, shapes.status());
+    std::vector<pipert::TensorRef> out;
+    for (int32_t r = 0; r < num_outputs; ++r) {
+      std::string what = "output '" + plan.resultNames[r] + "'";
+      auto ref = toTensorRef(outputs[r], plan.buffers[plan.results[r]], what,
+                             backend);
+      if (!ref)
+        return fail(PIPE_ERROR_ARGUMENT, ref.status());
+      if (ref->shape != (*shapes)[r])
+        return fail(PIPE_ERROR_ARGUMENT,
+                    what + " is " + pipert::describeTensor(ref->dtype, ref->shape) +
+                        " but the result is " +
+                        pipert::describeTensor(ref->dtype, (*shapes)[r]));
+      out.push_back(*ref);
+    }
+    return runInto(*pipeline, *in, out, backend, stream);
+  });
+}
+
+pipe_status pipe_run_alloc(pipe_pipeline *pipeline, const DLTensor *inputs,
+                           int32_t num_inputs,
+                           DLManagedTensorVersioned **results,
+                           int32_t num_results, pipe_backend backend,
+                           void *stream) {
+  return guarded("pipe_run_alloc", [&] {
+    if (!pipeline || (num_results > 0 && !results))
+      return fail(PIPE_ERROR_ARGUMENT, "pipe_run_alloc: no pipeline or results");
+    const pipert::Plan &plan = pipeline->jit->plan();
+    if (size_t(num_results) != plan.results.size())
+      return fail(PIPE_ERROR_ARGUMENT,
+                  "pipeline '" + plan.name + "' has " +
+                      std::to_string(plan.results.size()) + " results, got " +
+                      std::to_string(num_results));
+    auto in = toInputRefs(*pipeline, inputs, num_inputs, backend);
+    if (!in)
+      return fail(PIPE_ERROR_ARGUMENT, in.status());
+    auto shapes = pipeline->jit->resultShapes(*in);
+    if (!shapes)
+      return fail(PIPE_ERROR_ARGUMENT, shapes.status());
+    // Each result's memory: the device's on the GPU (the host's for a
+    // result pinned @host), the host's on the reference.
+    std::vector<std::shared_ptr<Storage>> storages;
+    std::vector<pipert::TensorRef> out;
+    std::vector<DLTensor> views;
+    for (int32_t r = 0; r < num_results; ++r) {
+      const pipert::PlanBuffer &buffer = plan.buffers[plan.results[r]];
+      pipert::TensorRef ref{nullptr, buffer.dtype, (*shapes)[r],
+                            pipert::Memory::Host};
+      bool device = backend == PIPE_BACKEND_GPU &&
+                    !(size_t(r) < plan.resultMemory.size() &&
+                      plan.resultMemory[r] == pipert::PlanMemory::Host);
+      auto storage = std::make_shared<Storage>();
+      size_t bytes = std::max<size_t>(ref.numBytes(), 1);
+      if (device) {
+        auto gpu = pipert::getCudaDevice();
+        if (!gpu)
+          return fail(PIPE_ERROR_RUN, gpu.status());
+        CUdeviceptr ptr = 0;
+        if (Status s = pipert::checkCuda(
+                (*pipert::getCudaDriver())->cuMemAlloc(&ptr, bytes),
+                "cuMemAlloc",
+                "for result '" + plan.resultNames[r] + "' (" +
+                    std::to_string(bytes) + " bytes)");
+            !s.ok())
+          return fail(PIPE_ERROR_RUN, s);
+        storage->data = reinterpret_cast<void *>(ptr);
+        storage->device = true;
+        ref.memory = pipert::Memory::Device;
+      } else {
+        storage->data = std::aligned_alloc(64, (bytes + 63) / 64 * 64);
+        if (!storage->data)
+          return fail(PIPE_ERROR_RUN, "out of host memory for result '" +
+                                          plan.resultNames[r] + "'");
+      }
+      ref.data = storage->data;
+      DLTensor view{};
+      view.data = storage->data;
+      view.device = device ? DLDevice{kDLCUDA, 0} : DLDevice{kDLCPU, 0};
+      view.ndim = int32_t(ref.shape.size());
+      view.dtype = toDLPack(buffer.dtype);
+      view.shape = const_cast<int64_t *>((*shapes)[r].data());
+      storages.push_back(std::move(storage));
+      out.push_back(ref);
+      views.push_back(view);
+    }
+    if (pipe_status s = runInto(*pipeline, *in, out, backend, stream);
+        s != PIPE_OK)
+      return s; // the storages go with this scope
+    for (int32_t r = 0; r < num_results; ++r)
+      results[r] = Owner<DLManagedTensorVersioned>::create(storages[r], views[r]);
+    return PIPE_OK;
+  });
+}
+
+DLManagedTensor *pipe_dlpack_unversioned(const DLManagedTensorVersioned *tensor) {
+  if (!tensor || !tensor->manager_ctx)
+    return nullptr;
+  try {
+    return Owner<DLManagedTensor>::create(storageOf(tensor), tensor->dl_tensor);
+  } catch (...) {
+    return nullptr;
+  }
+}
+
+DLManagedTensorVersioned *
+pipe_dlpack_share(const DLManagedTensorVersioned *tensor) {
+  if (!tensor || !tensor->manager_ctx)
+    return nullptr;
+  try {
+    return Owner<DLManagedTensorVersioned>::create(storageOf(tensor),
+                                                   tensor->dl_tensor);
+  } catch (...) {
+    return nullptr;
+  }
+}
+
+} // extern "C"

@@ -1,0 +1,146 @@
+/*===- pipe_c.h - Pipe's C API ---------------------------------*- C -*-===*
+ *
+ * A stable C ABI over the JIT compiler and the runtime, for other languages
+ * (the Python module, python/pipegpu, is its first user): compile a
+ * pipeline from text or a file, ask for its parameters and results, and
+ * run it on DLPack tensors (DLTensor views, the core of both DLManagedTensor
+ * and DLPack 1.x's DLManagedTensorVersioned) in host or device memory, on
+ * the caller's CUDA stream, or on the CPU reference executor.
+ *
+ * Every function that can fail returns a pipe_status; pipe_last_error()
+ * then gives the message, per thread. No C++ exception crosses the API.
+ * Handles are not thread-safe to destroy while in use; one pipeline may be
+ * run from several threads (the runtime serializes the runs,
+ * docs/runtime.md, "Threads").
+ *
+ *===--------------------------------------------------------------------===*/
+
+#ifndef PIPE_C_H
+#define PIPE_C_H
+
+#include <dlpack/dlpack.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(__GNUC__)
+#define PIPE_C_EXPORT __attribute__((visibility("default")))
+#else
+#define PIPE_C_EXPORT
+#endif
+
+/** Bumped when a function or struct changes incompatibly. */
+#define PIPE_C_API_VERSION 1
+
+typedef enum pipe_status {
+  PIPE_OK = 0,
+  /** The source has an error: "file:line:col: error: ..." with a caret. */
+  PIPE_ERROR_COMPILE = 1,
+  /** A bad argument: a tensor's count, dtype, shape, device or layout. */
+  PIPE_ERROR_ARGUMENT = 2,
+  /** The run failed: bad values found while running (a blur's window, a
+   * crop's anchor), no GPU, out of memory, a failed NVRTC compile. The
+   * outputs are as they were, unless the message says otherwise. */
+  PIPE_ERROR_RUN = 3,
+  /** A failure inside Pipe: the message says where; please report it. */
+  PIPE_ERROR_INTERNAL = 4,
+} pipe_status;
+
+typedef enum pipe_backend {
+  PIPE_BACKEND_GPU = 0,       /** the generated CUDA kernels */
+  PIPE_BACKEND_REFERENCE = 1, /** the CPU reference executor (no GPU) */
+} pipe_backend;
+
+/** Where a parameter or result must live (`@host`, `@device`), or any. */
+typedef enum pipe_memory {
+  PIPE_MEMORY_ANY = 0,
+  PIPE_MEMORY_HOST = 1,
+  PIPE_MEMORY_DEVICE = 2,
+} pipe_memory;
+
+typedef struct pipe_pipeline pipe_pipeline;
+
+/** A parameter or result, valid as long as its pipeline. */
+typedef struct pipe_tensor_info {
+  const char *name;
+  DLDataType dtype;          /** bool is {kDLBool, 8, 1} */
+  int32_t ndim;
+  const int64_t *sizes;      /** ndim sizes; -1 where the dim is symbolic */
+  const char *const *dims;   /** ndim dims as written: "N", "H - 2", "3" */
+  pipe_memory memory;
+} pipe_tensor_info;
+
+/** The message of this thread's last failed call ("" if none). */
+PIPE_C_EXPORT const char *pipe_last_error(void);
+
+/** "0.1.0": Pipe's version. */
+PIPE_C_EXPORT const char *pipe_version(void);
+
+/** Compiles pipeline `pipeline_name` (or the only one; NULL) of `source`,
+ * naming it `source_name` in diagnostics (NULL: "<string>"). */
+PIPE_C_EXPORT pipe_status pipe_compile(const char *source,
+                                       const char *source_name,
+                                       const char *pipeline_name,
+                                       pipe_pipeline **out);
+PIPE_C_EXPORT pipe_status pipe_compile_file(const char *path,
+                                            const char *pipeline_name,
+                                            pipe_pipeline **out);
+PIPE_C_EXPORT void pipe_release(pipe_pipeline *pipeline);
+
+PIPE_C_EXPORT const char *pipe_pipeline_name(const pipe_pipeline *pipeline);
+PIPE_C_EXPORT int32_t pipe_num_params(const pipe_pipeline *pipeline);
+PIPE_C_EXPORT int32_t pipe_num_results(const pipe_pipeline *pipeline);
+PIPE_C_EXPORT pipe_status pipe_param_info(const pipe_pipeline *pipeline,
+                                          int32_t index,
+                                          pipe_tensor_info *info);
+PIPE_C_EXPORT pipe_status pipe_result_info(const pipe_pipeline *pipeline,
+                                           int32_t index,
+                                           pipe_tensor_info *info);
+
+/** Result `result`'s shape (its ndim sizes into `shape`) for `inputs`,
+ * whose dims bind the symbolic ones. */
+PIPE_C_EXPORT pipe_status pipe_result_shape(const pipe_pipeline *pipeline,
+                                            const DLTensor *inputs,
+                                            int32_t num_inputs, int32_t result,
+                                            int64_t *shape);
+
+/** Runs on `inputs` into the caller's `outputs` (one per result, of its
+ * dtype and shape). Tensors are row-major and compact (strides NULL, or
+ * those of a compact layout); host memory is kDLCPU or kDLCUDAHost,
+ * device memory kDLCUDA or kDLCUDAManaged of device 0. On the GPU the run
+ * is queued on `stream` (a CUstream; NULL: the legacy default stream) and
+ * waited for on that stream only; the reference backend takes host
+ * tensors only. */
+PIPE_C_EXPORT pipe_status pipe_run(pipe_pipeline *pipeline,
+                                   const DLTensor *inputs, int32_t num_inputs,
+                                   const DLTensor *outputs,
+                                   int32_t num_outputs, pipe_backend backend,
+                                   void *stream);
+
+/** As pipe_run, into results Pipe allocates: device memory on the GPU
+ * (host memory for a result pinned `@host`), host memory on the reference.
+ * Each of `results` (num_results of them) is then the caller's, to hand to
+ * any DLPack consumer or to free with its deleter. */
+PIPE_C_EXPORT pipe_status pipe_run_alloc(pipe_pipeline *pipeline,
+                                         const DLTensor *inputs,
+                                         int32_t num_inputs,
+                                         DLManagedTensorVersioned **results,
+                                         int32_t num_results,
+                                         pipe_backend backend, void *stream);
+
+/** Another owner of `tensor`'s memory, for a consumer that takes the
+ * pre-1.0 DLManagedTensor: the memory lives until both are deleted. */
+PIPE_C_EXPORT DLManagedTensor *
+pipe_dlpack_unversioned(const DLManagedTensorVersioned *tensor);
+
+/** Another owner of `tensor`'s memory, as a DLManagedTensorVersioned. */
+PIPE_C_EXPORT DLManagedTensorVersioned *
+pipe_dlpack_share(const DLManagedTensorVersioned *tensor);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* PIPE_C_H */

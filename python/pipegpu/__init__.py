@@ -1,0 +1,450 @@
+"""pipegpu: Pipe's pipelines from Python, on torch, CuPy, JAX and NumPy
+arrays without copies.
+
+    import pipegpu
+    blur = pipegpu.compile('''
+    pipeline p(x: u8[N, H, W], w: i32[N]) -> (y: u8[N, H, W]) {
+      y = gaussian_blur(x, window = w, axes = [1, 2])
+    }''')
+    y = blur(x, w)                 # x, w: any DLPack arrays; y: a pipegpu.Tensor
+    y_torch = torch.from_dlpack(y) # the same memory
+    blur(x, w, out=[y_torch])      # into the caller's tensors
+
+The module is pure Python over the C API (capi/pipe_c.h, libpipe_c.so)
+through ctypes, so one build serves every Python 3 interpreter
+(docs/python.md says why). Tensors come in through DLPack (`__dlpack__`,
+the versioned form when the producer has it) and NumPy's array interface;
+results go out through DLPack, `__cuda_array_interface__` (device) and
+`__array_interface__` (host). A GPU run is queued on the caller's current
+stream (torch's or CuPy's, else the stream given) and waited for on that
+stream only."""
+import ctypes
+import os
+
+__all__ = ['compile', 'compile_file', 'Pipeline', 'Tensor', 'PipeError',
+           'CompileError', 'version']
+
+# --- DLPack's structs (third_party/dlpack, v1.1) -----------------------------
+
+kDLCPU, kDLCUDA, kDLCUDAHost, kDLCUDAManaged = 1, 2, 3, 13
+kDLInt, kDLUInt, kDLFloat, kDLBfloat, kDLBool = 0, 1, 2, 4, 6
+
+
+class DLDevice(ctypes.Structure):
+    _fields_ = [('device_type', ctypes.c_int32), ('device_id', ctypes.c_int32)]
+
+
+class DLDataType(ctypes.Structure):
+    _fields_ = [('code', ctypes.c_uint8), ('bits', ctypes.c_uint8),
+                ('lanes', ctypes.c_uint16)]
+
+
+class DLTensor(ctypes.Structure):
+    _fields_ = [('data', ctypes.c_void_p), ('device', DLDevice),
+                ('ndim', ctypes.c_int32), ('dtype', DLDataType),
+                ('shape', ctypes.POINTER(ctypes.c_int64)),
+                ('strides', ctypes.POINTER(ctypes.c_int64)),
+                ('byte_offset', ctypes.c_uint64)]
+
+
+class DLManagedTensor(ctypes.Structure):
+    pass
+
+
+class DLManagedTensorVersioned(ctypes.Structure):
+    pass
+
+
+DLManagedTensor._fields_ = [
+    ('dl_tensor', DLTensor), ('manager_ctx', ctypes.c_void_p),
+    ('deleter', ctypes.CFUNCTYPE(None, ctypes.POINTER(DLManagedTensor)))]
+
+
+class DLPackVersion(ctypes.Structure):
+    _fields_ = [('major', ctypes.c_uint32), ('minor', ctypes.c_uint32)]
+
+
+DLManagedTensorVersioned._fields_ = [
+    ('version', DLPackVersion), ('manager_ctx', ctypes.c_void_p),
+    ('deleter', ctypes.CFUNCTYPE(None,
+                                 ctypes.POINTER(DLManagedTensorVersioned))),
+    ('flags', ctypes.c_uint64), ('dl_tensor', DLTensor)]
+
+
+class TensorInfo(ctypes.Structure):
+    _fields_ = [('name', ctypes.c_char_p), ('dtype', DLDataType),
+                ('ndim', ctypes.c_int32),
+                ('sizes', ctypes.POINTER(ctypes.c_int64)),
+                ('dims', ctypes.POINTER(ctypes.c_char_p)),
+                ('memory', ctypes.c_int)]
+
+
+# --- The library --------------------------------------------------------------
+
+def _find_library():
+    here = os.path.dirname(os.path.abspath(__file__))
+    candidates = [os.environ.get('PIPEGPU_LIBRARY'),
+                  os.path.join(here, 'libpipe_c.so'),
+                  os.path.join(here, '..', '..', 'build', 'capi', 'libpipe_c.so')]
+    for path in candidates:
+        if path and os.path.exists(path):
+            return path
+    raise ImportError('pipegpu: libpipe_c.so not found (set PIPEGPU_LIBRARY, '
+                      'or build Pipe: it is build/capi/libpipe_c.so)')
+
+
+_lib = ctypes.CDLL(_find_library())
+_P = ctypes.c_void_p
+for _name, _res, _args in [
+        ('pipe_last_error', ctypes.c_char_p, []),
+        ('pipe_version', ctypes.c_char_p, []),
+        ('pipe_compile', ctypes.c_int,
+         [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p,
+          ctypes.POINTER(_P)]),
+        ('pipe_compile_file', ctypes.c_int,
+         [ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(_P)]),
+        ('pipe_release', None, [_P]),
+        ('pipe_pipeline_name', ctypes.c_char_p, [_P]),
+        ('pipe_num_params', ctypes.c_int32, [_P]),
+        ('pipe_num_results', ctypes.c_int32, [_P]),
+        ('pipe_param_info', ctypes.c_int,
+         [_P, ctypes.c_int32, ctypes.POINTER(TensorInfo)]),
+        ('pipe_result_info', ctypes.c_int,
+         [_P, ctypes.c_int32, ctypes.POINTER(TensorInfo)]),
+        ('pipe_run', ctypes.c_int,
+         [_P, ctypes.POINTER(DLTensor), ctypes.c_int32,
+          ctypes.POINTER(DLTensor), ctypes.c_int32, ctypes.c_int, _P]),
+        ('pipe_run_alloc', ctypes.c_int,
+         [_P, ctypes.POINTER(DLTensor), ctypes.c_int32,
+          ctypes.POINTER(ctypes.POINTER(DLManagedTensorVersioned)),
+          ctypes.c_int32, ctypes.c_int, _P]),
+        ('pipe_dlpack_unversioned', ctypes.POINTER(DLManagedTensor),
+         [ctypes.POINTER(DLManagedTensorVersioned)]),
+        ('pipe_dlpack_share', ctypes.POINTER(DLManagedTensorVersioned),
+         [ctypes.POINTER(DLManagedTensorVersioned)])]:
+    _fn = getattr(_lib, _name)
+    _fn.restype, _fn.argtypes = _res, _args
+
+_api = ctypes.pythonapi
+_api.PyCapsule_New.restype = ctypes.py_object
+_api.PyCapsule_New.argtypes = [_P, ctypes.c_char_p, _P]
+_api.PyCapsule_GetPointer.restype = _P
+_api.PyCapsule_GetPointer.argtypes = [ctypes.py_object, ctypes.c_char_p]
+_api.PyCapsule_GetName.restype = ctypes.c_char_p
+_api.PyCapsule_GetName.argtypes = [ctypes.py_object]
+
+
+def version():
+    """Pipe's version, e.g. '0.1.0'."""
+    return _lib.pipe_version().decode()
+
+
+class PipeError(Exception):
+    """A failed call: `status` says which kind (pipe_c.h's pipe_status), the
+    message is Pipe's."""
+
+    def __init__(self, message, status):
+        super().__init__(message)
+        self.status = status
+
+
+class CompileError(PipeError):
+    """The source has an error: file:line:col: error: ... with a caret."""
+
+
+class ArgumentError(PipeError, ValueError):
+    """A tensor of the wrong count, dtype, shape, device or layout."""
+
+
+class InternalError(PipeError):
+    """A failure inside Pipe; please report it with the message."""
+
+
+def _check(status):
+    if status == 0:
+        return
+    message = _lib.pipe_last_error().decode(errors='replace')
+    kind = {1: CompileError, 2: ArgumentError, 4: InternalError}.get(
+        status, PipeError)
+    raise kind(message, status)
+
+
+# --- Tensors in ---------------------------------------------------------------
+
+_NUMPY_CODES = {'i': kDLInt, 'u': kDLUInt, 'f': kDLFloat, 'b': kDLBool}
+
+
+def _numpy_view(array):
+    """A DLTensor over a C-contiguous NumPy array (NumPy before 1.25 has no
+    DLPack for bool, and no max_version)."""
+    import numpy as np
+    if not array.flags.c_contiguous:
+        raise ArgumentError('a NumPy array that is not C-contiguous: pass '
+                            'np.ascontiguousarray(x)', 2)
+    kind = array.dtype.kind
+    if kind not in _NUMPY_CODES or array.dtype.byteorder == '>':
+        raise ArgumentError(f'NumPy dtype {array.dtype} has no Pipe dtype', 2)
+    shape = (ctypes.c_int64 * max(array.ndim, 1))(*array.shape)
+    t = DLTensor()
+    t.data = array.ctypes.data if array.size else None
+    t.device = DLDevice(kDLCPU, 0)
+    t.ndim = array.ndim
+    t.dtype = DLDataType(_NUMPY_CODES[kind], array.dtype.itemsize * 8, 1)
+    t.shape = shape
+    t.strides = None
+    t.byte_offset = 0
+    return t, (array, shape, np)
+
+
+def _numpy_dtype(code, bits):
+    import numpy as np
+    if code == kDLBool:
+        return np.bool_
+    return np.dtype({kDLInt: 'i', kDLUInt: 'u', kDLFloat: 'f'}[code] +
+                    str(bits // 8))
+
+
+def _dlpack_view(obj, stream, dtype=None):
+    """A DLTensor of any object with __dlpack__, and what keeps it alive.
+    NumPy arrays and scalars, and Python numbers and lists (made arrays of
+    `dtype`, the parameter's (code, bits)), go through NumPy."""
+    if not hasattr(obj, '__dlpack__') or (
+            type(obj).__module__ == 'numpy' and hasattr(obj, 'ctypes')):
+        import numpy as np
+        if isinstance(obj, np.ndarray):
+            return _numpy_view(obj)
+        if isinstance(obj, np.generic) or dtype is None or \
+                dtype[0] == kDLBfloat:
+            return _numpy_view(np.asarray(obj))
+        return _numpy_view(np.asarray(obj, _numpy_dtype(*dtype)))
+    device_type, _ = obj.__dlpack_device__()
+    # The DLPack protocol's stream: the one the consumer (this run) uses;
+    # 1 is CUDA's legacy default stream. CPU producers take None.
+    kwargs = {'stream': (stream or 1) if device_type == kDLCUDA else None}
+    try:
+        capsule = obj.__dlpack__(max_version=(1, 1), **kwargs)
+    except TypeError:  # a producer of DLPack before 1.0
+        capsule = obj.__dlpack__(**kwargs)
+    name = _api.PyCapsule_GetName(capsule)
+    pointer = _api.PyCapsule_GetPointer(capsule, name)
+    if name == b'dltensor_versioned':
+        tensor = DLManagedTensorVersioned.from_address(pointer).dl_tensor
+    elif name == b'dltensor':
+        tensor = DLManagedTensor.from_address(pointer).dl_tensor
+    else:
+        raise ArgumentError(f'__dlpack__ gave a capsule named {name!r}', 2)
+    # The capsule stays unconsumed: its destructor frees the tensor once
+    # the run is done with it.
+    return tensor, capsule
+
+
+def _current_stream(objects):
+    """The caller's current CUDA stream: torch's or CuPy's for their
+    tensors, else the legacy default stream (0)."""
+    for obj in objects:
+        module = type(obj).__module__.split('.')[0]
+        if module == 'torch' and getattr(obj, 'is_cuda', False):
+            import torch
+            return torch.cuda.current_stream(obj.device).cuda_stream
+        if module == 'cupy':
+            import cupy
+            return cupy.cuda.get_current_stream().ptr
+    return 0
+
+
+# --- Tensors out --------------------------------------------------------------
+
+_Destructor = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
+# The capsule API on a raw PyObject pointer: a destructor runs while its
+# capsule is being freed, so it must not make a new reference to it.
+_raw_capsule_name = ctypes.PYFUNCTYPE(ctypes.c_char_p, ctypes.c_void_p)(
+    ('PyCapsule_GetName', ctypes.pythonapi))
+_raw_capsule_pointer = ctypes.PYFUNCTYPE(_P, ctypes.c_void_p, ctypes.c_char_p)(
+    ('PyCapsule_GetPointer', ctypes.pythonapi))
+
+
+@_Destructor
+def _capsule_destructor(capsule):
+    # A capsule no consumer took ("used_..." once taken) frees its tensor.
+    name = _raw_capsule_name(capsule)
+    if name == b'dltensor_versioned':
+        managed = ctypes.cast(_raw_capsule_pointer(capsule, name),
+                              ctypes.POINTER(DLManagedTensorVersioned))
+        managed.contents.deleter(managed)
+    elif name == b'dltensor':
+        managed = ctypes.cast(_raw_capsule_pointer(capsule, name),
+                              ctypes.POINTER(DLManagedTensor))
+        managed.contents.deleter(managed)
+
+
+_TYPESTR = {kDLInt: 'i', kDLUInt: 'u', kDLFloat: 'f', kDLBool: 'b'}
+
+
+class Tensor:
+    """A result: memory Pipe allocated, device or host, freed when the last
+    of this object and the arrays that took it by DLPack goes."""
+
+    def __init__(self, managed):
+        self._managed = managed  # POINTER(DLManagedTensorVersioned)
+        t = managed.contents.dl_tensor
+        self.shape = tuple(t.shape[i] for i in range(t.ndim))
+        self._dtype = (t.dtype.code, t.dtype.bits)
+        self.device = (t.device.device_type, t.device.device_id)
+        self.data_ptr = t.data or 0
+
+    def __del__(self):
+        managed = getattr(self, '_managed', None)
+        if managed:
+            self._managed = None
+            managed.contents.deleter(managed)
+
+    @property
+    def dtype(self):
+        """Pipe's name of the dtype: 'u8', 'f32', 'bool', ..."""
+        code, bits = self._dtype
+        if code == kDLBool:
+            return 'bool'
+        return {kDLInt: 'i', kDLUInt: 'u', kDLFloat: 'f',
+                kDLBfloat: 'bf'}[code] + str(bits)
+
+    def _typestr(self):
+        code, bits = self._dtype
+        if code == kDLBfloat:
+            raise TypeError('bf16 has no array-interface type; use DLPack')
+        return '|' + _TYPESTR[code] + str(bits // 8) if bits == 8 else \
+            '<' + _TYPESTR[code] + str(bits // 8)
+
+    def __dlpack_device__(self):
+        return self.device
+
+    def __dlpack__(self, stream=None, max_version=None, dl_device=None,
+                   copy=None):
+        # The run was waited for on its stream: the data is ready for any
+        # consumer stream, so `stream` needs no event.
+        if copy:
+            raise BufferError('pipegpu tensors are exported without a copy')
+        if dl_device is not None and tuple(dl_device) != self.device:
+            raise BufferError(f'the tensor is on {self.device}, not {dl_device}')
+        if max_version is not None and max_version[0] >= 1:
+            shared = _lib.pipe_dlpack_share(self._managed)
+            name = b'dltensor_versioned'
+        else:
+            shared = _lib.pipe_dlpack_unversioned(self._managed)
+            name = b'dltensor'
+        if not shared:
+            raise MemoryError('pipegpu: no memory to export a tensor')
+        return _api.PyCapsule_New(ctypes.cast(shared, _P), name,
+                                  ctypes.cast(_capsule_destructor, _P))
+
+    @property
+    def __cuda_array_interface__(self):
+        if self.device[0] != kDLCUDA:
+            raise AttributeError('a host tensor has no __cuda_array_interface__')
+        return {'shape': self.shape, 'typestr': self._typestr(),
+                'data': (self.data_ptr, False), 'version': 3,
+                'strides': None, 'stream': None}
+
+    @property
+    def __array_interface__(self):
+        if self.device[0] == kDLCUDA:
+            raise AttributeError('a device tensor has no __array_interface__; '
+                                 'take it with DLPack (torch.from_dlpack, '
+                                 'cupy.from_dlpack)')
+        return {'shape': self.shape, 'typestr': self._typestr(),
+                'data': (self.data_ptr, False), 'version': 3}
+
+    def numpy(self):
+        """A NumPy view of a host tensor (no copy)."""
+        import numpy as np
+        return np.asarray(self)
+
+    def __repr__(self):
+        where = 'cuda:%d' % self.device[1] if self.device[0] == kDLCUDA \
+            else 'cpu'
+        return f'pipegpu.Tensor({self.dtype}{list(self.shape)}, {where})'
+
+
+# --- Pipelines ----------------------------------------------------------------
+
+class Pipeline:
+    """A compiled pipeline; call it on arrays to run it."""
+
+    def __init__(self, handle):
+        self._handle = handle
+        self.name = _lib.pipe_pipeline_name(handle).decode()
+        self.params = [self._info(_lib.pipe_param_info, i)
+                       for i in range(_lib.pipe_num_params(handle))]
+        self.results = [self._info(_lib.pipe_result_info, i)
+                        for i in range(_lib.pipe_num_results(handle))]
+
+    def _info(self, fn, i):
+        info = TensorInfo()
+        _check(fn(self._handle, i, ctypes.byref(info)))
+        return (info.name.decode(),
+                [info.dims[d].decode() for d in range(info.ndim)],
+                (info.dtype.code, info.dtype.bits))
+
+    def __del__(self):
+        handle = getattr(self, '_handle', None)
+        if handle:
+            self._handle = None
+            _lib.pipe_release(handle)
+
+    def __call__(self, *inputs, out=None, backend='gpu', stream=None):
+        """Runs on `inputs` (one per parameter: DLPack arrays, NumPy arrays).
+        Returns the results as pipegpu Tensors (one, or a tuple), or writes
+        them into `out` (one DLPack array per result) and returns `out`.
+        backend: 'gpu', or 'reference' (the CPU executor; host arrays).
+        stream: a CUDA stream (an int, or an object with .cuda_stream or
+        .ptr); by default the current stream of torch or CuPy."""
+        if backend not in ('gpu', 'reference'):
+            raise ValueError(f"backend is 'gpu' or 'reference', not {backend!r}")
+        code = 0 if backend == 'gpu' else 1
+        if stream is None:
+            stream = _current_stream(list(inputs) + list(out or []))
+        stream = getattr(stream, 'cuda_stream', getattr(stream, 'ptr', stream))
+        keep = []
+
+        def views(arrays, infos):
+            array = (DLTensor * max(len(arrays), 1))()
+            for i, a in enumerate(arrays):
+                dtype = infos[i][2] if i < len(infos) else None
+                array[i], alive = _dlpack_view(a, stream, dtype)
+                keep.append(alive)
+            return array
+        ins = views(inputs, self.params)
+        if out is not None:
+            outs = views(list(out), self.results)
+            _check(_lib.pipe_run(self._handle, ins, len(inputs), outs,
+                                 len(out), code, stream or None))
+            return out
+        n = len(self.results)
+        results = (ctypes.POINTER(DLManagedTensorVersioned) * max(n, 1))()
+        _check(_lib.pipe_run_alloc(self._handle, ins, len(inputs), results, n,
+                                   code, stream or None))
+        tensors = tuple(Tensor(results[i]) for i in range(n))
+        return tensors[0] if n == 1 else tensors
+
+    def __repr__(self):
+        def text(items):
+            return ', '.join(f'{n}[{", ".join(d)}]' for n, d, _ in items)
+        return f'pipegpu.Pipeline({self.name}({text(self.params)}) -> ' \
+               f'({text(self.results)}))'
+
+
+def compile(source, pipeline=None, name='<string>'):
+    """Compiles pipeline `pipeline` (or the only one) of `source`."""
+    handle = _P()
+    _check(_lib.pipe_compile(source.encode(), name.encode(),
+                             pipeline.encode() if pipeline else None,
+                             ctypes.byref(handle)))
+    return Pipeline(handle)
+
+
+def compile_file(path, pipeline=None):
+    """Compiles pipeline `pipeline` (or the only one) of the file `path`."""
+    handle = _P()
+    _check(_lib.pipe_compile_file(os.fspath(path).encode(),
+                                  pipeline.encode() if pipeline else None,
+                                  ctypes.byref(handle)))
+    return Pipeline(handle)

@@ -1,0 +1,304 @@
+"""pipegpu against NumPy (an oracle that shares nothing with Pipe) on the CPU
+reference, and on the GPU with torch, CuPy and JAX where they and a GPU are
+there: results equal, memory shared rather than copied, bad input named,
+outputs left as they were by a failed run, the caller's stream honoured.
+
+Runs under pytest (lit's test/python/pytest.test), or as a script where
+pytest is missing (the GPU machine): python3 test_pipegpu.py."""
+import os
+import sys
+
+import numpy as np
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                '..'))
+import pipegpu  # noqa: E402
+
+try:
+    import pytest
+    skip = pytest.skip
+    Skipped = pytest.skip.Exception
+except ImportError:  # the script runner below
+    class Skipped(Exception):
+        pass
+
+    def skip(why):
+        raise Skipped(why)
+
+rng = np.random.default_rng(7)
+
+NORMALIZE = '''
+pipeline normalize(x: u8[N, H, W, 3], mean: f32[3], inv: f32[3]) -> (
+    y: f32[N, 3, H, W], bright: bool[N]) {
+  y = transpose((f32(x) - mean) * inv, [0, 3, 1, 2])
+  bright = mean(f32(x), axes = [1, 2, 3]) > 127
+}
+'''
+
+
+def normalize_numpy(x, mean, inv):
+    y = np.transpose((x.astype(np.float32) - mean) * inv, (0, 3, 1, 2))
+    return y, x.astype(np.float64).mean(axis=(1, 2, 3)) > 127
+
+
+def inputs(n=3, h=7, w=5):
+    x = rng.integers(0, 256, (n, h, w, 3), dtype=np.uint8)
+    mean = np.array([123.675, 116.28, 103.53], np.float32)
+    inv = (1 / np.array([58.395, 57.12, 57.375])).astype(np.float32)
+    return x, mean, inv
+
+
+# --- Compiling ----------------------------------------------------------------
+
+def test_version():
+    assert pipegpu.version().count('.') == 2
+
+
+def test_compile_error_carries_the_location_and_caret():
+    try:
+        pipegpu.compile('pipeline p(x: u8[N]) -> (y: u8[N]) {\n  y = x +\n}\n',
+                        name='t.pipe')
+    except pipegpu.CompileError as e:
+        lines = str(e).split('\n')
+        assert lines[0] == 't.pipe:2:10: error: expected an expression, ' \
+            'found end of line'
+        assert lines[1] == '  y = x +'
+        assert lines[2] == '         ^'
+        assert e.status == 1
+    else:
+        raise AssertionError('no CompileError')
+
+
+def test_compile_file_picks_a_pipeline():
+    import tempfile
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, 'two.pipe')
+        with open(path, 'w') as f:
+            f.write('pipeline a(x: i32[N]) -> (y: i32[N]) {\n  y = x + 1\n}\n'
+                    'pipeline b(x: i32[N]) -> (y: i32[N]) {\n  y = x * 2\n}\n')
+        b = pipegpu.compile_file(path, pipeline='b')
+        assert b.name == 'b'
+        x = np.array([1, -2, 3], np.int32)
+        assert (b(x, backend='reference').numpy() == x * 2).all()
+        try:
+            pipegpu.compile_file(path, pipeline='nope')
+        except pipegpu.CompileError as e:
+            assert 'nope' in str(e)
+        else:
+            raise AssertionError('no CompileError')
+
+
+def test_parameters_and_results_are_described():
+    p = pipegpu.compile(NORMALIZE)
+    assert p.name == 'normalize'
+    assert [(n, d) for n, d, _ in p.params] == [
+        ('x', ['N', 'H', 'W', '3']), ('mean', ['3']), ('inv', ['3'])]
+    assert [(n, d) for n, d, _ in p.results] == [
+        ('y', ['N', '3', 'H', 'W']), ('bright', ['N'])]
+    assert repr(p).startswith('pipegpu.Pipeline(normalize(x[N, H, W, 3]')
+
+
+# --- The CPU reference --------------------------------------------------------
+
+def test_reference_equals_numpy_on_odd_sizes():
+    p = pipegpu.compile(NORMALIZE)
+    for shape in [(1, 1, 1), (3, 7, 5), (2, 33, 17)]:
+        x, mean, inv = inputs(*shape)
+        y, bright = p(x, mean, inv, backend='reference')
+        want_y, want_bright = normalize_numpy(x, mean, inv)
+        assert y.dtype == 'f32' and y.shape == want_y.shape
+        np.testing.assert_array_equal(y.numpy(), want_y)
+        assert bright.dtype == 'bool'
+        np.testing.assert_array_equal(bright.numpy(), want_bright)
+
+
+def test_special_values_and_python_scalars():
+    p = pipegpu.compile('pipeline p(x: f32[N], s: f32, k: i64) -> '
+                        '(y: f32[N], z: i64[N]) {\n'
+                        '  y = x * s\n  z = i64(x) + k\n}\n')
+    x = np.array([np.nan, np.inf, -np.inf, -0.0, 2.5, 3.5, 1e30], np.float32)
+    y, z = p(x, 2.0, -1, backend='reference')
+    np.testing.assert_array_equal(y.numpy(), x * np.float32(2))
+    assert np.signbit(y.numpy()[3])
+    # NaN casts to 0, the rest round half to even and saturate; + k wraps
+    # (docs/language.md, Casts and Operators).
+    want = np.array([0, 2**63 - 1, -2**63, 0, 2, 4, 2**63 - 1]) - 1
+    np.testing.assert_array_equal(z.numpy(), want)
+
+
+def test_results_are_not_copied_on_the_way_out():
+    p = pipegpu.compile(NORMALIZE)
+    y, _ = p(*inputs(), backend='reference')
+    view = np.asarray(y)
+    assert view.ctypes.data == y.data_ptr
+    taken = np.from_dlpack(y)
+    assert taken.ctypes.data == y.data_ptr
+    # The memory lives while a consumer holds it.
+    want = view.copy()
+    del y, view
+    np.testing.assert_array_equal(taken, want)
+
+
+def test_outputs_given_by_the_caller_are_written_in_place():
+    p = pipegpu.compile(NORMALIZE)
+    x, mean, inv = inputs()
+    y = np.zeros((3, 3, 7, 5), np.float32)
+    bright = np.zeros(3, np.bool_)
+    pointer = y.ctypes.data
+    assert p(x, mean, inv, out=[y, bright], backend='reference')[0] is y
+    assert y.ctypes.data == pointer
+    want_y, want_bright = normalize_numpy(x, mean, inv)
+    np.testing.assert_array_equal(y, want_y)
+    np.testing.assert_array_equal(bright, want_bright)
+
+
+def expect(kind, fn, *fragments):
+    try:
+        fn()
+    except kind as e:
+        for fragment in fragments:
+            assert fragment in str(e), (fragment, str(e))
+        return e
+    raise AssertionError(f'no {kind.__name__}')
+
+
+def test_bad_inputs_are_named():
+    p = pipegpu.compile(NORMALIZE)
+    x, mean, inv = inputs()
+    run = p.__call__
+    expect(pipegpu.ArgumentError,
+           lambda: run(x.astype(np.int16), mean, inv, backend='reference'),
+           "input 'x' is int16 but the pipeline takes u8")
+    expect(pipegpu.ArgumentError, lambda: run(x, mean, backend='reference'),
+           "takes 3 inputs, got 2")
+    expect(pipegpu.ArgumentError,
+           lambda: run(x[..., :2].copy(), mean, inv, backend='reference'),
+           "'x'")
+    expect(pipegpu.ArgumentError,
+           lambda: run(x, mean, inv, backend='reference',
+                       out=[np.zeros((3, 3, 7, 4), np.float32),
+                            np.zeros(3, np.bool_)]),
+           "output 'y' is f32[3, 3, 7, 4] but the result is f32[3, 3, 7, 5]")
+    expect(ValueError, lambda: run(x, mean, inv, backend='cpu'),
+           "'gpu' or 'reference'")
+
+
+def test_a_failed_run_leaves_the_outputs():
+    p = pipegpu.compile('pipeline c(x: u8[N, H, W], a: i32[N, 2]) -> '
+                        '(y: u8[N, 2, 2]) {\n'
+                        '  y = crop(x, anchor = a, shape = [2, 2])\n}\n',
+                        name='c.pipe')
+    x = rng.integers(0, 256, (2, 5, 4), dtype=np.uint8)
+    y = np.full((2, 2, 2), 77, np.uint8)
+    bad = np.array([[0, 0], [4, 1]], np.int32)
+    e = expect(pipegpu.PipeError,
+               lambda: p(x, bad, out=[y], backend='reference'),
+               'sample [1] is 4', 'nothing was written')
+    assert e.status == 3
+    assert (y == 77).all()
+    good = np.array([[0, 0], [3, 1]], np.int32)
+    p(x, good, out=[y], backend='reference')
+    np.testing.assert_array_equal(y, np.stack([x[0, 0:2, 0:2], x[1, 3:5, 1:3]]))
+
+
+# --- The GPU: torch, CuPy, JAX ------------------------------------------------
+
+def torch_cuda():
+    try:
+        import torch
+    except ImportError:
+        skip('no torch')
+    if not torch.cuda.is_available():
+        skip('no GPU for torch')
+    return torch
+
+
+def test_torch_tensors_in_and_out_share_memory():
+    torch = torch_cuda()
+    p = pipegpu.compile(NORMALIZE)
+    x, mean, inv = inputs(4, 37, 29)
+    tx, tmean, tinv = (torch.from_numpy(a).cuda() for a in (x, mean, inv))
+    y, bright = p(tx, tmean, tinv)
+    assert y.device == (2, 0)
+    ty = torch.from_dlpack(y)
+    assert ty.data_ptr() == y.data_ptr
+    ref_y, ref_bright = p(x, mean, inv, backend='reference')
+    np.testing.assert_array_equal(ty.cpu().numpy(), ref_y.numpy())
+    np.testing.assert_array_equal(torch.from_dlpack(bright).cpu().numpy(),
+                                  ref_bright.numpy())
+    # Into the caller's tensors, in place.
+    out_y = torch.empty((4, 3, 37, 29), device='cuda')
+    out_b = torch.empty(4, dtype=torch.bool, device='cuda')
+    pointer = out_y.data_ptr()
+    p(tx, tmean, tinv, out=[out_y, out_b])
+    assert out_y.data_ptr() == pointer
+    np.testing.assert_array_equal(out_y.cpu().numpy(), ref_y.numpy())
+
+
+def test_torch_current_stream_is_honoured():
+    torch = torch_cuda()
+    p = pipegpu.compile('pipeline s(x: f32[N]) -> (y: f32[N]) {\n'
+                        '  y = x * 2\n}\n')
+    side = torch.cuda.Stream()
+    x = torch.zeros(1 << 24, device='cuda')
+    torch.cuda.synchronize()
+    with torch.cuda.stream(side):
+        # Queued on the side stream before the run: the run must see it.
+        x.fill_(3.0)
+        torch.cuda._sleep(20_000_000)
+        x.add_(1.0)
+        y = torch.from_dlpack(p(x))
+    side.synchronize()
+    assert float(y.min()) == 8.0 and float(y.max()) == 8.0
+
+
+def test_cupy_arrays_in_and_out():
+    try:
+        import cupy
+        cupy.cuda.runtime.getDeviceCount()
+    except Exception:
+        skip('no CuPy or no GPU')
+    p = pipegpu.compile(NORMALIZE)
+    x, mean, inv = inputs(2, 9, 11)
+    cx, cmean, cinv = (cupy.asarray(a) for a in (x, mean, inv))
+    y, bright = p(cx, cmean, cinv)
+    cy = cupy.from_dlpack(y)
+    assert cy.data.ptr == y.data_ptr
+    view = cupy.asarray(y)  # __cuda_array_interface__
+    assert view.data.ptr == y.data_ptr
+    ref_y, _ = p(x, mean, inv, backend='reference')
+    np.testing.assert_array_equal(cupy.asnumpy(cy), ref_y.numpy())
+
+
+def test_jax_arrays_in():
+    try:
+        import jax
+        gpu = jax.devices('gpu')[0]
+    except Exception:
+        skip('no JAX GPU')
+    import jax.numpy as jnp
+    p = pipegpu.compile(NORMALIZE)
+    x, mean, inv = inputs(2, 9, 11)
+    jx, jmean, jinv = (jax.device_put(jnp.asarray(a), gpu)
+                       for a in (x, mean, inv))
+    y, _ = p(jx, jmean, jinv)
+    ref_y, _ = p(x, mean, inv, backend='reference')
+    got = jnp.from_dlpack(y)
+    np.testing.assert_array_equal(np.asarray(got), ref_y.numpy())
+
+
+if __name__ == '__main__':
+    failed = 0
+    for name, fn in sorted(globals().items()):
+        if not name.startswith('test_'):
+            continue
+        try:
+            fn()
+            print('PASS', name)
+        except Skipped as e:
+            print('SKIP', name, e)
+        except Exception as e:  # noqa: BLE001
+            failed += 1
+            print('FAIL', name, type(e).__name__, e)
+    print(f'{failed} failed')
+    sys.exit(1 if failed else 0)
