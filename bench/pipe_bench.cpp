@@ -9,6 +9,9 @@
 //   pipe_bench [--quick] --blur-only   (dyn_blur alone, for tuning)
 //   pipe_bench [--quick] --layout      (crop, erase, concat, pad: see
 //                                       layout_bench.cpp)
+//   pipe_bench --call-latency          (one 224x224 image through normalize:
+//                                       the C++ call python_overhead.py
+//                                       compares pipegpu's with)
 //
 // GPU times are medians of CUDA-event-timed runs over rotated input sets
 // (so that repeated runs do not measure the L2 cache); host overhead is the
@@ -397,6 +400,20 @@ int main(int argc, char **argv) {
   if (!device) {
     fprintf(stderr, "pipe_bench: %s\n", device.status().message().c_str());
     return 77;
+  }
+  if (argc > 1 && std::string(argv[1]) == "--call-latency") {
+    cu = *pipert::getCudaDriver();
+    auto pipeline = compile(kNormalize);
+    HostTensor image(DType::U8, {1, 224, 224, 3});
+    std::mt19937 rng(5);
+    for (int64_t i = 0; i < image.numElements(); ++i)
+      image.as<uint8_t>()[i] = uint8_t(rng());
+    std::vector<DeviceTensor> inputs;
+    inputs.push_back(upload(image));
+    DeviceTensor out = allocate(DType::F32, {1, 3, 224, 224});
+    measure("normalize_224_call", *pipeline, inputs, out,
+            double(image.numBytes()) * 5, 2000, "pipe C++ run()");
+    return 0;
   }
   cu = *pipert::getCudaDriver();
   std::mt19937 rng(1);
