@@ -238,18 +238,84 @@ def _dlpack_view(obj, stream, dtype=None):
     return tensor, capsule
 
 
+_torch = None  # the torch module, once a torch tensor has been seen
+_TORCH_DTYPES = {}
+
+
+_torch_templates = {}  # (dtype, shape, strides, device) -> DLTensor
+
+
+def _torch_view(t):
+    """(A DLTensor over a torch tensor but for its data pointer, what keeps
+    it alive), made from its attributes: cheaper
+    than __dlpack__ and its capsule (bench/python_overhead.py). Only for
+    runs on torch's current stream, which needs no DLPack handshake. A
+    template per dtype, shape, strides and device is kept, so that a call
+    on tensors like the last ones only sets the data pointer. The strides
+    go along, so that the C API names a non-contiguous input."""
+    key = (t.dtype, t.shape, t.stride(), t.device)
+    template = _torch_templates.get(key)
+    if template is None:
+        template = _torch_template(t)
+        if len(_torch_templates) >= 256:
+            _torch_templates.clear()
+        _torch_templates[key] = template
+    return template
+
+
+def _torch_template(t):
+    global _torch
+    if _torch is None:
+        import torch
+        _torch = torch
+    if not _TORCH_DTYPES:
+        names = {'uint8': (kDLUInt, 8), 'int8': (kDLInt, 8),
+                 'int16': (kDLInt, 16), 'int32': (kDLInt, 32),
+                 'int64': (kDLInt, 64), 'uint16': (kDLUInt, 16),
+                 'uint32': (kDLUInt, 32), 'uint64': (kDLUInt, 64),
+                 'float16': (kDLFloat, 16), 'bfloat16': (kDLBfloat, 16),
+                 'float32': (kDLFloat, 32), 'float64': (kDLFloat, 64),
+                 'bool': (kDLBool, 8)}
+        for name, code in names.items():
+            if hasattr(_torch, name):
+                _TORCH_DTYPES[getattr(_torch, name)] = code
+    code = _TORCH_DTYPES.get(t.dtype)
+    if code is None:
+        raise ArgumentError(f'torch dtype {t.dtype} has no Pipe dtype', 2)
+    ndim = t.dim()
+    shape = (ctypes.c_int64 * max(ndim, 1))(*t.shape)
+    strides = (ctypes.c_int64 * max(ndim, 1))(*t.stride())
+    d = DLTensor()
+    device = t.device
+    d.device = DLDevice(kDLCUDA, device.index or 0) if device.type == 'cuda' \
+        else DLDevice(kDLCPU, 0)
+    d.ndim = ndim
+    d.dtype = DLDataType(code[0], code[1], 1)
+    d.shape = shape
+    d.strides = strides
+    d.byte_offset = 0
+    return d, shape, strides
+
+
 def _current_stream(objects):
     """The caller's current CUDA stream: torch's or CuPy's for their
-    tensors, else the legacy default stream (0)."""
+    tensors, else the legacy default stream (0); and whether it is torch's
+    (then torch tensors need no DLPack handshake)."""
+    global _torch
     for obj in objects:
         module = type(obj).__module__.split('.')[0]
         if module == 'torch' and getattr(obj, 'is_cuda', False):
-            import torch
-            return torch.cuda.current_stream(obj.device).cuda_stream
+            if _torch is None:
+                import torch
+                _torch = torch
+            raw = getattr(_torch._C, '_cuda_getCurrentRawStream', None)
+            index = obj.device.index or 0
+            return (raw(index) if raw else
+                    _torch.cuda.current_stream(obj.device).cuda_stream), True
         if module == 'cupy':
             import cupy
-            return cupy.cuda.get_current_stream().ptr
-    return 0
+            return cupy.cuda.get_current_stream().ptr, False
+    return 0, False
 
 
 # --- Tensors out --------------------------------------------------------------
@@ -366,6 +432,9 @@ class Tensor:
 
 # --- Pipelines ----------------------------------------------------------------
 
+_BACKENDS = {'gpu': 0, 'reference': 1}
+
+
 class Pipeline:
     """A compiled pipeline; call it on arrays to run it."""
 
@@ -397,19 +466,29 @@ class Pipeline:
         backend: 'gpu', or 'reference' (the CPU executor; host arrays).
         stream: a CUDA stream (an int, or an object with .cuda_stream or
         .ptr); by default the current stream of torch or CuPy."""
-        if backend not in ('gpu', 'reference'):
+        code = _BACKENDS.get(backend)
+        if code is None:
             raise ValueError(f"backend is 'gpu' or 'reference', not {backend!r}")
-        code = 0 if backend == 'gpu' else 1
+        torch_stream = False
         if stream is None:
-            stream = _current_stream(list(inputs) + list(out or []))
-        stream = getattr(stream, 'cuda_stream', getattr(stream, 'ptr', stream))
+            stream, torch_stream = _current_stream(
+                inputs + tuple(out) if out else inputs)
+        elif not isinstance(stream, int):
+            stream = getattr(stream, 'cuda_stream',
+                             getattr(stream, 'ptr', stream))
         keep = []
 
         def views(arrays, infos):
             array = (DLTensor * max(len(arrays), 1))()
             for i, a in enumerate(arrays):
-                dtype = infos[i][2] if i < len(infos) else None
-                array[i], alive = _dlpack_view(a, stream, dtype)
+                if torch_stream and type(a).__module__ == 'torch':
+                    template = _torch_view(a)
+                    array[i] = template[0]
+                    array[i].data = a.data_ptr() or None
+                    alive = (a, template)
+                else:
+                    dtype = infos[i][2] if i < len(infos) else None
+                    array[i], alive = _dlpack_view(a, stream, dtype)
                 keep.append(alive)
             return array
         ins = views(inputs, self.params)

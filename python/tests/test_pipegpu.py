@@ -226,6 +226,11 @@ def test_torch_tensors_in_and_out_share_memory():
     np.testing.assert_array_equal(ty.cpu().numpy(), ref_y.numpy())
     np.testing.assert_array_equal(torch.from_dlpack(bright).cpu().numpy(),
                                   ref_bright.numpy())
+    # A strided view is named, not read wrongly (torch tensors on torch's
+    # stream are read from their attributes, strides included).
+    expect(pipegpu.ArgumentError,
+           lambda: p(tx.transpose(1, 2), tmean, tinv),
+           "input 'x' is not compact and row-major")
     # Into the caller's tensors, in place.
     out_y = torch.empty((4, 3, 37, 29), device='cuda')
     out_b = torch.empty(4, dtype=torch.bool, device='cuda')
