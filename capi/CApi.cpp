@@ -12,6 +12,8 @@
 #include "compiler/JitPipeline.h"
 #include "runtime/CudaDriver.h"
 
+#include <dlfcn.h>
+
 #include <cstdlib>
 #include <cstring>
 #include <memory>
@@ -136,8 +138,12 @@ pipert::Result<pipert::TensorRef> toTensorRef(const DLTensor &tensor,
     return Status::error(what + " has no shape");
   ref.shape.assign(tensor.shape, tensor.shape + tensor.ndim);
   // Compact row-major: strides absent, or those of that layout (any stride
-  // along a dim of size 1).
-  if (tensor.strides) {
+  // along a dim of size 1; any strides at all when a dim is 0, as torch
+  // gives empty tensors).
+  bool empty = false;
+  for (int d = 0; d < tensor.ndim; ++d)
+    empty |= tensor.shape[d] == 0;
+  if (tensor.strides && !empty) {
     int64_t expected = 1;
     for (int d = tensor.ndim - 1; d >= 0; --d) {
       if (tensor.shape[d] != 1 && tensor.strides[d] != expected)
@@ -228,20 +234,26 @@ template <typename Managed> struct Owner {
     owner->managed.dl_tensor.shape = owner->shape.data();
     owner->managed.dl_tensor.strides = nullptr;
     owner->managed.manager_ctx = owner;
-    owner->managed.deleter = [](Managed *self) {
-      delete static_cast<Owner *>(self->manager_ctx);
-    };
+    owner->managed.deleter = &Owner::destroy;
     if constexpr (std::is_same_v<Managed, DLManagedTensorVersioned>) {
       owner->managed.version = {DLPACK_MAJOR_VERSION, DLPACK_MINOR_VERSION};
       owner->managed.flags = 0;
     }
     return &owner->managed;
   }
+  static void destroy(Managed *self) {
+    delete static_cast<Owner *>(self->manager_ctx);
+  }
 };
 
-template <typename Managed>
-std::shared_ptr<Storage> storageOf(const Managed *tensor) {
-  return static_cast<const Owner<Managed> *>(tensor->manager_ctx)->storage;
+/// The memory of a tensor Pipe made (its deleter is Pipe's), or null.
+std::shared_ptr<Storage> storageOf(const DLManagedTensorVersioned *tensor) {
+  if (!tensor || !tensor->manager_ctx ||
+      tensor->deleter != &Owner<DLManagedTensorVersioned>::destroy)
+    return nullptr;
+  return static_cast<const Owner<DLManagedTensorVersioned> *>(
+             tensor->manager_ctx)
+      ->storage;
 }
 
 void describeBuffers(const pipert::Plan &plan, const std::vector<int> &ids,
@@ -443,8 +455,15 @@ pipe_status pipe_run(pipe_pipeline *pipeline, const DLTensor *inputs,
                     what + " is " + pipert::describeTensor(ref->dtype, ref->shape) +
                         " but the result is " +
                         pipert::describeTensor(ref->dtype, (*shapes)[r]));
+      if (size_t(r) < plan.resultMemory.size())
+        if (Status s = pipert::checkPinnedMemory(what, plan.resultMemory[r],
+                                                 ref->memory);
+            !s.ok())
+          return fail(PIPE_ERROR_ARGUMENT, s);
       out.push_back(*ref);
     }
+    if (Status s = pipert::checkNoOverlap(plan, *in, out); !s.ok())
+      return fail(PIPE_ERROR_ARGUMENT, s);
     return runInto(*pipeline, *in, out, backend, stream);
   });
 }
@@ -518,17 +537,25 @@ pipe_status pipe_run_alloc(pipe_pipeline *pipeline, const DLTensor *inputs,
     if (pipe_status s = runInto(*pipeline, *in, out, backend, stream);
         s != PIPE_OK)
       return s; // the storages go with this scope
+    // All owners first, so that running out of memory part-way leaks none.
+    std::vector<std::unique_ptr<DLManagedTensorVersioned,
+                                void (*)(DLManagedTensorVersioned *)>>
+        owners;
     for (int32_t r = 0; r < num_results; ++r)
-      results[r] = Owner<DLManagedTensorVersioned>::create(storages[r], views[r]);
+      owners.emplace_back(
+          Owner<DLManagedTensorVersioned>::create(storages[r], views[r]),
+          &Owner<DLManagedTensorVersioned>::destroy);
+    for (int32_t r = 0; r < num_results; ++r)
+      results[r] = owners[r].release();
     return PIPE_OK;
   });
 }
 
 DLManagedTensor *pipe_dlpack_unversioned(const DLManagedTensorVersioned *tensor) {
-  if (!tensor || !tensor->manager_ctx)
-    return nullptr;
   try {
-    return Owner<DLManagedTensor>::create(storageOf(tensor), tensor->dl_tensor);
+    std::shared_ptr<Storage> storage = storageOf(tensor);
+    return storage ? Owner<DLManagedTensor>::create(storage, tensor->dl_tensor)
+                   : nullptr;
   } catch (...) {
     return nullptr;
   }
@@ -536,14 +563,53 @@ DLManagedTensor *pipe_dlpack_unversioned(const DLManagedTensorVersioned *tensor)
 
 DLManagedTensorVersioned *
 pipe_dlpack_share(const DLManagedTensorVersioned *tensor) {
-  if (!tensor || !tensor->manager_ctx)
-    return nullptr;
   try {
-    return Owner<DLManagedTensorVersioned>::create(storageOf(tensor),
-                                                   tensor->dl_tensor);
+    std::shared_ptr<Storage> storage = storageOf(tensor);
+    return storage ? Owner<DLManagedTensorVersioned>::create(storage,
+                                                             tensor->dl_tensor)
+                   : nullptr;
   } catch (...) {
     return nullptr;
   }
+}
+
+const char *pipe_dlpack_capsule_name(int32_t versioned) {
+  return versioned ? "dltensor_versioned" : "dltensor";
+}
+
+void pipe_dlpack_capsule_destructor(void *capsule) {
+  // The Python C API, found in the process that calls this (any Python 3:
+  // these functions are in its stable ABI), so that the library does not
+  // link against one Python.
+  using GetName = const char *(*)(void *);
+  using GetPointer = void *(*)(void *, const char *);
+  using Fetch = void (*)(void **, void **, void **);
+  using Restore = void (*)(void *, void *, void *);
+  static auto getName =
+      reinterpret_cast<GetName>(dlsym(RTLD_DEFAULT, "PyCapsule_GetName"));
+  static auto getPointer =
+      reinterpret_cast<GetPointer>(dlsym(RTLD_DEFAULT, "PyCapsule_GetPointer"));
+  static auto fetch = reinterpret_cast<Fetch>(dlsym(RTLD_DEFAULT, "PyErr_Fetch"));
+  static auto restore =
+      reinterpret_cast<Restore>(dlsym(RTLD_DEFAULT, "PyErr_Restore"));
+  if (!getName || !getPointer || !fetch || !restore)
+    return;
+  // A consumer may drop the capsule with an exception set: keep it.
+  void *type, *value, *traceback;
+  fetch(&type, &value, &traceback);
+  const char *name = getName(capsule);
+  // A consumer that took the tensor renamed the capsule ("used_..."); an
+  // untaken one still owns it.
+  if (name && std::strcmp(name, "dltensor_versioned") == 0) {
+    auto *t = static_cast<DLManagedTensorVersioned *>(getPointer(capsule, name));
+    if (t && t->deleter)
+      t->deleter(t);
+  } else if (name && std::strcmp(name, "dltensor") == 0) {
+    auto *t = static_cast<DLManagedTensor *>(getPointer(capsule, name));
+    if (t && t->deleter)
+      t->deleter(t);
+  }
+  restore(type, value, traceback);
 }
 
 } // extern "C"

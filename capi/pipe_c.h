@@ -130,14 +130,25 @@ PIPE_C_EXPORT pipe_status pipe_run_alloc(pipe_pipeline *pipeline,
                                          int32_t num_results,
                                          pipe_backend backend, void *stream);
 
-/** Another owner of `tensor`'s memory, for a consumer that takes the
- * pre-1.0 DLManagedTensor: the memory lives until both are deleted. */
+/** Another owner of `tensor`'s memory (a result of pipe_run_alloc, or of
+ * these two functions; NULL for any other tensor), for a consumer that
+ * takes the pre-1.0 DLManagedTensor: the memory lives until both are
+ * deleted. */
 PIPE_C_EXPORT DLManagedTensor *
 pipe_dlpack_unversioned(const DLManagedTensorVersioned *tensor);
 
-/** Another owner of `tensor`'s memory, as a DLManagedTensorVersioned. */
+/** Another owner of `tensor`'s memory, as a DLManagedTensorVersioned (the
+ * same tensors as pipe_dlpack_unversioned). */
 PIPE_C_EXPORT DLManagedTensorVersioned *
 pipe_dlpack_share(const DLManagedTensorVersioned *tensor);
+
+/** For Python producers: the DLPack capsule names, as static strings (a
+ * capsule keeps its name's pointer), and the capsule destructor the
+ * protocol asks for (it deletes the tensor of a capsule no consumer took,
+ * keeping any exception set). It finds the Python C API in the calling
+ * process, so the library links against no Python. */
+PIPE_C_EXPORT const char *pipe_dlpack_capsule_name(int32_t versioned);
+PIPE_C_EXPORT void pipe_dlpack_capsule_destructor(void *capsule);
 
 #ifdef __cplusplus
 }

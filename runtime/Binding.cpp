@@ -197,3 +197,29 @@ Status pipert::evaluatePlanDims(const Plan &plan,
   }
   return Status();
 }
+
+Status pipert::checkNoOverlap(const Plan &plan,
+                              const std::vector<TensorRef> &inputs,
+                              const std::vector<TensorRef> &outputs) {
+  auto overlap = [](const TensorRef &a, const TensorRef &b) {
+    if (a.memory != b.memory || a.numBytes() == 0 || b.numBytes() == 0)
+      return false;
+    auto start = [](const TensorRef &t) {
+      return reinterpret_cast<uintptr_t>(t.data);
+    };
+    return start(a) < start(b) + b.numBytes() &&
+           start(b) < start(a) + a.numBytes();
+  };
+  for (size_t r = 0; r < outputs.size() && r < plan.resultNames.size(); ++r) {
+    for (size_t i = 0; i < inputs.size() && i < size_t(plan.numParams); ++i)
+      if (overlap(outputs[r], inputs[i]))
+        return Status::error("output '" + plan.resultNames[r] +
+                             "' overlaps input '" + plan.buffers[i].name +
+                             "' in memory; Pipe does not run in place");
+    for (size_t s = 0; s < r; ++s)
+      if (overlap(outputs[r], outputs[s]))
+        return Status::error("outputs '" + plan.resultNames[s] + "' and '" +
+                             plan.resultNames[r] + "' overlap in memory");
+  }
+  return Status();
+}

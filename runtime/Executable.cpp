@@ -174,28 +174,8 @@ Status Executable::run(const std::vector<TensorRef> &inputs,
           !s.ok())
         return s;
   }
-  // Kernels read inputs while they write outputs, in any order: an output
-  // that shares memory with an input (or another output) would be garbage.
-  auto overlap = [](const TensorRef &a, const TensorRef &b) {
-    if (a.memory != b.memory || a.numBytes() == 0 || b.numBytes() == 0)
-      return false;
-    auto start = [](const TensorRef &t) {
-      return reinterpret_cast<uintptr_t>(t.data);
-    };
-    return start(a) < start(b) + b.numBytes() &&
-           start(b) < start(a) + a.numBytes();
-  };
-  for (size_t r = 0; r < outputs.size(); ++r) {
-    for (size_t i = 0; i < inputs.size(); ++i)
-      if (overlap(outputs[r], inputs[i]))
-        return Status::error("output '" + plan_.resultNames[r] +
-                             "' overlaps input '" + plan_.buffers[i].name +
-                             "' in memory; Pipe does not run in place");
-    for (size_t s = 0; s < r; ++s)
-      if (overlap(outputs[r], outputs[s]))
-        return Status::error("outputs '" + plan_.resultNames[s] + "' and '" +
-                             plan_.resultNames[r] + "' overlap in memory");
-  }
+  if (Status s = checkNoOverlap(plan_, inputs, outputs); !s.ok())
+    return s;
 
   // Checks of values already on the host (anchors, indices passed in host
   // memory) are made here, before anything is queued: a bad one fails the

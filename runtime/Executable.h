@@ -53,6 +53,12 @@ bindDims(const std::string &pipeline, const std::vector<PlanBuffer> &params,
 Status checkPinnedMemory(const std::string &what, PlanMemory pinned,
                          Memory actual);
 
+/// An error naming the output when one of `outputs` (the results of
+/// pipeline `plan`) shares memory with an input or another output: kernels
+/// read inputs while they write outputs, in any order.
+Status checkNoOverlap(const Plan &plan, const std::vector<TensorRef> &inputs,
+                      const std::vector<TensorRef> &outputs);
+
 /// Waits for the work queued on `stream` (after run(..., wait = false)).
 Status waitFor(CUstream stream);
 

@@ -15,14 +15,14 @@ through ctypes, so one build serves every Python 3 interpreter
 (docs/python.md says why). Tensors come in through DLPack (`__dlpack__`,
 the versioned form when the producer has it) and NumPy's array interface;
 results go out through DLPack, `__cuda_array_interface__` (device) and
-`__array_interface__` (host). A GPU run is queued on the caller's current
-stream (torch's or CuPy's, else the stream given) and waited for on that
-stream only."""
+`__array_interface__` (host). A GPU run is queued on the stream given, else
+on the caller's current stream (torch's or CuPy's, else the legacy
+default), and waited for on that stream only."""
 import ctypes
 import os
 
 __all__ = ['compile', 'compile_file', 'Pipeline', 'Tensor', 'PipeError',
-           'CompileError', 'version']
+           'CompileError', 'ArgumentError', 'InternalError', 'version']
 
 # --- DLPack's structs (third_party/dlpack, v1.1) -----------------------------
 
@@ -121,13 +121,21 @@ for _name, _res, _args in [
         ('pipe_dlpack_unversioned', ctypes.POINTER(DLManagedTensor),
          [ctypes.POINTER(DLManagedTensorVersioned)]),
         ('pipe_dlpack_share', ctypes.POINTER(DLManagedTensorVersioned),
-         [ctypes.POINTER(DLManagedTensorVersioned)])]:
+         [ctypes.POINTER(DLManagedTensorVersioned)]),
+        ('pipe_dlpack_capsule_name', _P, [ctypes.c_int32])]:
     _fn = getattr(_lib, _name)
     _fn.restype, _fn.argtypes = _res, _args
 
 _api = ctypes.pythonapi
 _api.PyCapsule_New.restype = ctypes.py_object
-_api.PyCapsule_New.argtypes = [_P, ctypes.c_char_p, _P]
+_api.PyCapsule_New.argtypes = [_P, _P, _P]
+# The capsule destructor and names are the C library's: a destructor may
+# run with an exception set, or at interpreter shutdown, when a Python
+# callback or a name held by a bytes object would not be safe.
+_CAPSULE_DESTRUCTOR = ctypes.cast(_lib.pipe_dlpack_capsule_destructor, _P)
+_CAPSULE_NAMES = {True: _lib.pipe_dlpack_capsule_name(1),
+                  False: _lib.pipe_dlpack_capsule_name(0)}
+DLPACK_FLAG_READ_ONLY = 1
 _api.PyCapsule_GetPointer.restype = _P
 _api.PyCapsule_GetPointer.argtypes = [ctypes.py_object, ctypes.c_char_p]
 _api.PyCapsule_GetName.restype = ctypes.c_char_p
@@ -174,10 +182,12 @@ def _check(status):
 _NUMPY_CODES = {'i': kDLInt, 'u': kDLUInt, 'f': kDLFloat, 'b': kDLBool}
 
 
-def _numpy_view(array):
+def _numpy_view(array, output=False):
     """A DLTensor over a C-contiguous NumPy array (NumPy before 1.25 has no
     DLPack for bool, and no max_version)."""
     import numpy as np
+    if output and not array.flags.writeable:
+        raise ArgumentError('an output NumPy array is read-only', 2)
     if not array.flags.c_contiguous:
         raise ArgumentError('a NumPy array that is not C-contiguous: pass '
                             'np.ascontiguousarray(x)', 2)
@@ -204,15 +214,19 @@ def _numpy_dtype(code, bits):
                     str(bits // 8))
 
 
-def _dlpack_view(obj, stream, dtype=None):
+def _dlpack_view(obj, stream, dtype=None, output=False):
     """A DLTensor of any object with __dlpack__, and what keeps it alive.
     NumPy arrays and scalars, and Python numbers and lists (made arrays of
-    `dtype`, the parameter's (code, bits)), go through NumPy."""
+    `dtype`, the parameter's (code, bits)), go through NumPy. An output
+    must be writable."""
     if not hasattr(obj, '__dlpack__') or (
             type(obj).__module__ == 'numpy' and hasattr(obj, 'ctypes')):
         import numpy as np
         if isinstance(obj, np.ndarray):
-            return _numpy_view(obj)
+            return _numpy_view(obj, output)
+        if output:
+            raise ArgumentError(f'an output is a {type(obj).__name__}, not '
+                                'an array', 2)
         if isinstance(obj, np.generic) or dtype is None or \
                 dtype[0] == kDLBfloat:
             return _numpy_view(np.asarray(obj))
@@ -228,7 +242,15 @@ def _dlpack_view(obj, stream, dtype=None):
     name = _api.PyCapsule_GetName(capsule)
     pointer = _api.PyCapsule_GetPointer(capsule, name)
     if name == b'dltensor_versioned':
-        tensor = DLManagedTensorVersioned.from_address(pointer).dl_tensor
+        managed = DLManagedTensorVersioned.from_address(pointer)
+        if managed.version.major != 1:
+            raise ArgumentError(f'a DLPack {managed.version.major}.'
+                                f'{managed.version.minor} tensor (Pipe '
+                                'reads 1.x)', 2)
+        if output and managed.flags & DLPACK_FLAG_READ_ONLY:
+            raise ArgumentError(f'an output ({type(obj).__name__}) is '
+                                'read-only', 2)
+        tensor = managed.dl_tensor
     elif name == b'dltensor':
         tensor = DLManagedTensor.from_address(pointer).dl_tensor
     else:
@@ -287,8 +309,13 @@ def _torch_template(t):
     strides = (ctypes.c_int64 * max(ndim, 1))(*t.stride())
     d = DLTensor()
     device = t.device
-    d.device = DLDevice(kDLCUDA, device.index or 0) if device.type == 'cuda' \
-        else DLDevice(kDLCPU, 0)
+    if device.type == 'cuda':
+        d.device = DLDevice(kDLCUDA, device.index or 0)
+    elif device.type == 'cpu':
+        d.device = DLDevice(kDLCPU, 0)
+    else:
+        raise ArgumentError(f'a torch tensor on {device}: Pipe takes cpu '
+                            'and cuda tensors', 2)
     d.ndim = ndim
     d.dtype = DLDataType(code[0], code[1], 1)
     d.shape = shape
@@ -308,6 +335,8 @@ def _current_stream(objects):
             if _torch is None:
                 import torch
                 _torch = torch
+            if not isinstance(obj, _torch.Tensor):
+                continue
             raw = getattr(_torch._C, '_cuda_getCurrentRawStream', None)
             index = obj.device.index or 0
             return (raw(index) if raw else
@@ -319,29 +348,6 @@ def _current_stream(objects):
 
 
 # --- Tensors out --------------------------------------------------------------
-
-_Destructor = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
-# The capsule API on a raw PyObject pointer: a destructor runs while its
-# capsule is being freed, so it must not make a new reference to it.
-_raw_capsule_name = ctypes.PYFUNCTYPE(ctypes.c_char_p, ctypes.c_void_p)(
-    ('PyCapsule_GetName', ctypes.pythonapi))
-_raw_capsule_pointer = ctypes.PYFUNCTYPE(_P, ctypes.c_void_p, ctypes.c_char_p)(
-    ('PyCapsule_GetPointer', ctypes.pythonapi))
-
-
-@_Destructor
-def _capsule_destructor(capsule):
-    # A capsule no consumer took ("used_..." once taken) frees its tensor.
-    name = _raw_capsule_name(capsule)
-    if name == b'dltensor_versioned':
-        managed = ctypes.cast(_raw_capsule_pointer(capsule, name),
-                              ctypes.POINTER(DLManagedTensorVersioned))
-        managed.contents.deleter(managed)
-    elif name == b'dltensor':
-        managed = ctypes.cast(_raw_capsule_pointer(capsule, name),
-                              ctypes.POINTER(DLManagedTensor))
-        managed.contents.deleter(managed)
-
 
 _TYPESTR = {kDLInt: 'i', kDLUInt: 'u', kDLFloat: 'f', kDLBool: 'b'}
 
@@ -391,16 +397,16 @@ class Tensor:
             raise BufferError('pipegpu tensors are exported without a copy')
         if dl_device is not None and tuple(dl_device) != self.device:
             raise BufferError(f'the tensor is on {self.device}, not {dl_device}')
-        if max_version is not None and max_version[0] >= 1:
+        versioned = max_version is not None and max_version[0] >= 1
+        if versioned:
             shared = _lib.pipe_dlpack_share(self._managed)
-            name = b'dltensor_versioned'
         else:
             shared = _lib.pipe_dlpack_unversioned(self._managed)
-            name = b'dltensor'
         if not shared:
             raise MemoryError('pipegpu: no memory to export a tensor')
-        return _api.PyCapsule_New(ctypes.cast(shared, _P), name,
-                                  ctypes.cast(_capsule_destructor, _P))
+        return _api.PyCapsule_New(ctypes.cast(shared, _P),
+                                  _CAPSULE_NAMES[versioned],
+                                  _CAPSULE_DESTRUCTOR)
 
     @property
     def __cuda_array_interface__(self):
@@ -465,10 +471,13 @@ class Pipeline:
         them into `out` (one DLPack array per result) and returns `out`.
         backend: 'gpu', or 'reference' (the CPU executor; host arrays).
         stream: a CUDA stream (an int, or an object with .cuda_stream or
-        .ptr); by default the current stream of torch or CuPy."""
+        .ptr); by default the current stream of torch or CuPy.
+        `out` may also be one array, for a pipeline of one result."""
         code = _BACKENDS.get(backend)
         if code is None:
             raise ValueError(f"backend is 'gpu' or 'reference', not {backend!r}")
+        if out is not None and not isinstance(out, (list, tuple)):
+            out = [out]
         torch_stream = False
         if stream is None:
             stream, torch_stream = _current_stream(
@@ -478,22 +487,22 @@ class Pipeline:
                              getattr(stream, 'ptr', stream))
         keep = []
 
-        def views(arrays, infos):
+        def views(arrays, infos, output):
             array = (DLTensor * max(len(arrays), 1))()
             for i, a in enumerate(arrays):
-                if torch_stream and type(a).__module__ == 'torch':
+                if torch_stream and isinstance(a, _torch.Tensor):
                     template = _torch_view(a)
                     array[i] = template[0]
                     array[i].data = a.data_ptr() or None
                     alive = (a, template)
                 else:
                     dtype = infos[i][2] if i < len(infos) else None
-                    array[i], alive = _dlpack_view(a, stream, dtype)
+                    array[i], alive = _dlpack_view(a, stream, dtype, output)
                 keep.append(alive)
             return array
-        ins = views(inputs, self.params)
+        ins = views(inputs, self.params, False)
         if out is not None:
-            outs = views(list(out), self.results)
+            outs = views(list(out), self.results, True)
             _check(_lib.pipe_run(self._handle, ins, len(inputs), outs,
                                  len(out), code, stream or None))
             return out
@@ -523,7 +532,7 @@ def compile(source, pipeline=None, name='<string>'):
 def compile_file(path, pipeline=None):
     """Compiles pipeline `pipeline` (or the only one) of the file `path`."""
     handle = _P()
-    _check(_lib.pipe_compile_file(os.fspath(path).encode(),
+    _check(_lib.pipe_compile_file(os.fsencode(path),
                                   pipeline.encode() if pipeline else None,
                                   ctypes.byref(handle)))
     return Pipeline(handle)

@@ -201,6 +201,68 @@ def test_a_failed_run_leaves_the_outputs():
     np.testing.assert_array_equal(y, np.stack([x[0, 0:2, 0:2], x[1, 3:5, 1:3]]))
 
 
+class ThroughDLPack:
+    """A NumPy array seen only through DLPack (strides and all), as any
+    producer's would be."""
+
+    def __init__(self, array):
+        self.array = array
+
+    def __dlpack__(self, stream=None):
+        return self.array.__dlpack__()
+
+    def __dlpack_device__(self):
+        return self.array.__dlpack_device__()
+
+
+def test_dlpack_layouts_zero_sizes_and_strides():
+    p = pipegpu.compile('pipeline z(x: i32[N, W]) -> (y: i32[N, W]) {\n'
+                        '  y = x + 1\n}\n')
+    x = np.arange(12, dtype=np.int32).reshape(3, 4)
+    np.testing.assert_array_equal(
+        p(ThroughDLPack(x), backend='reference').numpy(), x + 1)
+    # A dim of 0: any strides are compact (torch gives empty tensors (1, 1)).
+    for shape in [(3, 0), (0, 4), (0, 0)]:
+        empty = np.zeros(shape, np.int32)
+        assert p(ThroughDLPack(empty), backend='reference').shape == shape
+    # A transposed view is named, not read in the wrong order.
+    expect(pipegpu.ArgumentError,
+           lambda: p(ThroughDLPack(x.T), backend='reference'),
+           "input 'x' is not compact and row-major")
+
+
+def test_outputs_that_cannot_be_written_are_refused():
+    p = pipegpu.compile('pipeline z(x: i32[N, W]) -> (y: i32[N, W]) {\n'
+                        '  y = x + 1\n}\n')
+    x = np.arange(12, dtype=np.int32).reshape(3, 4)
+    expect(pipegpu.ArgumentError,
+           lambda: p(x, out=[x], backend='reference'),
+           "output 'y' overlaps input 'x'")
+    frozen = np.zeros((3, 4), np.int32)
+    frozen.flags.writeable = False
+    expect(pipegpu.ArgumentError, lambda: p(x, out=[frozen],
+                                            backend='reference'),
+           'read-only')
+    assert (frozen == 0).all()
+    # One output may be given alone.
+    y = np.zeros((3, 4), np.int32)
+    assert p(x, out=y, backend='reference')[0] is y
+    np.testing.assert_array_equal(y, x + 1)
+
+
+def test_results_exported_many_times_and_dropped():
+    p = pipegpu.compile(NORMALIZE)
+    y, _ = p(*inputs(), backend='reference')
+    first, second = np.from_dlpack(y), np.from_dlpack(y)
+    assert first.ctypes.data == second.ctypes.data == y.data_ptr
+    for _ in range(100):  # capsules no consumer takes free their tensor
+        y.__dlpack__()
+        y.__dlpack__(max_version=(1, 1))
+    want = first.copy()
+    del y, first
+    np.testing.assert_array_equal(second, want)
+
+
 # --- The GPU: torch, CuPy, JAX ------------------------------------------------
 
 def torch_cuda():
@@ -231,6 +293,10 @@ def test_torch_tensors_in_and_out_share_memory():
     expect(pipegpu.ArgumentError,
            lambda: p(tx.transpose(1, 2), tmean, tinv),
            "input 'x' is not compact and row-major")
+    # Empty tensors: torch gives them strides that are not the compact
+    # ones (the C API takes any strides when a dim is 0).
+    empty = torch.empty((2, 0, 7, 3), dtype=torch.uint8, device='cuda')
+    assert p(empty, tmean, tinv)[0].shape == (2, 3, 0, 7)
     # Into the caller's tensors, in place.
     out_y = torch.empty((4, 3, 37, 29), device='cuda')
     out_b = torch.empty(4, dtype=torch.bool, device='cuda')
