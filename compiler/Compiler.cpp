@@ -109,22 +109,24 @@ LogicalResult pipec::runDefaultPipeline(
   return pm.run(module);
 }
 
-Operation *pipec::findPipeline(ModuleOp module, llvm::StringRef name) {
+Operation *pipec::findPipeline(ModuleOp module, llvm::StringRef name,
+                               std::string &why) {
   SmallVector<pipe::PipelineOp> pipelines(module.getOps<pipe::PipelineOp>());
+  std::string names;
+  for (pipe::PipelineOp pipeline : pipelines)
+    names += (names.empty() ? "" : ", ") + pipeline.getSymName().str();
   if (!name.empty()) {
     for (pipe::PipelineOp pipeline : pipelines)
       if (pipeline.getSymName() == name)
         return pipeline;
-    emitError(module.getLoc()) << "no pipeline named '" << name << "'";
+    why = "has no pipeline named '" + name.str() + "'" +
+          (names.empty() ? "" : " (it has " + names + ")");
     return nullptr;
   }
   if (pipelines.size() == 1)
     return pipelines.front();
-  InFlightDiagnostic diag = emitError(module.getLoc());
-  if (pipelines.empty())
-    diag << "the input defines no pipeline";
-  else
-    diag << "the input defines " << pipelines.size()
-         << " pipelines; name one with --pipeline";
+  why = pipelines.empty() ? "defines no pipeline"
+                          : "defines " + std::to_string(pipelines.size()) +
+                                " pipelines: " + names;
   return nullptr;
 }

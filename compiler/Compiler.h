@@ -46,8 +46,12 @@ mlir::LogicalResult runDefaultPipeline(
     const std::string &testPass = "");
 
 /// The pipeline named `name` in `module`, or its only pipeline if `name` is
-/// empty; reports an error and returns null otherwise.
-mlir::Operation *findPipeline(mlir::ModuleOp module, llvm::StringRef name);
+/// empty; otherwise null, and `why` says what the input has instead ("has
+/// no pipeline named 'c' (it has a, b)", "defines 2 pipelines: a, b"), for
+/// the caller to prefix with the input's name and suffix with how to name
+/// one.
+mlir::Operation *findPipeline(mlir::ModuleOp module, llvm::StringRef name,
+                              std::string &why);
 
 } // namespace pipec
 

@@ -54,10 +54,15 @@ JitPipeline::compile(const std::string &source, const std::string &bufferName,
   impl->module = loadModule(impl->context, sourceMgr);
   if (!impl->module || failed(runDefaultPipeline(*impl->module)))
     return fail();
+  std::string why;
   auto found = llvm::dyn_cast_or_null<mlir::pipe::PipelineOp>(
-      findPipeline(*impl->module, pipeline));
+      findPipeline(*impl->module, pipeline, why));
   if (!found)
-    return fail();
+    return pipert::Status::error(
+        bufferName + " " + why +
+        (pipeline.empty() && why.find("pipelines") != std::string::npos
+             ? "; name one (the pipeline argument)"
+             : ""));
   impl->pipeline = found;
   mlir::FailureOr<pipert::Plan> plan = buildPlan(found);
   if (failed(plan))

@@ -27,6 +27,7 @@
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Support/FileUtilities.h"
+#include "llvm/Config/llvm-config.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
@@ -39,6 +40,7 @@
 #include <chrono>
 #include <unistd.h>
 #include <map>
+#include <set>
 
 namespace {
 /// Wall-clock phases of `pipec run`, printed with --time-phases.
@@ -75,11 +77,36 @@ enum class Emit { AST, MLIR, Fused, Cuda, Ptx, Plan, Aot, Dot };
 enum class Backend { Auto, Gpu, Reference };
 } // namespace
 
+/// Pipe's own options: --help lists only these (MLIR's and LLVM's are
+/// under --help-hidden).
+static cl::OptionCategory pipecCategory("pipec options");
+
+/// The parser of an enumerated option, whose error lists the valid values
+/// ("--backend: 'cpu' is not one of auto, gpu, reference").
+template <typename T> class EnumParser : public cl::parser<T> {
+public:
+  using cl::parser<T>::parser;
+  bool parse(cl::Option &option, llvm::StringRef, llvm::StringRef value,
+             T &result) {
+    std::string valid;
+    for (unsigned i = 0, e = this->getNumOptions(); i != e; ++i) {
+      if (this->getOption(i) == value) {
+        result = this->Values[i].V.getValue();
+        return false;
+      }
+      valid += (i ? ", " : "") + this->getOption(i).str();
+    }
+    return option.error("'" + value + "' is not one of " + valid);
+  }
+};
+
 static cl::opt<std::string> inputFile(cl::Positional,
-                                      cl::desc("<input .pipe or .mlir file>"),
-                                      cl::init("-"));
-static cl::opt<Emit> emitAction(
+                                      cl::desc("<input .pipe or .mlir file, "
+                                               "or - for standard input>"),
+                                      cl::cat(pipecCategory));
+static cl::opt<Emit, false, EnumParser<Emit>> emitAction(
     "emit", cl::desc("What to print"), cl::init(Emit::Fused),
+    cl::cat(pipecCategory),
     cl::values(
         clEnumValN(Emit::AST, "ast", "the checked syntax tree"),
         clEnumValN(Emit::MLIR, "mlir", "tensor-level pipe IR, before passes"),
@@ -95,31 +122,32 @@ static cl::opt<Emit> emitAction(
                    "link against the runtime alone")));
 static cl::opt<std::string> outputPath("o", cl::desc("Output file (directory "
                                                      "for --emit=aot)"),
-                                       cl::init("-"));
+                                       cl::init("-"), cl::cat(pipecCategory));
 static cl::opt<std::string> pipelineName("pipeline",
                                          cl::desc("The pipeline to use when "
-                                                  "the file has several"));
+                                                  "the file has several"), cl::cat(pipecCategory));
 static cl::opt<int> gpuArch("gpu-arch",
                             cl::desc("Target compute capability for ptx and "
                                      "aot, e.g. 90 for sm_90"),
-                            cl::init(90));
+                            cl::init(90), cl::cat(pipecCategory));
 static cl::opt<std::string> cppNamespace("namespace",
                                          cl::desc("C++ namespace of --emit=aot "
                                                   "entry points"),
-                                         cl::init("pipe_generated"));
+                                         cl::init("pipe_generated"), cl::cat(pipecCategory));
 static cl::opt<bool> noKernelImages(
     "no-kernel-images",
     cl::desc("--emit=aot: embed only CUDA source (compiled by NVRTC when the "
-             "program first runs), no cubin or PTX"));
+             "program first runs), no cubin or PTX"), cl::cat(pipecCategory));
 static cl::list<std::string> inputs("input",
                                     cl::desc("run: NAME=FILE.npy for each "
-                                             "parameter"));
+                                             "parameter"), cl::cat(pipecCategory));
 static cl::opt<std::string> outputDir("output",
                                       cl::desc("run: directory for the "
                                                "results, one NAME.npy each"),
-                                      cl::init("."));
-static cl::opt<Backend> backend(
+                                      cl::init("."), cl::cat(pipecCategory));
+static cl::opt<Backend, false, EnumParser<Backend>> backend(
     "backend", cl::desc("run: where to run"), cl::init(Backend::Auto),
+    cl::cat(pipecCategory),
     cl::values(clEnumValN(Backend::Auto, "auto",
                           "the GPU if there is one, else the CPU reference"),
                clEnumValN(Backend::Gpu, "gpu", "the GPU, or fail"),
@@ -129,32 +157,32 @@ static cl::opt<bool> fastMath(
     "fast-math",
     cl::desc("Compile kernels with FMA contraction and approximate division: "
              "faster, but results differ from the CPU reference in the last "
-             "bits"));
+             "bits"), cl::cat(pipecCategory));
 static cl::opt<bool> timePhases(
     "time-phases",
     cl::desc("run: print how long each phase took (compile, kernel load, "
-             "run, .npy I/O) on stderr"));
+             "run, .npy I/O) on stderr"), cl::cat(pipecCategory));
 static cl::opt<std::string> report(
     "report", cl::desc("Print a report instead: 'transfers' (every host/device "
                        "copy of one run)"),
-    cl::value_desc("transfers"));
+    cl::value_desc("transfers"), cl::cat(pipecCategory));
 static cl::opt<std::string> dimSizes(
     "dims", cl::desc("Sizes for the report's byte counts, e.g. N=16,H=1024"),
-    cl::value_desc("NAME=SIZE,..."));
+    cl::value_desc("NAME=SIZE,..."), cl::cat(pipecCategory));
 static cl::opt<bool> nvrtcInfo("nvrtc-info",
                                cl::desc("Print the NVRTC version, or why it "
-                                        "cannot be loaded (exit code 1)"));
+                                        "cannot be loaded (exit code 1)"), cl::cat(pipecCategory));
 static cl::opt<std::string> testPass(
     "test-pass", cl::Hidden,
     cl::desc("For tests: run this registered pass after the default pipeline "
-             "(pipe-test-break-kernels)"));
+             "(pipe-test-break-kernels)"), cl::cat(pipecCategory));
 static cl::opt<bool> listFunctions(
     "list-functions",
     cl::desc("Print the functions, operators and dtypes the language knows, "
-             "one per line, and exit"));
+             "one per line, and exit"), cl::cat(pipecCategory));
 static cl::opt<bool> gpuInfo("gpu-info",
                              cl::desc("Print the GPU the runtime would use, "
-                                      "or why there is none (exit code 1)"));
+                                      "or why there is none (exit code 1)"), cl::cat(pipecCategory));
 
 static int fail(const llvm::Twine &message) {
   llvm::errs() << "pipec: error: " << message << "\n";
@@ -245,7 +273,8 @@ static int runPipeline(pipe::PipelineOp pipeline, const pipert::Plan &plan) {
   bool useGpu = backend == Backend::Gpu;
   if (backend != Backend::Reference) {
     pipert::Status gpu = pipert::checkGpuAvailable();
-    phaseTimer.mark("GPU init (driver, context)");
+    phaseTimer.mark(gpu.ok() ? "GPU init (driver, context)"
+                             : "looking for a GPU (none)");
     if (backend == Backend::Auto) {
       useGpu = gpu.ok();
       if (!useGpu)
@@ -299,11 +328,26 @@ int main(int argc, char **argv) {
   registerAsmPrinterCLOptions();
   registerMLIRContextCLOptions();
   registerPassManagerCLOptions();
-  cl::ParseCommandLineOptions(int(args.size()), args.data(),
-                              "pipec: the Pipe compiler\n\n"
-                              "  pipec FILE.pipe --emit=...\n"
-                              "  pipec run FILE.pipe --input NAME=FILE.npy "
-                              "... --output DIR\n");
+  // MLIR's and LLVM's options move to --help-hidden (HideUnrelatedOptions
+  // would drop them from it too).
+  for (auto &[name, option] : cl::getRegisteredOptions())
+    if (!llvm::is_contained(option->Categories, &pipecCategory) &&
+        name != "help" && name != "help-list" && name != "version" &&
+        option->getOptionHiddenFlag() == cl::NotHidden)
+      option->setHiddenFlag(cl::Hidden);
+  cl::SetVersionPrinter([](llvm::raw_ostream &os) {
+    auto nvrtc = pipert::getNvrtcVersion();
+    os << "pipec (Pipe) " << PIPE_VERSION << "\n  LLVM and MLIR "
+       << LLVM_VERSION_STRING << " (linked in)\n  "
+       << (nvrtc ? *nvrtc : "no NVRTC: " + nvrtc.status().message())
+       << " (loaded at run time)\n";
+  });
+  const char *usage = "pipec: the Pipe compiler\n\n"
+                      "  pipec FILE.pipe --emit=...\n"
+                      "  pipec run FILE.pipe --input NAME=FILE.npy "
+                      "... --output DIR\n"
+                      "  (FILE - reads standard input)\n";
+  cl::ParseCommandLineOptions(int(args.size()), args.data(), usage);
 
   if (listFunctions) {
     for (const std::string &line : pipec::listLanguage())
@@ -326,6 +370,14 @@ int main(int argc, char **argv) {
     return 0;
   }
 
+  if (inputFile.empty()) {
+    // A bare `pipec` says how to use it rather than wait on standard input.
+    llvm::errs() << usage << "\npipec --help lists the options.\n";
+    return 1;
+  }
+  if (!dimSizes.empty() && report.empty())
+    return fail("--dims sizes the byte counts of --report=transfers; give "
+                "--report=transfers too");
   std::string error;
   auto file = openInputFile(inputFile, &error);
   if (!file)
@@ -370,10 +422,16 @@ int main(int argc, char **argv) {
   // --pipeline names.
   SmallVector<pipe::PipelineOp> pipelines;
   if (!pipelineName.empty() || runMode) {
+    std::string why;
     auto one = dyn_cast_or_null<pipe::PipelineOp>(
-        pipec::findPipeline(*module, pipelineName));
+        pipec::findPipeline(*module, pipelineName, why));
     if (!one)
-      return 1;
+      return fail(
+          (inputFile == "-" ? std::string("the input") : inputFile.getValue()) +
+          " " + why +
+          (pipelineName.empty() && why.find("pipelines") != std::string::npos
+               ? "; name one with --pipeline=NAME"
+               : ""));
     pipelines.push_back(one);
   } else {
     llvm::append_range(pipelines, module->getOps<pipe::PipelineOp>());
@@ -414,6 +472,22 @@ int main(int argc, char **argv) {
       if (name.trim().empty() || value.trim().getAsInteger(10, size) || size < 0)
         return fail("--dims '" + entry.str() + "' is not NAME=SIZE");
       sizes[name.trim().str()] = size;
+    }
+    // Each name must be a dim of some pipeline's parameters.
+    for (const auto &[name, size] : sizes) {
+      std::set<std::string> known;
+      for (const pipert::Plan &plan : plans)
+        for (int i = 0; i < plan.numParams; ++i)
+          for (const pipert::PlanDim &dim : plan.buffers[i].dims)
+            if (!dim.symbol.empty())
+              known.insert(dim.symbol);
+      if (!known.count(name)) {
+        std::string list;
+        for (const std::string &dim : known)
+          list += (list.empty() ? "" : ", ") + dim;
+        return fail("--dims names '" + name + "', which is no dim of the " +
+                    "parameters (" + (list.empty() ? "none" : list) + ")");
+      }
     }
     for (auto [pipeline, plan] : llvm::zip(pipelines, plans))
       os << pipec::describeTransfers(pipeline, plan, sizes);
