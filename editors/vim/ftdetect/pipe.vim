@@ -1,0 +1,1 @@
+autocmd BufRead,BufNewFile *.pipe setfiletype pipe
