@@ -5,8 +5,9 @@ implementation of docs/language.md (not against the other backend).
 
 BACKEND is reference or gpu. Program i of a run is generated from (SEED, i)
 alone, so `--only I` with the same SEED regenerates and reruns the program
-a mismatch names. Every program mixes: parameters of every dtype (bf16
-aside: NumPy has none) and broadcastable shapes over odd sizes with NaN,
+a mismatch names. Every program mixes: parameters of every dtype but bf16
+(NumPy and .npy have none: bf16 is drawn inside programs, as round trips
+and arithmetic read back as f32) and broadcastable shapes over odd sizes with NaN,
 +-inf, -0 and the integer extremes in them; literals (weakly typed);
 operators and functions with dtype promotion; casts; reductions; every
 layout function (slicing, crop, flip, pad, concat, stack, take, erase,
@@ -112,8 +113,10 @@ class Program(LayoutRoots):
                                     self.expr(depth - 1))
                 elif kind < 0.55:
                     v = self.unary(self.r.choice(UNARY), self.expr(depth - 1))
-                elif kind < 0.70:
+                elif kind < 0.67:
                     v = self.cast(self.r.choice(DTYPES), self.expr(depth - 1))
+                elif kind < 0.70:
+                    v = self.bf16_round_trip(self.expr(depth - 1))
                 elif kind < 0.80:
                     v = self.select(self.expr(depth - 1), self.expr(depth - 1),
                                     self.expr(depth - 1))
@@ -245,6 +248,24 @@ class Program(LayoutRoots):
         if a.literal is not None or a.approx:
             raise Invalid
         return V(f'{d}({a.text})', convert(a.value, a.dtype, d), d, a.shape)
+
+    def bf16_round_trip(self, a):
+        """f32(bf16(a)), or bf16 arithmetic read back as f32: bf16 has no
+        NumPy dtype and no .npy form, so it lives inside the program. The
+        sources are those whose values f32 holds exactly, so that rounding
+        the f32's bits is rounding the exact value (docs: "round once")."""
+        if a.literal is not None or a.approx or a.dtype not in (
+                'bool', 'u8', 'i8', 'u16', 'i16', 'f16', 'f32'):
+            raise Invalid
+        x = round_to_bf16(convert(a.value, a.dtype, 'f32'))
+        if self.r.random() < 0.5:
+            return V(f'f32(bf16({a.text}))', x, 'f32', a.shape)
+        # An op in bf16: computed in f32, rounded to bf16 (docs, "Types").
+        op = self.r.choice(['+', '*', '-'])
+        fn = {'+': np.add, '*': np.multiply, '-': np.subtract}[op]
+        y = round_to_bf16(fn(x, x).astype(np.float32))
+        return V(f'f32(bf16({a.text}) {op} bf16({a.text}))', y, 'f32',
+                 a.shape)
 
     def select(self, c, a, b):
         if c.dtype != 'bool' or c.literal is not None:

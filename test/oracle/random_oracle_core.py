@@ -91,6 +91,19 @@ def convert(x, src, dst):
     return x.astype(NP[dst])  # to f32/f64 from an integer, float to float
 
 
+def round_to_bf16(x):
+    """f32 values rounded to bf16 (8 significant bits, half to even) and
+    back to f32: the upper 16 bits of the f32 after the rounding carry; NaN
+    stays NaN, and what passes the largest bf16 becomes inf."""
+    x = np.asarray(x, np.float32)
+    bits = x.view(np.uint32).astype(np.uint64)
+    one, sixteen = np.uint64(1), np.uint64(16)
+    rounded = (bits + np.uint64(0x7FFF) + ((bits >> sixteen) & one)) & \
+        np.uint64(0xFFFF0000)
+    out = rounded.astype(np.uint32).view(np.float32)
+    return np.where(np.isnan(x), x, out).astype(np.float32)
+
+
 def wrap(values, d, shape):
     """Python integers wrapped modulo 2^bits into dtype d."""
     lo, hi = irange(d)
