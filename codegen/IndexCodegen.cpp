@@ -17,7 +17,11 @@ IndexRead pipec::resolveIndexMaps(Value value, IndexCoordinates coordinates) {
       read.coordinates = std::move(coordinates);
       return read;
     }
-    if (cast<RankedTensorType>(value.getType()).getRank() == 0) {
+    // A rank-0 value the chain reads (a computed scalar, broadcast), unless
+    // it is a map's own result (a slice that drops every dim), which reads
+    // its source at constant coordinates.
+    if (cast<RankedTensorType>(value.getType()).getRank() == 0 &&
+        !value.getDefiningOp<IndexMapOpInterface>()) {
       read.scalar = value;
       return read;
     }

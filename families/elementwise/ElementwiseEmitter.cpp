@@ -30,6 +30,7 @@
 #include "codegen/IndexCodegen.h"
 
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
@@ -110,11 +111,32 @@ public:
     }
     usesCoordinates = !reads.empty();
     info.coordinates = usesCoordinates;
+    // Scalar computations of scalar inputs and of each other: once per
+    // thread. Not those of a map's rank-0 result (a slice that drops every
+    // dim): that is read like any gathered value, in the loop.
+    for (Operation &op : body.without_terminator()) {
+      if (!isScalar(op.getResult(0)) || isa<IndexMapOpInterface, CoordinateOp>(op))
+        continue;
+      if (llvm::all_of(op.getOperands(), [&](Value operand) {
+            if (auto arg = dyn_cast<BlockArgument>(operand))
+              return isScalar(arg);
+            return hoisted.contains(operand.getDefiningOp());
+          }))
+        hoisted.insert(&op);
+    }
     collectDimArgs();
     info.dimArgs.assign(dimArgs.begin(), dimArgs.end());
     std::string name = kernel.getKernelName().str();
     info.entry = name;
-    if (usesCoordinates) {
+    if (usesCoordinates && kernel.getDomainType().getRank() == 0) {
+      // One element, read through maps at constant coordinates (a slice
+      // that drops every dim): the per-element variants alone; groups and
+      // rows have nothing to group.
+      info.fallbackEntry = name + "_i64";
+      info.elementsPerThread = 1;
+      emitVariant(os, name, Variant::Coords32);
+      emitVariant(os, name + "_i64", Variant::Coords64);
+    } else if (usesCoordinates) {
       info.fallbackEntry = name + "_i64";
       info.rowEntry = name + "_rows";
       info.elementsPerThread = 1;
@@ -355,7 +377,7 @@ private:
     for (Operation &op : body.without_terminator()) {
       Value result = op.getResult(0);
       bool map = isa<IndexMapOpInterface, CoordinateOp>(op);
-      if ((isScalar(result) && !map) || (map && !reads.count(&op)))
+      if (hoisted.contains(&op) || (map && !reads.count(&op)))
         continue; // hoisted, or part of another map's chain
       std::string expression;
       if (map) {
@@ -391,7 +413,7 @@ private:
            << " = in" << k << "[0];\n";
     for (Operation &op : body.without_terminator()) {
       Value result = op.getResult(0);
-      if (!isScalar(result) || isa<IndexMapOpInterface, CoordinateOp>(op))
+      if (!hoisted.contains(&op))
         continue;
       SmallVector<std::string> operands;
       for (Value operand : op.getOperands())
@@ -1119,6 +1141,8 @@ private:
   /// read: `gathers` (in body order, numbered by gatherIds) read an input,
   /// the others a rank-0 value.
   llvm::DenseMap<Operation *, pipec::IndexRead> reads;
+  /// The scalar ops computed once per thread, before any loop (emitHoisted).
+  llvm::DenseSet<Operation *> hoisted;
   SmallVector<Operation *> gathers;
   llvm::DenseMap<Operation *, unsigned> gatherIds;
   /// Whether some map computes more than a plain coordinate (J is needed).

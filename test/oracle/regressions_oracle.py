@@ -101,4 +101,13 @@ check('abs-of-lo-cast i32 -> i16', out['x'], saturate(np.abs(b), np.int16))
 check('abs-of-lo-cast i8 -> u8', out['y'], saturate(np.abs(c), np.uint8))
 check('abs-of-lo-cast i16 -> i8', out['z'], saturate(np.abs(d), np.int8))
 
+# A slice that drops every dim (rank 0), in a kernel of rank 0 and one of
+# rank 1: NVRTC refused the kernel (the random oracle, seed 2, program 184).
+a = (rng.standard_normal((2, 3, 5)) * 4).astype(np.float16)
+a[-1, 0, -2] = np.float16(1.5)
+out = program('slice-to-scalar', {'a': a})
+check('slice-to-scalar r', out['r'], np.array(True))
+check('slice-to-scalar s', out['s'],
+      a[0, :, 1].astype(np.float32) * np.float32(a[-1, -1, -1]))
+
 oracle.finish()
