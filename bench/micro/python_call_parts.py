@@ -4,9 +4,7 @@ a call, timed alone, and of the whole call. A profiling aid, not a
 benchmark the report reads."""
 import ctypes
 import os
-import statistics
 import sys
-import time
 
 import torch
 
@@ -14,18 +12,11 @@ here = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(here, '..', '..', 'python'))
 import pipegpu  # noqa: E402
 sys.path.insert(0, os.path.join(here, '..'))
-from python_overhead import NORMALIZE  # noqa: E402
+from python_overhead import NORMALIZE, wall_us  # noqa: E402
 
 
-def us(fn, n=3000):
-    for _ in range(300):
-        fn()
-    t = []
-    for _ in range(n):
-        a = time.perf_counter()
-        fn()
-        t.append((time.perf_counter() - a) * 1e6)
-    return statistics.median(t)
+def us(fn):
+    return wall_us(fn, calls=3000, warmup=300)
 
 
 image = torch.randint(0, 256, (1, 224, 224, 3), dtype=torch.uint8,
