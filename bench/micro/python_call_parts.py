@@ -2,7 +2,6 @@
 one 224x224 image, torch tensors): the median microseconds of each part of
 a call, timed alone, and of the whole call. A profiling aid, not a
 benchmark the report reads."""
-import ctypes
 import os
 import sys
 

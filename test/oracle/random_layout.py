@@ -12,7 +12,7 @@ so it draws parameters valid for them; a program is one set of sizes."""
 import numpy as np
 
 from random_oracle_core import (FULL, FLOATS, INTS, NP, V, Invalid, convert,
-                                irange, is_float, promote)
+                                irange, is_float)
 
 AXIS_DIMS = {0: 'N', 1: 'H', 2: 'W'}
 

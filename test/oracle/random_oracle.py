@@ -30,7 +30,10 @@ import tempfile
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from random_oracle_core import *  # noqa: E402,F401,F403
+from random_oracle_core import (  # noqa: E402
+    DTYPES, FULL, NP, SHAPES, Invalid, V, broadcast_shape, compute_dtype,
+    convert, float_op, ieee_min_max, int_binary, irange, is_float, promote,
+    round_to_bf16, signed, type_text, wrap)
 from random_layout import LayoutRoots  # noqa: E402
 
 
