@@ -8,4 +8,5 @@ if(NOT EXISTS "${PIPE_CUDA_ROOT}/include/cuda.h" OR
                       "set -DPIPE_CUDA_ROOT=<toolkit>")
 endif()
 add_library(pipe_cuda_headers INTERFACE)
+# (An installed Pipe::runtime names the same toolkit's headers.)
 target_include_directories(pipe_cuda_headers SYSTEM INTERFACE "${PIPE_CUDA_ROOT}/include")

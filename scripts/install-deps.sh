@@ -6,7 +6,7 @@
 # toolkit is expected at /usr/local/cuda (headers; NVRTC at run time).
 set -euo pipefail
 
-packages=(cmake ninja-build g++ ccache python3 python3-numpy python3-pytest file
+packages=(cmake ninja-build g++ ccache pkg-config python3 python3-numpy python3-pytest file
           llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools
           libgtest-dev
           libzstd-dev zlib1g-dev libxml2-dev libedit-dev libffi-dev libz3-dev)

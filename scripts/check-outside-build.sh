@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Installs the build tree into a temporary prefix and builds examples/aot
+# there as a user's own project would: find_package(Pipe CONFIG), pipec from
+# the prefix, the generated AOT source against the installed headers and
+# libpipe_runtime.a alone; then the same source through pkg-config. Run by
+# CTest (test/CMakeLists.txt), so that the installed package stays usable.
+#   scripts/check-outside-build.sh BUILD_DIR
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+build=$(cd "${1:-$root/build}" && pwd)
+work=$(mktemp -d)
+trap '[ -n "${PIPE_KEEP_WORK:-}" ] || rm -rf "$work"' EXIT
+cmake --install "$build" --prefix "$work/prefix" > "$work/install.log"
+# Nothing from the source or build tree may be reachable: copy the example.
+cp -r "$root/examples/aot" "$work/aot"
+cp "$root/examples/scale.pipe" "$work/scale.pipe"
+cmake -S "$work/aot" -B "$work/out" -G Ninja -DCMAKE_PREFIX_PATH="$work/prefix" \
+  > "$work/configure.log" || { cat "$work/configure.log"; exit 1; }
+cmake --build "$work/out" > "$work/build.log" || { cat "$work/build.log"; exit 1; }
+echo "built with find_package(Pipe): $(ls "$work/out/aot_example")"
+# The runtime alone: no MLIR or LLVM library in the program.
+if ldd "$work/out/aot_example" | grep -Ei 'llvm|mlir'; then
+  echo "aot_example links LLVM or MLIR"; exit 1
+fi
+# pkg-config, with the same generated source.
+export PKG_CONFIG_PATH="$work/prefix/lib/pkgconfig"
+if command -v pkg-config > /dev/null; then
+  g++ -std=c++17 -o "$work/aot_pc" "$work/aot/aot_example.cpp" \
+    "$work/out/generated/scale.cpp" -I"$work/out/generated" \
+    $(pkg-config --cflags --libs --static pipe-runtime)
+  echo "built with pkg-config: $(basename "$work/aot_pc")"
+else
+  echo "pkg-config not installed: that way is not checked"
+fi
