@@ -25,6 +25,18 @@ install(DIRECTORY ${PROJECT_SOURCE_DIR}/third_party/dlpack/include/dlpack
         DESTINATION ${PIPE_INCLUDE_DEST})
 install(EXPORT PipeTargets NAMESPACE Pipe::
         DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/Pipe)
+# The JIT compiler (the `compiler` component): its static libraries, whose
+# link interface names MLIR's targets; PipeConfig.cmake finds MLIR and links
+# it statically as Pipe's build does (PipeStaticLLVM.cmake).
+install(TARGETS PipeFrontend PipeDialect PipePasses PipeCodegen PipeReference
+                PipeCompiler
+        EXPORT PipeCompilerTargets ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
+install(EXPORT PipeCompilerTargets NAMESPACE Pipe::
+        DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/Pipe)
+install(FILES ${PROJECT_SOURCE_DIR}/compiler/JitPipeline.h
+        DESTINATION ${PIPE_INCLUDE_DEST}/compiler)
+install(FILES ${PROJECT_SOURCE_DIR}/cmake/PipeStaticLLVM.cmake
+        DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/Pipe)
 configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/PipeConfig.cmake.in
   ${PROJECT_BINARY_DIR}/PipeConfig.cmake
   INSTALL_DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/Pipe)

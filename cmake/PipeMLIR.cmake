@@ -16,30 +16,8 @@ include(TableGen)
 include(AddLLVM)
 include(AddMLIR)
 
-find_package(ZLIB REQUIRED)
-find_library(PIPE_ZSTD_LIB NAMES libzstd.a zstd REQUIRED)
-
-add_library(pipe_llvm_static INTERFACE)
-foreach(component Remarks BitstreamReader Support Demangle)
-  target_link_libraries(pipe_llvm_static INTERFACE
-    "${LLVM_LIBRARY_DIR}/libLLVM${component}.a")
-endforeach()
-target_link_libraries(pipe_llvm_static INTERFACE
-  ${PIPE_ZSTD_LIB} ZLIB::ZLIB pthread rt dl m)
-
-get_property(_pipe_imported DIRECTORY PROPERTY IMPORTED_TARGETS)
-foreach(target IN LISTS _pipe_imported)
-  if(NOT target MATCHES "^MLIR")
-    continue()
-  endif()
-  get_target_property(libs ${target} INTERFACE_LINK_LIBRARIES)
-  if(NOT libs)
-    continue()
-  endif()
-  list(TRANSFORM libs REPLACE "^LLVM$" "pipe_llvm_static")
-  list(TRANSFORM libs REPLACE "^\\$<LINK_ONLY:LLVM>$" "$<LINK_ONLY:pipe_llvm_static>")
-  set_target_properties(${target} PROPERTIES INTERFACE_LINK_LIBRARIES "${libs}")
-endforeach()
+include(PipeStaticLLVM)
+pipe_link_mlir_statically()
 
 include_directories(SYSTEM ${LLVM_INCLUDE_DIRS} ${MLIR_INCLUDE_DIRS})
 add_definitions(${LLVM_DEFINITIONS})
@@ -52,7 +30,10 @@ function(pipe_add_compiler_library name)
   cmake_parse_arguments(ARG "" "" "LINK;DEPENDS" ${ARGN})
   add_library(${name} STATIC ${ARG_UNPARSED_ARGUMENTS})
   target_compile_options(${name} PRIVATE ${PIPE_COMPILER_FLAGS})
-  target_include_directories(${name} PUBLIC ${PROJECT_SOURCE_DIR} ${PROJECT_BINARY_DIR})
+  target_include_directories(${name} PUBLIC
+    $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}>
+    $<BUILD_INTERFACE:${PROJECT_BINARY_DIR}>
+    $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}/pipe>)
   target_link_libraries(${name} PUBLIC ${ARG_LINK})
   if(ARG_DEPENDS)
     add_dependencies(${name} ${ARG_DEPENDS})

@@ -2,7 +2,9 @@
 # Installs the build tree into a temporary prefix and builds examples/aot
 # there as a user's own project would: find_package(Pipe CONFIG), pipec from
 # the prefix, the generated AOT source against the installed headers and
-# libpipe_runtime.a alone; then the same source through pkg-config. Run by
+# libpipe_runtime.a alone; examples/jit against the installed compiler
+# (and runs it: without a GPU it says so and uses the CPU reference); then
+# the AOT source through pkg-config. Run by
 # CTest (test/CMakeLists.txt), so that the installed package stays usable.
 #   scripts/check-outside-build.sh BUILD_DIR
 set -euo pipefail
@@ -22,6 +24,23 @@ echo "built with find_package(Pipe): $(ls "$work/out/aot_example")"
 if ldd "$work/out/aot_example" | grep -Ei 'llvm|mlir'; then
   echo "aot_example links LLVM or MLIR"; exit 1
 fi
+# The JIT compiler through find_package(Pipe COMPONENTS compiler), with
+# MLIR and LLVM linked statically (no libLLVM or libMLIR at run time).
+cp -r "$root/examples/jit" "$work/jit"
+cmake -S "$work/jit" -B "$work/jit-out" -G Ninja \
+  -DCMAKE_PREFIX_PATH="$work/prefix" > "$work/jit-configure.log" ||
+  { cat "$work/jit-configure.log"; exit 1; }
+cmake --build "$work/jit-out" > "$work/jit-build.log" ||
+  { cat "$work/jit-build.log"; exit 1; }
+if ldd "$work/jit-out/jit_example" | grep -Ei 'libllvm|libmlir'; then
+  echo "jit_example needs a shared LLVM or MLIR"; exit 1
+fi
+# It exits 77 without a GPU, after compiling its pipeline and running it on
+# the CPU reference.
+rc=0
+"$work/jit-out/jit_example" > "$work/jit-run.log" 2>&1 || rc=$?
+if [ $rc -ne 0 ] && [ $rc -ne 77 ]; then cat "$work/jit-run.log"; exit 1; fi
+echo "built and ran the JIT example with find_package(Pipe COMPONENTS compiler) (exit $rc)"
 # pkg-config, with the same generated source.
 export PKG_CONFIG_PATH="$work/prefix/lib/pkgconfig"
 if command -v pkg-config > /dev/null; then
