@@ -203,6 +203,20 @@ Status writeNpyFile(const std::string &path, const std::string &shownPath,
 
 Status pipert::writeNpyFiles(
     const std::vector<std::pair<std::string, const HostTensor *>> &files) {
+  std::vector<std::pair<std::string, std::function<Status(const std::string &)>>>
+      writers;
+  for (const auto &[path, tensor] : files)
+    writers.push_back({path, [path = path, tensor = tensor](
+                                 const std::string &temporary) {
+                         return writeNpyFile(temporary, path, *tensor);
+                       }});
+  return writeFilesAllOrNothing(writers);
+}
+
+Status pipert::writeFilesAllOrNothing(
+    const std::vector<std::pair<std::string,
+                                std::function<Status(const std::string &)>>>
+        &files) {
   // Temporaries in the same directory, so that the renames do not cross
   // file systems; named per process and call, so that concurrent writers
   // do not share one.
@@ -214,9 +228,9 @@ Status pipert::writeNpyFiles(
     for (const std::string &path : paths)
       unlink(path.c_str());
   };
-  for (const auto &[path, tensor] : files) {
+  for (const auto &[path, write] : files) {
     std::string temporary = path + suffix;
-    Status status = writeNpyFile(temporary, path, *tensor);
+    Status status = write(temporary);
     if (!status.ok()) {
       unlink(temporary.c_str());
       removeAll(temporaries);

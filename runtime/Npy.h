@@ -12,6 +12,7 @@
 #include "runtime/Status.h"
 #include "runtime/Tensor.h"
 
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -30,6 +31,13 @@ Status writeNpy(const std::string &path, const HostTensor &tensor);
 /// On a failure no path is touched and the temporaries are removed.
 Status writeNpyFiles(
     const std::vector<std::pair<std::string, const HostTensor *>> &files);
+
+/// The same for any files: `write(temporary)` writes one file (its path
+/// beside it) to the temporary name it is given.
+Status writeFilesAllOrNothing(
+    const std::vector<std::pair<std::string,
+                                std::function<Status(const std::string &)>>>
+        &files);
 
 } // namespace pipert
 

@@ -8,7 +8,7 @@ set -euo pipefail
 
 packages=(cmake ninja-build g++ ccache pkg-config python3 python3-numpy python3-pytest file
           llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools
-          libgtest-dev
+          libgtest-dev libpng-dev libturbojpeg0-dev
           libzstd-dev zlib1g-dev libxml2-dev libedit-dev libffi-dev libz3-dev)
 missing=()
 for p in "${packages[@]}"; do

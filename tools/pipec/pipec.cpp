@@ -17,6 +17,7 @@
 #include "codegen/Reports.h"
 #include "compiler/Compiler.h"
 #include "frontend/Sema.h"
+#include "images/Images.h"
 #include "dialect/PipeDialect.h"
 #include "reference/ReferenceExecutor.h"
 #include "runtime/Nvrtc.h"
@@ -38,6 +39,8 @@
 #include "llvm/Support/ToolOutputFile.h"
 
 #include <chrono>
+#include <cstring>
+#include <functional>
 #include <unistd.h>
 #include <map>
 #include <set>
@@ -184,6 +187,48 @@ static cl::opt<bool> gpuInfo("gpu-info",
                              cl::desc("Print the GPU the runtime would use, "
                                       "or why there is none (exit code 1)"), cl::cat(pipecCategory));
 
+/// An input: a .npy file, a PNG or JPEG image (u8[H, W, C]), or a folder of
+/// images (u8[N, H, W, C]). One channel is dropped where the parameter has
+/// no channel dim (u8[H, W], u8[N, H, W]).
+static pipert::Result<pipert::HostTensor>
+readInput(const std::string &path, const pipert::PlanBuffer &param) {
+  pipert::Result<pipert::HostTensor> tensor =
+      llvm::sys::fs::is_directory(path) ? pipeimg::readImageFolder(path)
+      : pipeimg::isImagePath(path)      ? pipeimg::readImage(path)
+                                        : pipert::readNpy(path);
+  if (!tensor || !(llvm::sys::fs::is_directory(path) ||
+                   pipeimg::isImagePath(path)))
+    return tensor;
+  const std::vector<int64_t> &shape = tensor->shape();
+  if (shape.back() == 1 && param.dims.size() + 1 == shape.size()) {
+    pipert::HostTensor gray(pipert::DType::U8,
+                            std::vector<int64_t>(shape.begin(), shape.end() - 1));
+    std::memcpy(gray.data(), tensor->data(), tensor->numBytes());
+    return gray;
+  }
+  return tensor;
+}
+
+/// Writes image `index` of `tensor` as a PNG file at `path`.
+static pipert::Status writePng(const std::string &path,
+                               const pipert::HostTensor &tensor,
+                               const pipeimg::ImageLayout &layout,
+                               int64_t index) {
+  auto bytes = pipeimg::encodePng(tensor, layout, index);
+  if (!bytes)
+    return bytes.status();
+  std::error_code ec;
+  llvm::raw_fd_ostream out(path, ec);
+  if (ec)
+    return pipert::Status::error("cannot write '" + path + "': " + ec.message());
+  out.write(reinterpret_cast<const char *>(bytes->data()), bytes->size());
+  out.close();
+  if (out.has_error())
+    return pipert::Status::error("cannot write '" + path + "': " +
+                                 out.error().message());
+  return pipert::Status();
+}
+
 static int fail(const llvm::Twine &message) {
   llvm::errs() << "pipec: error: " << message << "\n";
   return 1;
@@ -259,7 +304,7 @@ static int runPipeline(pipe::PipelineOp pipeline, const pipert::Plan &plan) {
     if (it == files.end())
       return fail("no --input for parameter '" + name + "' of pipeline '" +
                   plan.name + "'");
-    auto tensor = pipert::readNpy(it->second);
+    auto tensor = readInput(it->second, plan.buffers[i]);
     if (!tensor)
       return fail(tensor.status().message());
     tensors.push_back(tensor.take());
@@ -300,18 +345,61 @@ static int runPipeline(pipe::PipelineOp pipeline, const pipert::Plan &plan) {
   if (std::error_code ec = llvm::sys::fs::create_directories(outputDir.getValue()))
     return fail("cannot create '" + outputDir + "': " + ec.message());
   // All results or none: a failure leaves the directory's earlier files.
-  std::vector<std::pair<std::string, const pipert::HostTensor *>> writes;
+  // Each result is a .npy; u8 and bool ones of image shape are also PNGs
+  // (NAME.png, or NAME-0.png ... for a batch), for a person to look at.
+  std::vector<std::pair<std::string,
+                        std::function<pipert::Status(const std::string &)>>>
+      writes;
+  std::vector<std::string> said, images;
   for (size_t r = 0; r < results->size(); ++r) {
+    const pipert::HostTensor &result = (*results)[r];
     llvm::SmallString<256> path(outputDir.getValue());
     llvm::sys::path::append(path, plan.resultNames[r] + ".npy");
-    writes.push_back({path.str().str(), &(*results)[r]});
+    writes.push_back({path.str().str(), [&result, path = path.str().str()](
+                                            const std::string &temporary) {
+                        return pipert::writeNpyFiles({{temporary, &result}});
+                      }});
+    std::string what = path.str().str();
+    const pipert::PlanBuffer &buffer = plan.buffers[plan.results[r]];
+    bool imageType = result.dtype() == pipert::DType::U8 ||
+                     result.dtype() == pipert::DType::Bool;
+    const std::vector<pipert::PlanDim> &dims = buffer.dims;
+    bool lastIsChannels = !dims.empty() && dims.back().symbol.empty() &&
+                          (dims.back().size == 1 || dims.back().size == 3 ||
+                           dims.back().size == 4);
+    pipeimg::ImageLayout layout =
+        pipeimg::imageLayoutOf(result.shape(), lastIsChannels);
+    if (imageType && layout.count > 0) {
+      for (int64_t i = 0; i < layout.count; ++i) {
+        llvm::SmallString<256> png(outputDir.getValue());
+        llvm::sys::path::append(
+            png, plan.resultNames[r] +
+                     (result.shape().size() - lastIsChannels == 3
+                          ? "-" + std::to_string(i)
+                          : std::string()) +
+                     ".png");
+        writes.push_back({png.str().str(), [&result, layout, i](
+                                               const std::string &temporary) {
+                            return writePng(temporary, result, layout, i);
+                          }});
+      }
+      images.push_back(
+          layout.count == 1
+              ? writes.back().first + " (" + plan.resultNames[r] + " as an image)"
+              : writes[writes.size() - layout.count].first + " ... " +
+                    writes.back().first + " (" + plan.resultNames[r] + " as " +
+                    std::to_string(layout.count) + " images)");
+    }
+    said.push_back(what);
   }
-  if (pipert::Status s = pipert::writeNpyFiles(writes); !s.ok())
+  if (pipert::Status s = pipert::writeFilesAllOrNothing(writes); !s.ok())
     return fail(s.message());
   for (size_t r = 0; r < results->size(); ++r)
-    llvm::outs() << "wrote " << writes[r].first << " ("
+    llvm::outs() << "wrote " << said[r] << " ("
                  << (*results)[r].describe() << ") on the "
                  << (useGpu ? "GPU" : "CPU reference") << "\n";
+  for (const std::string &image : images)
+    llvm::outs() << "wrote " << image << "\n";
   phaseTimer.mark("write outputs");
   if (timePhases)
     phaseTimer.print();
