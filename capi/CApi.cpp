@@ -201,6 +201,32 @@ toInputRefs(const pipe_pipeline &p, const DLTensor *inputs, int32_t count,
   return refs;
 }
 
+/// What a run starts from: `inputs` as TensorRefs, checked against the
+/// parameters, and the shape of each result, once the count of outputs
+/// (`outputs` of them) has been checked too.
+struct RunInputs {
+  std::vector<pipert::TensorRef> refs;
+  std::vector<std::vector<int64_t>> shapes;
+};
+pipert::Result<RunInputs> prepareRun(const pipe_pipeline &p,
+                                     const DLTensor *inputs, int32_t numInputs,
+                                     int32_t outputs, bool outputsGiven,
+                                     pipe_backend backend) {
+  const pipert::Plan &plan = p.jit->plan();
+  if (size_t(outputs) != plan.results.size() || (outputs > 0 && !outputsGiven))
+    return Status::error("pipeline '" + plan.name + "' has " +
+                         std::to_string(plan.results.size()) +
+                         " results, got " + std::to_string(outputs) +
+                         " output tensors");
+  auto refs = toInputRefs(p, inputs, numInputs, backend);
+  if (!refs)
+    return refs.status();
+  auto shapes = p.jit->resultShapes(*refs);
+  if (!shapes)
+    return shapes.status();
+  return RunInputs{refs.take(), shapes.take()};
+}
+
 /// Memory a result owns, freed with the last DLPack owner.
 struct Storage {
   void *data = nullptr;
@@ -431,18 +457,12 @@ pipe_status pipe_run(pipe_pipeline *pipeline, const DLTensor *inputs,
     if (!pipeline)
       return fail(PIPE_ERROR_ARGUMENT, "pipe_run: no pipeline");
     const pipert::Plan &plan = pipeline->jit->plan();
-    auto in = toInputRefs(*pipeline, inputs, num_inputs, backend);
-    if (!in)
-      return fail(PIPE_ERROR_ARGUMENT, in.status());
-    if (size_t(num_outputs) != plan.results.size() ||
-        (num_outputs > 0 && !outputs))
-      return fail(PIPE_ERROR_ARGUMENT,
-                  "pipeline '" + plan.name + "' has " +
-                      std::to_string(plan.results.size()) + " results, got " +
-                      std::to_string(num_outputs) + " output tensors");
-    auto shapes = pipeline->jit->resultShapes(*in);
-    if (!shapes)
-      return fail(PIPE_ERROR_ARGUMENT, shapes.status());
+    auto run = prepareRun(*pipeline, inputs, num_inputs, num_outputs,
+                          outputs != nullptr, backend);
+    if (!run)
+      return fail(PIPE_ERROR_ARGUMENT, run.status());
+    const std::vector<pipert::TensorRef> &in = run->refs;
+    const std::vector<std::vector<int64_t>> &shapes = run->shapes;
     std::vector<pipert::TensorRef> out;
     for (int32_t r = 0; r < num_outputs; ++r) {
       std::string what = "output '" + plan.resultNames[r] + "'";
@@ -450,11 +470,11 @@ pipe_status pipe_run(pipe_pipeline *pipeline, const DLTensor *inputs,
                              backend);
       if (!ref)
         return fail(PIPE_ERROR_ARGUMENT, ref.status());
-      if (ref->shape != (*shapes)[r])
+      if (ref->shape != shapes[r])
         return fail(PIPE_ERROR_ARGUMENT,
                     what + " is " + pipert::describeTensor(ref->dtype, ref->shape) +
                         " but the result is " +
-                        pipert::describeTensor(ref->dtype, (*shapes)[r]));
+                        pipert::describeTensor(ref->dtype, shapes[r]));
       if (size_t(r) < plan.resultMemory.size())
         if (Status s = pipert::checkPinnedMemory(what, plan.resultMemory[r],
                                                  ref->memory);
@@ -462,9 +482,9 @@ pipe_status pipe_run(pipe_pipeline *pipeline, const DLTensor *inputs,
           return fail(PIPE_ERROR_ARGUMENT, s);
       out.push_back(*ref);
     }
-    if (Status s = pipert::checkNoOverlap(plan, *in, out); !s.ok())
+    if (Status s = pipert::checkNoOverlap(plan, in, out); !s.ok())
       return fail(PIPE_ERROR_ARGUMENT, s);
-    return runInto(*pipeline, *in, out, backend, stream);
+    return runInto(*pipeline, in, out, backend, stream);
   });
 }
 
@@ -474,20 +494,14 @@ pipe_status pipe_run_alloc(pipe_pipeline *pipeline, const DLTensor *inputs,
                            int32_t num_results, pipe_backend backend,
                            void *stream) {
   return guarded("pipe_run_alloc", [&] {
-    if (!pipeline || (num_results > 0 && !results))
-      return fail(PIPE_ERROR_ARGUMENT, "pipe_run_alloc: no pipeline or results");
+    if (!pipeline)
+      return fail(PIPE_ERROR_ARGUMENT, "pipe_run_alloc: no pipeline");
     const pipert::Plan &plan = pipeline->jit->plan();
-    if (size_t(num_results) != plan.results.size())
-      return fail(PIPE_ERROR_ARGUMENT,
-                  "pipeline '" + plan.name + "' has " +
-                      std::to_string(plan.results.size()) + " results, got " +
-                      std::to_string(num_results));
-    auto in = toInputRefs(*pipeline, inputs, num_inputs, backend);
-    if (!in)
-      return fail(PIPE_ERROR_ARGUMENT, in.status());
-    auto shapes = pipeline->jit->resultShapes(*in);
-    if (!shapes)
-      return fail(PIPE_ERROR_ARGUMENT, shapes.status());
+    auto run = prepareRun(*pipeline, inputs, num_inputs, num_results,
+                          results != nullptr, backend);
+    if (!run)
+      return fail(PIPE_ERROR_ARGUMENT, run.status());
+    const std::vector<std::vector<int64_t>> &shapes = run->shapes;
     // Each result's memory: the device's on the GPU (the host's for a
     // result pinned @host), the host's on the reference.
     std::vector<std::shared_ptr<Storage>> storages;
@@ -495,7 +509,7 @@ pipe_status pipe_run_alloc(pipe_pipeline *pipeline, const DLTensor *inputs,
     std::vector<DLTensor> views;
     for (int32_t r = 0; r < num_results; ++r) {
       const pipert::PlanBuffer &buffer = plan.buffers[plan.results[r]];
-      pipert::TensorRef ref{nullptr, buffer.dtype, (*shapes)[r],
+      pipert::TensorRef ref{nullptr, buffer.dtype, shapes[r],
                             pipert::Memory::Host};
       bool device = backend == PIPE_BACKEND_GPU &&
                     !(size_t(r) < plan.resultMemory.size() &&
@@ -529,12 +543,12 @@ pipe_status pipe_run_alloc(pipe_pipeline *pipeline, const DLTensor *inputs,
       view.device = device ? DLDevice{kDLCUDA, 0} : DLDevice{kDLCPU, 0};
       view.ndim = int32_t(ref.shape.size());
       view.dtype = toDLPack(buffer.dtype);
-      view.shape = const_cast<int64_t *>((*shapes)[r].data());
+      view.shape = const_cast<int64_t *>(shapes[r].data());
       storages.push_back(std::move(storage));
       out.push_back(ref);
       views.push_back(view);
     }
-    if (pipe_status s = runInto(*pipeline, *in, out, backend, stream);
+    if (pipe_status s = runInto(*pipeline, run->refs, out, backend, stream);
         s != PIPE_OK)
       return s; // the storages go with this scope
     // All owners first, so that running out of memory part-way leaks none.

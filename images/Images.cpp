@@ -171,13 +171,30 @@ pipeimg::ImageLayout pipeimg::imageLayoutOf(const std::vector<int64_t> &shape,
   size_t spatial = lastIsChannels ? rank - 1 : rank;
   if (spatial != 2 && spatial != 3)
     return layout;
-  layout.count = spatial == 3 ? shape[0] : 1;
+  layout.batch = spatial == 3;
+  layout.count = layout.batch ? shape[0] : 1;
   layout.height = shape[spatial - 2];
   layout.width = shape[spatial - 1];
   layout.channels = channels;
   if (layout.height == 0 || layout.width == 0 || layout.count == 0)
     layout.count = 0; // nothing to look at: .npy only
   return layout;
+}
+
+pipeimg::ImageLayout
+pipeimg::resultImageLayout(const HostTensor &tensor,
+                           const std::vector<pipert::PlanDim> &declared) {
+  if (tensor.dtype() != DType::U8 && tensor.dtype() != DType::Bool)
+    return ImageLayout();
+  bool lastIsChannels = !declared.empty() && declared.back().symbol.empty() &&
+                        (declared.back().size == 1 || declared.back().size == 3 ||
+                         declared.back().size == 4);
+  return imageLayoutOf(tensor.shape(), lastIsChannels);
+}
+
+std::string pipeimg::pngName(const std::string &name, const ImageLayout &layout,
+                             int64_t index) {
+  return name + (layout.batch ? "-" + std::to_string(index) : "") + ".png";
 }
 
 Result<std::vector<unsigned char>>

@@ -12,6 +12,7 @@
 #ifndef PIPE_IMAGES_IMAGES_H
 #define PIPE_IMAGES_IMAGES_H
 
+#include "runtime/Plan.h"
 #include "runtime/Status.h"
 #include "runtime/Tensor.h"
 
@@ -34,14 +35,26 @@ pipert::Result<pipert::HostTensor> readImage(const std::string &path);
 pipert::Result<pipert::HostTensor> readImageFolder(const std::string &dir);
 
 /// How a result of `shape` is written as images: `count` images of
-/// `height` x `width` x `channels`, or none (count 0) when it has no image
-/// shape. `lastIsChannels` says the last dim is a literal 1, 3 or 4 in the
-/// pipeline's type (else [H, W] or [N, H, W] is gray).
+/// `height` x `width` x `channels` (`batch`: the first dim counts them), or
+/// none (count 0) when it has no image shape. `lastIsChannels` says the
+/// last dim is a literal 1, 3 or 4 in the pipeline's type (else [H, W] or
+/// [N, H, W] is gray).
 struct ImageLayout {
   int64_t count = 0, height = 0, width = 0, channels = 0;
+  bool batch = false;
 };
 ImageLayout imageLayoutOf(const std::vector<int64_t> &shape,
                           bool lastIsChannels);
+
+/// The layout of a result as images: a u8 or bool `tensor` whose type in
+/// the pipeline has the dims `declared`; count 0 for any other.
+ImageLayout resultImageLayout(const pipert::HostTensor &tensor,
+                              const std::vector<pipert::PlanDim> &declared);
+
+/// The file name of image `index` of a result `name`: "NAME.png", or
+/// "NAME-<index>.png" in a batch.
+std::string pngName(const std::string &name, const ImageLayout &layout,
+                    int64_t index);
 
 /// Encodes image `index` of `tensor` (u8, or bool as 0 and 255) laid out
 /// as `layout` into PNG bytes.

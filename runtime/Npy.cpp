@@ -154,10 +154,9 @@ Result<HostTensor> pipert::readNpy(const std::string &path) {
   return tensor;
 }
 
-namespace {
-/// Writes `tensor` as a .npy file at `path` (created or truncated).
-Status writeNpyFile(const std::string &path, const std::string &shownPath,
-                    const HostTensor &tensor) {
+Status pipert::writeNpyInPlace(const std::string &path,
+                               const std::string &shownPath,
+                               const HostTensor &tensor) {
   std::string descr;
   for (const NpyDType &candidate : kNpyDTypes)
     if (candidate.dtype == tensor.dtype())
@@ -199,7 +198,6 @@ Status writeNpyFile(const std::string &path, const std::string &shownPath,
     return failed();
   return Status();
 }
-} // namespace
 
 Status pipert::writeNpyFiles(
     const std::vector<std::pair<std::string, const HostTensor *>> &files) {
@@ -208,7 +206,7 @@ Status pipert::writeNpyFiles(
   for (const auto &[path, tensor] : files)
     writers.push_back({path, [path = path, tensor = tensor](
                                  const std::string &temporary) {
-                         return writeNpyFile(temporary, path, *tensor);
+                         return writeNpyInPlace(temporary, path, *tensor);
                        }});
   return writeFilesAllOrNothing(writers);
 }

@@ -26,6 +26,12 @@ Result<HostTensor> readNpy(const std::string &path);
 /// whatever was at `path` as it was.
 Status writeNpy(const std::string &path, const HostTensor &tensor);
 
+/// Writes `tensor` as a .npy file at `path` itself (created or truncated;
+/// a failure can leave it partly written), naming `shownPath` in errors:
+/// the step of writeNpyFiles that writes one temporary.
+Status writeNpyInPlace(const std::string &path, const std::string &shownPath,
+                       const HostTensor &tensor);
+
 /// Writes several files all or nothing: every tensor to a temporary name
 /// first; only when all are written are they renamed over their paths.
 /// On a failure no path is touched and the temporaries are removed.

@@ -192,12 +192,11 @@ static cl::opt<bool> gpuInfo("gpu-info",
 /// no channel dim (u8[H, W], u8[N, H, W]).
 static pipert::Result<pipert::HostTensor>
 readInput(const std::string &path, const pipert::PlanBuffer &param) {
-  pipert::Result<pipert::HostTensor> tensor =
-      llvm::sys::fs::is_directory(path) ? pipeimg::readImageFolder(path)
-      : pipeimg::isImagePath(path)      ? pipeimg::readImage(path)
-                                        : pipert::readNpy(path);
-  if (!tensor || !(llvm::sys::fs::is_directory(path) ||
-                   pipeimg::isImagePath(path)))
+  bool folder = llvm::sys::fs::is_directory(path);
+  if (!folder && !pipeimg::isImagePath(path))
+    return pipert::readNpy(path);
+  auto tensor = folder ? pipeimg::readImageFolder(path) : pipeimg::readImage(path);
+  if (!tensor)
     return tensor;
   const std::vector<int64_t> &shape = tensor->shape();
   if (shape.back() == 1 && param.dims.size() + 1 == shape.size()) {
@@ -350,52 +349,38 @@ static int runPipeline(pipe::PipelineOp pipeline, const pipert::Plan &plan) {
   std::vector<std::pair<std::string,
                         std::function<pipert::Status(const std::string &)>>>
       writes;
-  std::vector<std::string> said, images;
+  std::vector<std::string> npyPaths, images;
   for (size_t r = 0; r < results->size(); ++r) {
     const pipert::HostTensor &result = (*results)[r];
+    const std::string &name = plan.resultNames[r];
     llvm::SmallString<256> path(outputDir.getValue());
-    llvm::sys::path::append(path, plan.resultNames[r] + ".npy");
-    writes.push_back({path.str().str(), [&result, path = path.str().str()](
-                                            const std::string &temporary) {
-                        return pipert::writeNpyFiles({{temporary, &result}});
+    llvm::sys::path::append(path, name + ".npy");
+    npyPaths.push_back(path.str().str());
+    writes.push_back({npyPaths.back(), [&result, shown = npyPaths.back()](
+                                           const std::string &temporary) {
+                        return pipert::writeNpyInPlace(temporary, shown, result);
                       }});
-    std::string what = path.str().str();
-    const pipert::PlanBuffer &buffer = plan.buffers[plan.results[r]];
-    bool imageType = result.dtype() == pipert::DType::U8 ||
-                     result.dtype() == pipert::DType::Bool;
-    const std::vector<pipert::PlanDim> &dims = buffer.dims;
-    bool lastIsChannels = !dims.empty() && dims.back().symbol.empty() &&
-                          (dims.back().size == 1 || dims.back().size == 3 ||
-                           dims.back().size == 4);
-    pipeimg::ImageLayout layout =
-        pipeimg::imageLayoutOf(result.shape(), lastIsChannels);
-    if (imageType && layout.count > 0) {
-      for (int64_t i = 0; i < layout.count; ++i) {
-        llvm::SmallString<256> png(outputDir.getValue());
-        llvm::sys::path::append(
-            png, plan.resultNames[r] +
-                     (result.shape().size() - lastIsChannels == 3
-                          ? "-" + std::to_string(i)
-                          : std::string()) +
-                     ".png");
-        writes.push_back({png.str().str(), [&result, layout, i](
-                                               const std::string &temporary) {
-                            return writePng(temporary, result, layout, i);
-                          }});
-      }
-      images.push_back(
-          layout.count == 1
-              ? writes.back().first + " (" + plan.resultNames[r] + " as an image)"
-              : writes[writes.size() - layout.count].first + " ... " +
-                    writes.back().first + " (" + plan.resultNames[r] + " as " +
-                    std::to_string(layout.count) + " images)");
+    pipeimg::ImageLayout layout = pipeimg::resultImageLayout(
+        result, plan.buffers[plan.results[r]].dims);
+    for (int64_t i = 0; i < layout.count; ++i) {
+      llvm::SmallString<256> png(outputDir.getValue());
+      llvm::sys::path::append(png, pipeimg::pngName(name, layout, i));
+      writes.push_back({png.str().str(), [&result, layout, i](
+                                             const std::string &temporary) {
+                          return writePng(temporary, result, layout, i);
+                        }});
     }
-    said.push_back(what);
+    if (layout.count == 1)
+      images.push_back(writes.back().first + " (" + name + " as an image)");
+    else if (layout.count > 1)
+      images.push_back(writes[writes.size() - layout.count].first + " ... " +
+                       writes.back().first + " (" + name + " as " +
+                       std::to_string(layout.count) + " images)");
   }
   if (pipert::Status s = pipert::writeFilesAllOrNothing(writes); !s.ok())
     return fail(s.message());
   for (size_t r = 0; r < results->size(); ++r)
-    llvm::outs() << "wrote " << said[r] << " ("
+    llvm::outs() << "wrote " << npyPaths[r] << " ("
                  << (*results)[r].describe() << ") on the "
                  << (useGpu ? "GPU" : "CPU reference") << "\n";
   for (const std::string &image : images)
