@@ -351,9 +351,14 @@ pipe_status runInto(pipe_pipeline &p, const std::vector<pipert::TensorRef> &in,
     if (ref.numBytes())
       std::memcpy(hostInputs.back().data(), ref.data, ref.numBytes());
   }
-  auto results = p.jit->runReference(hostInputs);
+  // Draws what the GPU would, and advances the random run number as a GPU
+  // run does, so that a sequence of runs draws alike on either backend.
+  pipert::RandomState random = p.jit->randomState();
+  auto results = p.jit->runReference(hostInputs, random);
   if (!results)
     return fail(PIPE_ERROR_RUN, results.status());
+  random.run += 1;
+  p.jit->setRandomState(random);
   for (size_t r = 0; r < out.size(); ++r)
     if ((*results)[r].numBytes())
       std::memcpy(out[r].data, (*results)[r].data(), (*results)[r].numBytes());
@@ -404,6 +409,26 @@ int32_t pipe_num_params(const pipe_pipeline *pipeline) {
 
 int32_t pipe_num_results(const pipe_pipeline *pipeline) {
   return pipeline ? int32_t(pipeline->results.size()) : 0;
+}
+
+pipe_status pipe_get_random(const pipe_pipeline *pipeline, uint64_t *seed,
+                            uint64_t *random_run) {
+  if (!pipeline)
+    return fail(PIPE_ERROR_ARGUMENT, "pipeline is NULL");
+  pipert::RandomState state = pipeline->jit->randomState();
+  if (seed)
+    *seed = state.seed;
+  if (random_run)
+    *random_run = state.run;
+  return PIPE_OK;
+}
+
+pipe_status pipe_set_random(pipe_pipeline *pipeline, uint64_t seed,
+                            uint64_t random_run) {
+  if (!pipeline)
+    return fail(PIPE_ERROR_ARGUMENT, "pipeline is NULL");
+  pipeline->jit->setRandomState({seed, random_run});
+  return PIPE_OK;
 }
 
 static pipe_status infoOf(const std::vector<pipe_pipeline::Info> &infos,

@@ -106,6 +106,16 @@ PIPE_C_EXPORT pipe_status pipe_result_shape(const pipe_pipeline *pipeline,
                                             int32_t num_inputs, int32_t result,
                                             int64_t *shape);
 
+/** The seed of the pipeline's random ops (0 until set) and the random run
+ * number its next run draws with (0 at first; each run, on either
+ * backend, advances it by one). Setting both replays a run bit for bit
+ * (core/PipeRandom.h). Either pointer may be NULL. */
+PIPE_C_EXPORT pipe_status pipe_get_random(const pipe_pipeline *pipeline,
+                                          uint64_t *seed,
+                                          uint64_t *random_run);
+PIPE_C_EXPORT pipe_status pipe_set_random(pipe_pipeline *pipeline,
+                                          uint64_t seed, uint64_t random_run);
+
 /** Runs on `inputs` into the caller's `outputs` (one per result, of its
  * dtype and shape). Tensors are row-major and compact (strides NULL, or
  * those of a compact layout); host memory is kDLCPU or kDLCUDAHost,

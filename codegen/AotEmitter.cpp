@@ -83,7 +83,13 @@ AotSources pipec::emitAot(const std::vector<pipert::Plan> &plans,
     h << "CUstream stream = nullptr, bool wait = true);\n\n"
       << "/// The plan behind " << plan.name << "(), for callers who load it "
          "themselves.\n"
-      << "const pipert::Plan &" << plan.name << "_plan();\n";
+      << "const pipert::Plan &" << plan.name << "_plan();\n\n"
+      << "/// The seed and the random run number of " << plan.name
+      << "()'s next call\n/// (pipert::Executable::randomState): each call "
+         "advances the number;\n/// setting both replays a call.\n"
+      << "pipert::RandomState " << plan.name << "_random_state();\n"
+      << "void " << plan.name
+      << "_set_random_state(pipert::RandomState state);\n";
 
     // Source: the plan as data, and the entry point.
     s << "\nconst pipert::Plan &" << plan.name << "_plan() {\n"
@@ -210,22 +216,38 @@ AotSources pipec::emitAot(const std::vector<pipert::Plan> &plans,
     }
     s << "    return p;\n  }();\n  return plan;\n}\n\n";
 
-    s << "pipert::Status " << plan.name << "(";
+    // The executable, loaded on the first call (a failed load is retried
+    // on the next), and the random state until then.
+    const std::string &n = plan.name;
+    s << "static std::mutex " << n << "_mutex;\n"
+      << "static std::unique_ptr<pipert::Executable> " << n << "_executable;\n"
+      << "static pipert::RandomState " << n << "_random;\n\n"
+      << "static pipert::Status " << n << "_load() {\n"
+      << "  std::lock_guard<std::mutex> lock(" << n << "_mutex);\n"
+      << "  if (" << n << "_executable)\n    return pipert::Status();\n"
+      << "  auto loaded = pipert::Executable::load(" << n << "_plan());\n"
+      << "  if (!loaded)\n    return loaded.status();\n"
+      << "  " << n << "_executable = loaded.take();\n"
+      << "  " << n << "_executable->setRandomState(" << n << "_random);\n"
+      << "  return pipert::Status();\n}\n\n"
+      << "pipert::RandomState " << n << "_random_state() {\n"
+      << "  std::lock_guard<std::mutex> lock(" << n << "_mutex);\n"
+      << "  return " << n << "_executable ? " << n
+      << "_executable->randomState() : " << n << "_random;\n}\n\n"
+      << "void " << n << "_set_random_state(pipert::RandomState state) {\n"
+      << "  std::lock_guard<std::mutex> lock(" << n << "_mutex);\n"
+      << "  if (" << n << "_executable)\n    " << n
+      << "_executable->setRandomState(state);\n"
+      << "  else\n    " << n << "_random = state;\n}\n\n";
+    s << "pipert::Status " << n << "(";
     for (int i = 0; i < plan.numParams; ++i)
       s << "const pipert::TensorRef &" << plan.buffers[i].name << ", ";
     for (size_t r = 0; r < plan.results.size(); ++r)
       s << "const pipert::TensorRef &" << plan.resultNames[r] << ", ";
     s << "CUstream stream, bool wait) {\n"
-      << "  // Loaded once; a failed load is retried on the next call.\n"
-      << "  static std::mutex mutex;\n"
-      << "  static std::unique_ptr<pipert::Executable> executable;\n"
-      << "  {\n    std::lock_guard<std::mutex> lock(mutex);\n"
-      << "    if (!executable) {\n"
-      << "      auto loaded = pipert::Executable::load(" << plan.name
-      << "_plan());\n"
-      << "      if (!loaded)\n        return loaded.status();\n"
-      << "      executable = loaded.take();\n    }\n  }\n"
-      << "  return executable->run({";
+      << "  if (pipert::Status loaded = " << n << "_load(); !loaded.ok())\n"
+      << "    return loaded;\n"
+      << "  return " << n << "_executable->run({";
     for (int i = 0; i < plan.numParams; ++i)
       s << (i ? ", " : "") << plan.buffers[i].name;
     s << "}, {";

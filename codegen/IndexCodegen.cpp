@@ -214,8 +214,14 @@ void pipec::collectIndexDims(Block &block, std::set<std::string> &dims) {
 }
 
 void pipec::collectDimValueSymbols(Block &block, std::set<std::string> &dims) {
-  for (Operation &op : block.without_terminator())
+  for (Operation &op : block.without_terminator()) {
     if (auto dim = dyn_cast<DimOp>(op))
       if (auto expr = pipert::DimExpr::parse(dim.getDim()))
         expr->collectSymbols(dims);
+    // Random ops read the run's seed and random run number, passed as dims.
+    if (isa<RandomOp>(op)) {
+      dims.insert(pipert::kSeedDim);
+      dims.insert(pipert::kRandomRunDim);
+    }
+  }
 }

@@ -100,7 +100,8 @@ IndexRead substitute(const IndexRead &read, int64_t d,
 /// printing `read` and the index maps of `block` needs.
 void collectIndexDims(mlir::Block &block, std::set<std::string> &dims);
 /// Into `dims`: the symbols of the dims `block` uses as values (pipe.dim),
-/// which every kernel needs, with coordinates or without.
+/// which every kernel needs, with coordinates or without, and the run's
+/// seed and random run number where it draws random numbers (pipe.random).
 void collectDimValueSymbols(mlir::Block &block, std::set<std::string> &dims);
 
 } // namespace pipec

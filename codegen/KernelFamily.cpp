@@ -12,6 +12,7 @@
 #include "codegen/PipeKernelEmbedded.h"
 #include "codegen/PipeReduceEmbedded.h"
 #include "codegen/PipeScalarEmbedded.h"
+#include "codegen/PipeRandomEmbedded.h"
 #include "codegen/PipeStencilEmbedded.h"
 
 #include "llvm/Support/raw_ostream.h"
@@ -49,7 +50,8 @@ const KernelFamily *pipec::findKernelFamily(llvm::StringRef name) {
 }
 
 std::string pipec::getCudaPrelude(bool withStencils) {
-  std::string prelude = std::string(kPipeScalarSource) + "\n";
+  std::string prelude = std::string(kPipeScalarSource) + "\n" +
+                       kPipeRandomSource + "\n";
   if (withStencils)
     prelude += std::string(kPipeReduceSource) + "\n" + kPipeStencilSource + "\n";
   prelude += kPipeKernelSource;

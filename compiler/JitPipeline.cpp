@@ -22,6 +22,8 @@ struct JitPipeline::Impl {
   pipert::Plan plan;
   std::mutex loadMutex;
   std::unique_ptr<pipert::Executable> executable;
+  /// The random state until the executable is loaded, which then keeps it.
+  pipert::RandomState random;
 };
 
 JitPipeline::JitPipeline(std::unique_ptr<Impl> impl) : impl(std::move(impl)) {}
@@ -91,7 +93,21 @@ pipert::Status JitPipeline::ensureLoaded() {
   if (!loaded)
     return loaded.status();
   impl->executable = loaded.take();
+  impl->executable->setRandomState(impl->random);
   return pipert::Status();
+}
+
+pipert::RandomState JitPipeline::randomState() const {
+  std::lock_guard<std::mutex> lock(impl->loadMutex);
+  return impl->executable ? impl->executable->randomState() : impl->random;
+}
+
+void JitPipeline::setRandomState(pipert::RandomState state) {
+  std::lock_guard<std::mutex> lock(impl->loadMutex);
+  if (impl->executable)
+    impl->executable->setRandomState(state);
+  else
+    impl->random = state;
 }
 
 pipert::Status JitPipeline::run(const std::vector<pipert::TensorRef> &inputs,
@@ -111,7 +127,13 @@ JitPipeline::run(const std::vector<pipert::HostTensor> &inputs) {
 
 pipert::Result<std::vector<pipert::HostTensor>>
 JitPipeline::runReference(const std::vector<pipert::HostTensor> &inputs) const {
-  return pipec::runReference(impl->pipeline, inputs);
+  return pipec::runReference(impl->pipeline, inputs, randomState());
+}
+
+pipert::Result<std::vector<pipert::HostTensor>>
+JitPipeline::runReference(const std::vector<pipert::HostTensor> &inputs,
+                          pipert::RandomState random) const {
+  return pipec::runReference(impl->pipeline, inputs, random);
 }
 
 pipert::Executable::RunStats JitPipeline::lastRunStats() const {

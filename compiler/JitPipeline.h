@@ -54,9 +54,19 @@ public:
   /// branches (all zero before the first run).
   pipert::Executable::RunStats lastRunStats() const;
 
-  /// Runs on the CPU reference executor: no GPU needed.
+  /// Runs on the CPU reference executor: no GPU needed. Its random ops
+  /// draw what the next GPU run will draw (randomState()); it does not
+  /// advance the random run number. The second form draws with `random`.
   pipert::Result<std::vector<pipert::HostTensor>>
   runReference(const std::vector<pipert::HostTensor> &inputs) const;
+  pipert::Result<std::vector<pipert::HostTensor>>
+  runReference(const std::vector<pipert::HostTensor> &inputs,
+               pipert::RandomState random) const;
+
+  /// The seed and the random run number of the next GPU run (see
+  /// pipert::Executable::randomState); each GPU run advances the number.
+  pipert::RandomState randomState() const;
+  void setRandomState(pipert::RandomState state);
 
 private:
   struct Impl;

@@ -30,6 +30,13 @@
 
 namespace pipert {
 
+/// Two values of a run that kernels take as dims do (`long long d_<name>`)
+/// and that no program can name (Sema reserves the prefix `__pipe`): the
+/// random seed and the random run number (core/PipeRandom.h, pipe.random).
+/// The runtime and the reference bind them beside the program's dims.
+inline constexpr const char *kSeedDim = "__pipe_seed";
+inline constexpr const char *kRandomRunDim = "__pipe_random_run";
+
 class DimExpr {
 public:
   /// The constant 0.

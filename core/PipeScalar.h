@@ -65,6 +65,16 @@ PIPE_HD unsigned long long pipe_double_bits(double x) {
 #endif
 }
 
+PIPE_HD double pipe_double_from_bits(unsigned long long b) {
+#if defined(__CUDACC_RTC__) || defined(__CUDACC__)
+  return __longlong_as_double((long long)b);
+#else
+  double d;
+  memcpy(&d, &b, 8);
+  return d;
+#endif
+}
+
 PIPE_HD float pipe_float_from_bits(unsigned int b) {
 #if defined(__CUDACC_RTC__) || defined(__CUDACC__)
   return __uint_as_float(b);

@@ -37,6 +37,13 @@ def Pipe_OutOfBounds : I32EnumAttr<"OutOfBounds",
   let cppNamespace = "::mlir::pipe";
 }
 
+def Pipe_RandomDistribution : I32EnumAttr<"RandomDistribution",
+    "what a random op draws: uniform normal coin_flip randint", [
+      I32EnumAttrCase<"uniform", 0>, I32EnumAttrCase<"normal", 1>,
+      I32EnumAttrCase<"coin_flip", 2>, I32EnumAttrCase<"randint", 3>]> {
+  let cppNamespace = "::mlir::pipe";
+}
+
 def Pipe_MemorySpace : I32EnumAttr<"MemorySpace",
     "where a value lives: host or device", [
       I32EnumAttrCase<"host", 1>, I32EnumAttrCase<"device", 2>]> {

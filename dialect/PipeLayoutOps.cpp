@@ -179,6 +179,23 @@ static int64_t tensorOperandBytes(Operation *op) {
 /// read twice costs 2 bytes, stored and read back 8); otherwise its result
 /// is kept and read through the map. Scalars stay scalars; constants are
 /// left alone.
+/// Whether `op` is a broadcast that repeats its source's elements (adds
+/// dims, or stretches a dim of literal size 1), not only permutes them.
+static bool repeatsElements(IndexMapOpInterface op) {
+  auto broadcast = dyn_cast<BroadcastOp>(op.getOperation());
+  if (!broadcast)
+    return false;
+  auto source = cast<RankedTensorType>(broadcast.getInput().getType());
+  auto result = cast<RankedTensorType>(broadcast.getResult().getType());
+  if (source.getRank() < result.getRank())
+    return true;
+  for (auto [s, d] : llvm::enumerate(broadcast.getDimensions()))
+    if (!source.isDynamicDim(s) && source.getDimSize(s) == 1 &&
+        (result.isDynamicDim(d) || result.getDimSize(d) != 1))
+      return true;
+  return false;
+}
+
 struct SinkIndexMapThroughElementwise
     : OpInterfaceRewritePattern<IndexMapOpInterface> {
   using OpInterfaceRewritePattern::OpInterfaceRewritePattern;
@@ -190,6 +207,12 @@ struct SinkIndexMapThroughElementwise
     Operation *producer = source.getDefiningOp();
     if (!producer || !isa<ElementwiseOpInterface>(producer) ||
         isa<ConstantOp>(producer) || producer->getNumOperands() == 0)
+      return failure();
+    // Random numbers are drawn once each and read through a broadcast that
+    // repeats them: moved, a per-sample draw broadcast over an image would
+    // be drawn again for every pixel (ten Philox rounds each). Through
+    // other maps (a transpose, a crop) each is still drawn about once.
+    if (isa<RandomOp>(producer) && repeatsElements(op))
       return failure();
     int64_t resultBytes = std::max<int64_t>(
         1, cast<RankedTensorType>(producer->getResult(0).getType())

@@ -7,6 +7,7 @@
 
 #include "dialect/PipeDialect.h"
 
+#include "core/DimExpr.h"
 #include "core/ElementwiseOps.h"
 #include "runtime/HostScalars.h"
 
@@ -417,6 +418,58 @@ std::string CastOp::getScalarExpression(ArrayRef<std::string> operands) {
   return "pipe_cast<" + getCppScalarType(getElementType(getResult())) + ", " +
          getCppScalarType(getElementType(getInput())) + ">(" + operands[0] +
          ")";
+}
+
+//===----------------------------------------------------------------------===//
+// RandomOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult RandomOp::verify() {
+  auto result = cast<RankedTensorType>(getResult().getType());
+  auto index = cast<RankedTensorType>(getIndex().getType());
+  if (!index.getElementType().isSignedInteger(64) ||
+      !haveSameShape(index, result))
+    return emitOpError() << "index must be si64 of the result's shape";
+  RandomDistribution kind = getDistribution();
+  bool integers = kind == RandomDistribution::randint;
+  size_t wanted = kind == RandomDistribution::coin_flip ? 1 : 2;
+  if (getParams().size() != wanted)
+    return emitOpError() << "'" << stringifyRandomDistribution(kind)
+                         << "' takes " << wanted << " parameters";
+  for (Value param : getParams()) {
+    auto type = cast<RankedTensorType>(param.getType());
+    Type element = type.getElementType();
+    if (integers ? !element.isSignedInteger(64) : !element.isF64())
+      return emitOpError() << "parameters must be " << (integers ? "si64" : "f64");
+    if (type.getRank() != 0 && !haveSameShape(type, result))
+      return emitOpError() << "parameters must be scalars or of the result's "
+                              "shape";
+  }
+  Type element = result.getElementType();
+  if ((kind == RandomDistribution::uniform ||
+       kind == RandomDistribution::normal) &&
+      !isa<FloatType>(element))
+    return emitOpError() << "draws floats";
+  if (kind == RandomDistribution::randint &&
+      (!isa<IntegerType>(element) || element.isInteger(1)))
+    return emitOpError() << "draws integers";
+  if (getStream() >= (1u << 16))
+    return emitOpError() << "stream must be in [0, 65536)";
+  return success();
+}
+
+std::string RandomOp::getScalarExpression(ArrayRef<std::string> operands) {
+  std::string seed =
+      getSeed() ? std::to_string(uint64_t(*getSeed())) + "ull"
+                : "(pipe_u64)" + getDimCExpression(pipert::kSeedDim);
+  std::string expression =
+      "pipe_random_" + stringifyRandomDistribution(getDistribution()).str() +
+      "<" + getCppScalarType(getElementType(getResult())) + ">(" + seed +
+      ", (pipe_u64)" + getDimCExpression(pipert::kRandomRunDim) + ", " +
+      std::to_string(getStream()) + "ull";
+  for (const std::string &operand : operands)
+    expression += ", " + operand;
+  return expression + ")";
 }
 
 //===----------------------------------------------------------------------===//

@@ -295,6 +295,42 @@ def Pipe_DimOp : Pipe_Op<"dim", [Pure,
   let hasVerifier = 1;
 }
 
+def Pipe_RandomOp : Pipe_Op<"random", [Pure,
+    DeclareOpInterfaceMethods<Pipe_ElementwiseOpInterface>]> {
+  let summary = "Random numbers, a function of each element's index";
+  let description = [{
+    `uniform`, `normal`, `coin_flip`, `randint`: element i of the result is
+    drawn (core/PipeRandom.h) from the run's seed (or the op's own `seed`),
+    the run's random run number, the op's `stream` (unique in its
+    pipeline) and `index[i]`, the element's row-major index in the shape
+    the program asked for (maps that move the result move the index with
+    it). `params` are the distribution's: uniform's lo and hi, normal's
+    mean and stddev (f64), coin_flip's probability (f64), randint's lo and
+    hi (si64); each of rank 0 or the result's shape. The seed and the run
+    number are kernel arguments, as the dims are (kSeedDim, kRandomRunDim
+    in core/DimExpr.h).
+
+    ```mlir
+    %r = pipe.random uniform stream 0 (%i, %lo, %hi : tensor<?xsi64, ["N"]>, tensor<f64>, tensor<f64>) : tensor<?xf32, ["N"]>
+    ```
+  }];
+  let arguments = (ins Pipe_Tensor:$index, Variadic<Pipe_Tensor>:$params,
+                       Pipe_RandomDistribution:$distribution,
+                       I64Attr:$stream, OptionalAttr<I64Attr>:$seed);
+  let results = (outs Pipe_Tensor:$result);
+  let assemblyFormat = [{
+    $distribution `stream` $stream `(` $index (`,` $params^)? `:` type($index)
+    (`,` type($params)^)? `)` attr-dict `:` type($result)
+  }];
+  let hasVerifier = 1;
+  list<Pipe_Function> functions = [
+      Pipe_Function<"uniform", 0, ["range", "shape", "dtype", "seed"]>,
+      Pipe_Function<"normal", 0, ["mean", "stddev", "shape", "dtype", "seed"]>,
+      Pipe_Function<"coin_flip", 0, ["probability", "p", "shape", "dtype",
+                                     "seed"]>,
+      Pipe_Function<"randint", 2, ["lo", "hi", "shape", "dtype", "seed"]>];
+}
+
 def Pipe_CastOp : Pipe_Op<"cast", [Pure,
     DeclareOpInterfaceMethods<Pipe_ElementwiseOpInterface>]> {
   let summary = "Converts each element to another dtype";

@@ -381,6 +381,7 @@ private:
   }
 
   void emitPipeline(const PipelineAST &pipeline) {
+    randomStreams = 0;
     SmallVector<Type> argTypes, resultTypes;
     SmallVector<StringRef> argNames, resultNames;
     for (const ValueDeclAST &param : pipeline.params) {
@@ -680,9 +681,98 @@ private:
                                  builder.getI64IntegerAttr(call.regions));
   }
 
+  /// uniform, normal, coin_flip, randint: pipe.random over each element's
+  /// row-major index in the shape drawn, with the distribution's
+  /// parameters as f64 (si64 for randint) broadcast to it.
+  Value emitRandomOp(const CallExprAST &call, RankedTensorType type,
+                     Location where, llvm::StringRef) {
+    const std::vector<DimAST> &dims = call.type.dims;
+    bool randint = call.callee == "randint";
+    llvm::StringRef paramDType = randint ? "i64" : "f64";
+    // index = sum of c<d> * (product of the sizes after d).
+    RankedTensorType indexType = tensorType("i64", dims);
+    auto scalarOf = [&](const pipert::DimExpr &size) -> Value {
+      if (size.isConstant())
+        return pipe::ConstantOp::create(
+            builder, where,
+            builder.getIntegerAttr(elementType("i64"), size.getConstant()));
+      return pipe::DimOp::create(builder, where,
+                                 RankedTensorType::get({}, elementType("i64")),
+                                 builder.getStringAttr(size.str()));
+    };
+    Value index;
+    pipert::DimExpr stride = pipert::DimExpr::constant(1);
+    for (int64_t d = int64_t(dims.size()) - 1; d >= 0; --d) {
+      const DimAST &dim = dims[size_t(d)];
+      if (!dim.isSymbolic() && dim.size == 1)
+        continue; // its coordinate is 0
+      Value term = pipe::CoordinateOp::create(builder, where, indexType,
+                                              builder.getI64IntegerAttr(d));
+      if (!(stride.isConstant() && stride.getConstant() == 1))
+        term = pipe::MulOp::create(builder, where, indexType, term,
+                                   scalarOf(stride));
+      index = index ? Value(pipe::AddOp::create(builder, where, indexType,
+                                                index, term))
+                    : term;
+      stride = stride * (dim.isSymbolic()
+                             ? *pipert::DimExpr::parse(dim.symbol)
+                             : pipert::DimExpr::constant(dim.size));
+    }
+    if (!index)
+      index = scalarOf(pipert::DimExpr::constant(0));
+    // The parameters, in pipe.random's order.
+    auto param = [&](const ExprAST *given, double fallback) -> Value {
+      if (given)
+        return operand(*given, paramDType, dims, where);
+      Type element = elementType(paramDType);
+      return pipe::ConstantOp::create(
+          builder, where,
+          randint ? TypedAttr(builder.getIntegerAttr(element, int64_t(fallback)))
+                  : TypedAttr(builder.getFloatAttr(element, fallback)));
+    };
+    SmallVector<Value> params;
+    pipe::RandomDistribution kind;
+    if (call.callee == "uniform") {
+      kind = pipe::RandomDistribution::uniform;
+      const ExprAST *range = keywordValue(call, "range");
+      auto *list = llvm::dyn_cast_or_null<ListExprAST>(range);
+      params.push_back(param(list ? list->elements[0].get() : nullptr, 0.0));
+      params.push_back(param(list ? list->elements[1].get() : nullptr, 1.0));
+    } else if (call.callee == "normal") {
+      kind = pipe::RandomDistribution::normal;
+      params.push_back(param(keywordValue(call, "mean"), 0.0));
+      params.push_back(param(keywordValue(call, "stddev"), 1.0));
+    } else if (call.callee == "coin_flip") {
+      kind = pipe::RandomDistribution::coin_flip;
+      const ExprAST *p = keywordValue(call, "probability");
+      params.push_back(param(p ? p : keywordValue(call, "p"), 0.5));
+    } else {
+      kind = pipe::RandomDistribution::randint;
+      const ExprAST *lo = keywordValue(call, "lo");
+      const ExprAST *hi = keywordValue(call, "hi");
+      size_t positional = 0;
+      if (!lo)
+        lo = call.args[positional++].get();
+      if (!hi)
+        hi = call.args[positional].get();
+      params.push_back(param(lo, 0));
+      params.push_back(param(hi, 0));
+    }
+    auto random = pipe::RandomOp::create(
+        builder, where, type, index, params,
+        pipe::RandomDistributionAttr::get(builder.getContext(), kind),
+        builder.getI64IntegerAttr(randomStreams++),
+        call.seed ? builder.getI64IntegerAttr(int64_t(*call.seed))
+                  : IntegerAttr());
+    return random;
+  }
+
   OpBuilder builder;
   llvm::SourceMgr &sourceMgr;
   llvm::StringMap<Value> symbols;
+  /// The next random op's stream: each op of a pipeline draws its own
+  /// numbers (Sema bounds their count).
+  int64_t randomStreams = 0;
 };
 
 } // namespace

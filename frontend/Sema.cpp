@@ -246,6 +246,13 @@ bool PipelineChecker::check() {
                             "values may have those)");
         continue;
       }
+      // The runtime passes the random seed and run number to kernels as
+      // dims of these names (core/DimExpr.h).
+      if (llvm::StringRef(dim.symbol).starts_with("__pipe")) {
+        ok = error(dim.loc, "dim names beginning with '__pipe' are "
+                            "reserved");
+        continue;
+      }
       knownDims.insert(dim.symbol);
     }
     bindings[param.name] = {param.loc, {param.type.dtype, param.type.dims}, !ok};

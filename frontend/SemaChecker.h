@@ -125,6 +125,13 @@ private:
   bool checkCoordinateOp(CallExprAST &expr);
   bool checkBroadcastOp(CallExprAST &expr);
   bool checkEraseOp(CallExprAST &expr);
+
+  // Random sources (SemaRandom.cpp).
+  bool checkRandomOp(CallExprAST &expr);
+  /// The random calls checked so far; each gets a stream of its own
+  /// (core/PipeRandom.h: 16 bits of the counter).
+  int64_t randomOps = 0;
+  static constexpr int64_t kMaxRandomOps = 65536;
   /// The size `expr` denotes when the dims alone make it (integer
   /// literals, dim names, + - * // %, ceil(a / b), floor(a / b), min,
   /// max); reports at `expr`, naming `what`, when it is not one.

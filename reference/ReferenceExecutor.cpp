@@ -8,6 +8,8 @@
 #include "core/StorageTypes.h"
 #include "core/PipeReduce.h"
 #include "core/PipeStencil.h"
+#include "core/PipeRandom.h"
+#include "core/DimExpr.h"
 #include "families/blur/BlurParams.h"
 #include "runtime/Executable.h"
 
@@ -130,6 +132,7 @@ private:
           values[reshape.getResult()] = out;
         })
         .Case<SelectOp>([&](SelectOp select) { runSelect(select); })
+        .Case<RandomOp>([&](RandomOp random) { runRandom(random); })
         .Case<ChooseOp>([&](ChooseOp choose) {
           // Both sides were computed (the reference runs every op); the
           // result is the chosen one's tensor, as on the GPU.
@@ -399,6 +402,55 @@ private:
     values[constant.getResult()] = out;
   }
 
+  /// pipe.random through core/PipeRandom.h, with the run's seed and random
+  /// run number (bound beside the dims, as kernels get them).
+  void runRandom(RandomOp random) {
+    TensorPtr out = allocate(random.getResult());
+    const HostTensor &index = *values.lookup(random.getIndex());
+    std::vector<const HostTensor *> params;
+    for (Value param : random.getParams())
+      params.push_back(values.lookup(param).get());
+    auto word = [&](const char *name) {
+      auto it = sizes.find(name);
+      return it == sizes.end() ? uint64_t(0) : uint64_t(it->second);
+    };
+    uint64_t seed = random.getSeed() ? uint64_t(*random.getSeed())
+                                     : word(pipert::kSeedDim);
+    uint64_t run = word(pipert::kRandomRunDim);
+    uint64_t stream = random.getStream();
+    RandomDistribution kind = random.getDistribution();
+    visitStorageType(out->dtype(), [&](auto tag) {
+      using T = decltype(tag);
+      T *po = out->as<T>();
+      int64_t n = out->numElements();
+      for (int64_t i = 0; i < n; ++i) {
+        pipe_i64 at_i = at<pipe_i64>(index, i);
+        switch (kind) {
+        case RandomDistribution::uniform:
+          po[i] = pipe_random_uniform<T>(seed, run, stream, at_i,
+                                         at<double>(*params[0], i),
+                                         at<double>(*params[1], i));
+          break;
+        case RandomDistribution::normal:
+          po[i] = pipe_random_normal<T>(seed, run, stream, at_i,
+                                        at<double>(*params[0], i),
+                                        at<double>(*params[1], i));
+          break;
+        case RandomDistribution::coin_flip:
+          po[i] = pipe_random_coin_flip<T>(seed, run, stream, at_i,
+                                           at<double>(*params[0], i));
+          break;
+        case RandomDistribution::randint:
+          po[i] = pipe_random_randint<T>(seed, run, stream, at_i,
+                                         at<pipe_i64>(*params[0], i),
+                                         at<pipe_i64>(*params[1], i));
+          break;
+        }
+      }
+    });
+    values[random.getResult()] = out;
+  }
+
   void runSelect(SelectOp select) {
     TensorPtr out = allocate(select.getResult());
     const HostTensor &c = *values.lookup(select.getCondition());
@@ -435,7 +487,8 @@ private:
 } // namespace
 
 pipert::Result<std::vector<HostTensor>>
-pipec::runReference(PipelineOp pipeline, const std::vector<HostTensor> &inputs) {
+pipec::runReference(PipelineOp pipeline, const std::vector<HostTensor> &inputs,
+                    pipert::RandomState random) {
   Block &body = pipeline.getBody().front();
   std::vector<pipert::PlanBuffer> params;
   for (BlockArgument arg : body.getArguments())
@@ -460,6 +513,8 @@ pipec::runReference(PipelineOp pipeline, const std::vector<HostTensor> &inputs) 
   if (pipert::Status s = pipert::evaluatePlanDims(dims, *sizes); !s.ok())
     return s;
 
+  (*sizes)[pipert::kSeedDim] = int64_t(random.seed);
+  (*sizes)[pipert::kRandomRunDim] = int64_t(random.run);
   Interpreter interpreter(*sizes);
   for (auto [arg, input] : llvm::zip(body.getArguments(), inputs))
     interpreter.values[arg] = std::make_shared<HostTensor>(input);

@@ -12,6 +12,7 @@
 #define PIPE_REFERENCE_REFERENCEEXECUTOR_H
 
 #include "dialect/PipeDialect.h"
+#include "runtime/Executable.h"
 #include "runtime/Status.h"
 #include "runtime/Tensor.h"
 
@@ -21,9 +22,12 @@ namespace pipec {
 
 /// Runs `pipeline` on `inputs` (one per parameter) and returns its results.
 /// Input errors are reported as the GPU runtime reports them.
+/// Random ops draw what a GPU run with `random`'s seed and run number
+/// draws.
 pipert::Result<std::vector<pipert::HostTensor>>
 runReference(mlir::pipe::PipelineOp pipeline,
-             const std::vector<pipert::HostTensor> &inputs);
+             const std::vector<pipert::HostTensor> &inputs,
+             pipert::RandomState random = {});
 
 } // namespace pipec
 

@@ -2,6 +2,8 @@
 
 #include "runtime/Executable.h"
 
+#include "core/DimExpr.h"
+
 #include "runtime/CudaDriver.h"
 #include "runtime/KernelCache.h"
 #include "runtime/KernelLauncher.h"
@@ -193,6 +195,11 @@ Status Executable::run(const std::vector<TensorRef> &inputs,
   if (!device)
     return device.status();
   const CudaDriver &cu = **getCudaDriver();
+  // The random numbers this run draws: the seed and the next random run
+  // number, passed to kernels as dims (core/DimExpr.h). Every run that
+  // gets this far draws anew.
+  (*sizes)[kSeedDim] = int64_t(random_.seed);
+  (*sizes)[kRandomRunDim] = int64_t(random_.run++);
 
   // 2. Buffers that need no memory of their own: a device input or output
   // is used in place, a constant has its own, a view shares its source's,

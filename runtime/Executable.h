@@ -81,6 +81,15 @@ std::string describeBuffer(const Plan &plan, int b);
 Result<std::vector<std::vector<int64_t>>>
 resultShapes(const Plan &plan, const std::vector<TensorRef> &inputs);
 
+/// What the random ops of a run draw (core/PipeRandom.h): each value is a
+/// function of the seed, the random run number and the element, so a run
+/// is replayed by setting both back. (Ops with a `seed =` of their own use
+/// that instead of `seed`.)
+struct RandomState {
+  uint64_t seed = 0;
+  uint64_t run = 0;
+};
+
 class Executable {
 public:
   /// Loads every kernel of `plan` on device 0 (compiling with NVRTC what has
@@ -136,6 +145,19 @@ public:
     return stats_;
   }
 
+  /// The seed of the random ops (0 until set), and the random run number
+  /// the next run draws with: it starts at 0 and each run that passes the
+  /// checks of its inputs advances it by one, whether or not its pipeline
+  /// draws random numbers. Setting it replays (or skips to) a run.
+  RandomState randomState() const {
+    std::lock_guard<std::mutex> lock(runMutex_);
+    return random_;
+  }
+  void setRandomState(RandomState state) {
+    std::lock_guard<std::mutex> lock(runMutex_);
+    random_ = state;
+  }
+
   /// For tests of the run numbers' wrap: makes `run` the latest run's
   /// number, so that the next run is run + 1.
   void setLatestRunNumberForTesting(unsigned long long run) {
@@ -161,6 +183,8 @@ private:
   std::unique_ptr<Staging> staging_;
   /// The number of the latest run (see kRunNumberBits).
   unsigned long long runNumber_ = 0;
+  /// The seed, and the random run number of the next run.
+  RandomState random_;
   /// Whether some kernel reports a verdict after the run.
   bool hasVerdicts_ = false;
   /// Whether the plan has kernels that raise the guard (checks, blurs of

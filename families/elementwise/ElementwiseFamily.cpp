@@ -49,6 +49,8 @@ void addHostSteps(KernelOp kernel, pipert::PlanKernel &planKernel) {
       step.op = "constant";
       step.dtype = step.resultDType;
       step.constant = pipec::getConstantBytes(dense);
+    } else if (isa<RandomOp>(op)) {
+      return; // drawn on the GPU, which has the run's seed and number
     } else if (isa<ElementwiseOpInterface>(op) && op.getNumOperands() > 0) {
       step.op = op.getName().stripDialect().str();
       // A select's dtype is its values'; every other op's, its operands'.

@@ -107,6 +107,9 @@ for _name, _res, _args in [
         ('pipe_pipeline_name', ctypes.c_char_p, [_P]),
         ('pipe_num_params', ctypes.c_int32, [_P]),
         ('pipe_num_results', ctypes.c_int32, [_P]),
+        ('pipe_get_random', ctypes.c_int,
+         [_P, ctypes.POINTER(ctypes.c_uint64), ctypes.POINTER(ctypes.c_uint64)]),
+        ('pipe_set_random', ctypes.c_int, [_P, ctypes.c_uint64, ctypes.c_uint64]),
         ('pipe_param_info', ctypes.c_int,
          [_P, ctypes.c_int32, ctypes.POINTER(TensorInfo)]),
         ('pipe_result_info', ctypes.c_int,
@@ -512,6 +515,32 @@ class Pipeline:
                                    code, stream or None))
         tensors = tuple(Tensor(results[i]) for i in range(n))
         return tensors[0] if n == 1 else tensors
+
+    def _random(self):
+        seed, run = ctypes.c_uint64(), ctypes.c_uint64()
+        _check(_lib.pipe_get_random(self._handle, ctypes.byref(seed),
+                                    ctypes.byref(run)))
+        return seed.value, run.value
+
+    @property
+    def seed(self):
+        """The seed of the random ops (uniform, normal, coin_flip, randint);
+        0 until set."""
+        return self._random()[0]
+
+    @seed.setter
+    def seed(self, value):
+        _check(_lib.pipe_set_random(self._handle, int(value), self._random()[1]))
+
+    @property
+    def random_run(self):
+        """The random run number the next call draws with: 0 at first, and
+        each call advances it. Set it (with the seed) to replay a call."""
+        return self._random()[1]
+
+    @random_run.setter
+    def random_run(self, value):
+        _check(_lib.pipe_set_random(self._handle, self._random()[0], int(value)))
 
     def __repr__(self):
         def text(items):

@@ -263,6 +263,33 @@ def test_results_exported_many_times_and_dropped():
     np.testing.assert_array_equal(second, want)
 
 
+NOISE = '''
+pipeline noise(x: f32[N, W]) -> (y: f32[N, W], k: i32[N]) {
+  y = x + normal(shape = [N, W])
+  k = randint(0, W, shape = [N])
+}
+'''
+
+
+def test_random_runs_advance_and_replay():
+    p = pipegpu.compile(NOISE)
+    assert (p.seed, p.random_run) == (0, 0)
+    x = np.zeros((3, 50), np.float32)
+    first = p(x, backend='reference')[0].numpy()
+    assert p.random_run == 1
+    second = p(x, backend='reference')[0].numpy()
+    assert not np.array_equal(first, second)
+    p.random_run = 0
+    np.testing.assert_array_equal(p(x, backend='reference')[0].numpy(), first)
+    p.seed = 2 ** 64 - 1
+    assert (p.seed, p.random_run) == (2 ** 64 - 1, 1)
+    other = p(x, backend='reference')[0].numpy()
+    assert not np.array_equal(other, second)
+    # Standard normal noise: moments within 5 sigma of 0 and 1.
+    assert abs(first.mean()) < 5 / np.sqrt(first.size)
+    assert abs(first.std() - 1) < 0.2
+
+
 # --- The GPU: torch, CuPy, JAX ------------------------------------------------
 
 def torch_cuda():
@@ -273,6 +300,21 @@ def torch_cuda():
     if not torch.cuda.is_available():
         skip('no GPU for torch')
     return torch
+
+
+def test_random_draws_agree_on_the_gpu_and_the_reference():
+    torch = torch_cuda()
+    p = pipegpu.compile(NOISE)
+    x = rng.standard_normal((5, 301)).astype(np.float32)
+    p.seed, p.random_run = 99, 4
+    y, k = p(torch.from_numpy(x).cuda())
+    p.random_run = 4
+    ref_y, ref_k = p(x, backend='reference')
+    np.testing.assert_array_equal(torch.from_dlpack(y).cpu().numpy(),
+                                  ref_y.numpy())
+    np.testing.assert_array_equal(torch.from_dlpack(k).cpu().numpy(),
+                                  ref_k.numpy())
+    assert p.random_run == 5
 
 
 def test_torch_tensors_in_and_out_share_memory():

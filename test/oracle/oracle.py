@@ -35,10 +35,12 @@ def random(dtype, shape):
     return rng.integers(info.min, info.max, shape, dtype=t, endpoint=True)
 
 
-def run(source, inputs, expect_error=None, path=None, pipeline=None):
+def run(source, inputs, expect_error=None, path=None, pipeline=None,
+        options=()):
     """Runs the program `source` (or the file at `path`; its pipeline
-    `pipeline` when it has several) on `inputs`; returns {name: array} of
-    its results, or with `expect_error` (exit code, error text)."""
+    `pipeline` when it has several) on `inputs`, with pipec's `options`
+    besides; returns {name: array} of its results, or with `expect_error`
+    (exit code, error text)."""
     with tempfile.TemporaryDirectory() as d:
         if path is None:
             path = os.path.join(d, 'p.pipe')
@@ -46,6 +48,7 @@ def run(source, inputs, expect_error=None, path=None, pipeline=None):
         args = [PIPEC, 'run', path, '--backend=' + BACKEND, '--output', d]
         if pipeline:
             args.append('--pipeline=' + pipeline)
+        args += list(options)
         for name, value in inputs.items():
             np.save(os.path.join(d, name + '.npy'), value)
             args += ['--input', f'{name}={os.path.join(d, name)}.npy']

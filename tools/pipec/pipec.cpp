@@ -156,6 +156,16 @@ static cl::opt<Backend, false, EnumParser<Backend>> backend(
                clEnumValN(Backend::Gpu, "gpu", "the GPU, or fail"),
                clEnumValN(Backend::Reference, "reference",
                           "the CPU reference executor")));
+static cl::opt<uint64_t> seed(
+    "seed",
+    cl::desc("run: the seed of the random numbers (default 0); with "
+             "--random-run, a run is replayed bit for bit"),
+    cl::init(0), cl::cat(pipecCategory));
+static cl::opt<uint64_t> randomRun(
+    "random-run",
+    cl::desc("run: the random run number to draw with (default 0: a "
+             "pipeline's first run)"),
+    cl::init(0), cl::cat(pipecCategory));
 static cl::opt<bool> fastMath(
     "fast-math",
     cl::desc("Compile kernels with FMA contraction and approximate division: "
@@ -333,10 +343,11 @@ static int runPipeline(pipe::PipelineOp pipeline, const pipert::Plan &plan) {
     if (!executable)
       return fail(executable.status().message());
     phaseTimer.mark("kernel load (cache or NVRTC)");
+    (*executable)->setRandomState({seed, randomRun});
     results = (*executable)->run(tensors);
     phaseTimer.mark("run (copies + kernels)");
   } else {
-    results = pipec::runReference(pipeline, tensors);
+    results = pipec::runReference(pipeline, tensors, {seed, randomRun});
     phaseTimer.mark("run (CPU reference)");
   }
   if (!results)

@@ -1,0 +1,180 @@
+//===- PipeRandom.h - Counter-based random numbers --------------*- C++ -*-===//
+//
+// The random sources of the language (uniform, normal, coin_flip, randint),
+// compiled twice like PipeScalar.h (after it): into every kernel, and into
+// the CPU reference. Each value is a pure function of (seed, random run,
+// stream, element index): Philox4x32-10 (Salmon et al., "Parallel random
+// numbers: as easy as 1, 2, 3", SC'11; the generator of cuRAND and of
+// PyTorch's CUDA generator) keyed by the seed, over the counter
+//   (index low 32 bits, index high 16 bits | stream << 16, run low, run high)
+// where `stream` numbers the random op in its pipeline and `index` is the
+// element's row-major index in the op's shape. No state is carried from
+// element to element or from run to run, so the GPU, whatever its launch
+// shape, and the reference give the same bits, and a run is replayed from
+// its seed and run number.
+//
+// The distributions use only IEEE 754 double arithmetic, which both sides
+// round alike (kernels are compiled without contraction, the reference
+// with -ffp-contract=off): normal's logarithm and cosine are polynomials
+// here, not the math libraries', so that normal too agrees bit for bit.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef PIPE_CORE_PIPERANDOM_H
+#define PIPE_CORE_PIPERANDOM_H
+
+struct pipe_philox_block {
+  pipe_u32 v[4];
+};
+
+PIPE_HD pipe_u32 pipe_mulhi32(pipe_u32 a, pipe_u32 b) {
+  return (pipe_u32)(((pipe_u64)a * (pipe_u64)b) >> 32);
+}
+
+/// Philox4x32-10 of counter `c` under key `k` (Random123's philox4x32).
+PIPE_HD pipe_philox_block pipe_philox4x32_10(pipe_philox_block c, pipe_u32 k0,
+                                             pipe_u32 k1) {
+  for (int round = 0; round < 10; ++round) {
+    if (round > 0) {
+      k0 += 0x9E3779B9u;
+      k1 += 0xBB67AE85u;
+    }
+    pipe_u32 hi0 = pipe_mulhi32(0xD2511F53u, c.v[0]);
+    pipe_u32 lo0 = 0xD2511F53u * c.v[0];
+    pipe_u32 hi1 = pipe_mulhi32(0xCD9E8D57u, c.v[2]);
+    pipe_u32 lo1 = 0xCD9E8D57u * c.v[2];
+    pipe_philox_block next;
+    next.v[0] = hi1 ^ c.v[1] ^ k0;
+    next.v[1] = lo1;
+    next.v[2] = hi0 ^ c.v[3] ^ k1;
+    next.v[3] = lo0;
+    c = next;
+  }
+  return c;
+}
+
+/// The 128 random bits of element `index` of random op `stream`.
+PIPE_HD pipe_philox_block pipe_random_bits(pipe_u64 seed, pipe_u64 run,
+                                           pipe_u64 stream, pipe_i64 index) {
+  pipe_u64 i = (pipe_u64)index;
+  pipe_philox_block c;
+  c.v[0] = (pipe_u32)i;
+  c.v[1] = (pipe_u32)((i >> 32) & 0xFFFFu) | (pipe_u32)(stream << 16);
+  c.v[2] = (pipe_u32)run;
+  c.v[3] = (pipe_u32)(run >> 32);
+  return pipe_philox4x32_10(c, (pipe_u32)seed, (pipe_u32)(seed >> 32));
+}
+
+/// A double in [0, 1): 53 random bits of words `a` (high) and `b`.
+PIPE_HD double pipe_random_unit(pipe_u32 a, pipe_u32 b) {
+  pipe_u64 bits = (((pipe_u64)a << 32) | b) >> 11;
+  return (double)bits * (1.0 / 9007199254740992.0);
+}
+
+/// log(x) for x in (0, 1], by x = m 2^e with m in [sqrt(1/2), sqrt(2)) and
+/// log m = 2 atanh(s), s = (m - 1) / (m + 1), |s| < 0.172: the series to
+/// s^23 is within 1e-17 of it.
+PIPE_HD double pipe_random_log(double x) {
+  pipe_u64 bits = pipe_double_bits(x);
+  long long e = (long long)((bits >> 52) & 0x7FF) - 1023;
+  double m = pipe_double_from_bits((bits & 0x000FFFFFFFFFFFFFull) |
+                                   0x3FF0000000000000ull);
+  if (e == -1023) { // subnormal: x < 2^-1022, which 53-bit units never give
+    m = x * 4503599627370496.0; // 2^52
+    bits = pipe_double_bits(m);
+    e = (long long)((bits >> 52) & 0x7FF) - 1023 - 52;
+    m = pipe_double_from_bits((bits & 0x000FFFFFFFFFFFFFull) |
+                              0x3FF0000000000000ull);
+  }
+  if (m > 1.4142135623730951) {
+    m = m * 0.5;
+    e += 1;
+  }
+  double s = (m - 1.0) / (m + 1.0);
+  double s2 = s * s;
+  double series = 1.0 / 23.0;
+  for (int k = 21; k >= 1; k -= 2)
+    series = 1.0 / (double)k + s2 * series;
+  const double ln2_hi = 6.93147180369123816490e-01;
+  const double ln2_lo = 1.90821492927058770002e-10;
+  return (double)e * ln2_hi + (2.0 * s * series + (double)e * ln2_lo);
+}
+
+/// cos(2 pi t) for t in [0, 1): a quarter turn's sine or cosine series.
+PIPE_HD double pipe_random_cos_turn(double t) {
+  double q4 = t * 4.0;
+  int quadrant = (int)q4; // 0..3
+  double x = (q4 - (double)quadrant) * 1.5707963267948966; // [0, pi/2)
+  double x2 = x * x;
+  // cos x and sin x by their Taylor series to x^22 and x^21.
+  double c = 1.0, s = 1.0;
+  for (int k = 22; k >= 2; k -= 2)
+    c = 1.0 - x2 / (double)(k * (k - 1)) * c;
+  for (int k = 21; k >= 3; k -= 2)
+    s = 1.0 - x2 / (double)(k * (k - 1)) * s;
+  s = x * s;
+  switch (quadrant) {
+  case 0:
+    return c;
+  case 1:
+    return -s;
+  case 2:
+    return -c;
+  default:
+    return s;
+  }
+}
+
+/// uniform: lo + u (hi - lo) for u in [0, 1), rounded to T (hi itself may
+/// come out only by that rounding, as NumPy's uniform says).
+template <typename T>
+PIPE_HD T pipe_random_uniform(pipe_u64 seed, pipe_u64 run, pipe_u64 stream,
+                              pipe_i64 index, double lo, double hi) {
+  pipe_philox_block r = pipe_random_bits(seed, run, stream, index);
+  double u = pipe_random_unit(r.v[0], r.v[1]);
+  return pipe_cast<T>(lo + u * (hi - lo));
+}
+
+/// normal: mean + stddev z, z standard normal by Box and Muller's
+/// sqrt(-2 log u1) cos(2 pi u2), u1 in (0, 1].
+template <typename T>
+PIPE_HD T pipe_random_normal(pipe_u64 seed, pipe_u64 run, pipe_u64 stream,
+                             pipe_i64 index, double mean, double stddev) {
+  pipe_philox_block r = pipe_random_bits(seed, run, stream, index);
+  double u1 = 1.0 - pipe_random_unit(r.v[0], r.v[1]);
+  double u2 = pipe_random_unit(r.v[2], r.v[3]);
+  double z = pipe_sqrtf(-2.0 * pipe_random_log(u1)) * pipe_random_cos_turn(u2);
+  return pipe_cast<T>(mean + stddev * z);
+}
+
+/// coin_flip: 1 (true) with probability p: u < p for u in [0, 1), so
+/// p <= 0 (and NaN) never and p >= 1 always.
+template <typename T>
+PIPE_HD T pipe_random_coin_flip(pipe_u64 seed, pipe_u64 run, pipe_u64 stream,
+                                pipe_i64 index, double p) {
+  pipe_philox_block r = pipe_random_bits(seed, run, stream, index);
+  double u = pipe_random_unit(r.v[0], r.v[1]);
+  return pipe_cast<T>(pipe_make_bool(u < p));
+}
+
+/// randint: an integer in [lo, hi), each with probability 1 / (hi - lo)
+/// to within (hi - lo) / 2^64: lo + the high 64 bits of 64 random bits
+/// times hi - lo. lo where hi <= lo.
+template <typename T>
+PIPE_HD T pipe_random_randint(pipe_u64 seed, pipe_u64 run, pipe_u64 stream,
+                              pipe_i64 index, pipe_i64 lo, pipe_i64 hi) {
+  if (hi <= lo)
+    return pipe_cast<T>(lo);
+  pipe_philox_block r = pipe_random_bits(seed, run, stream, index);
+  pipe_u64 bits = ((pipe_u64)r.v[0] << 32) | r.v[1];
+  pipe_u64 range = (pipe_u64)hi - (pipe_u64)lo;
+#if defined(__CUDA_ARCH__)
+  pipe_u64 offset = __umul64hi(bits, range);
+#else
+  pipe_u64 offset =
+      (pipe_u64)(((unsigned __int128)bits * (unsigned __int128)range) >> 64);
+#endif
+  return pipe_cast<T>((pipe_i64)((pipe_u64)lo + offset));
+}
+
+#endif // PIPE_CORE_PIPERANDOM_H

@@ -1,0 +1,237 @@
+//===- SemaRandom.cpp - Checking the random sources -----------------------===//
+//
+// uniform, normal, coin_flip and randint (pipe.random): the shape they
+// draw, their parameters (literals, sizes or tensors that broadcast to the
+// shape), the dtype and an op's own seed.
+//
+//===----------------------------------------------------------------------===//
+
+#include "frontend/Sema.h"
+#include "frontend/SemaChecker.h"
+
+#include "core/DimExpr.h"
+
+#include "llvm/Support/Casting.h"
+
+#include <cmath>
+
+using namespace pipec;
+using namespace pipec::sema;
+using pipert::DimExpr;
+
+namespace {
+
+ExprAST *keywordOf(CallExprAST &expr, llvm::StringRef name) {
+  for (KeywordArgAST &kwarg : expr.kwargs)
+    if (kwarg.name == name)
+      return kwarg.value.get();
+  return nullptr;
+}
+
+/// The value of a number literal as written (after literal folding).
+std::optional<double> literalValue(const ExprAST &expr) {
+  if (auto *number = llvm::dyn_cast<NumberExprAST>(&expr))
+    return number->isFloat ? number->floatValue : double(number->intValue);
+  return std::nullopt;
+}
+
+std::string formatNumber(double value) {
+  std::string text = std::to_string(value);
+  while (text.size() > 1 && text.back() == '0')
+    text.pop_back();
+  if (!text.empty() && text.back() == '.')
+    text.pop_back();
+  return text;
+}
+
+/// "[N, 2]", or "a scalar" for no dims.
+std::string describeShape(const std::vector<DimAST> &dims) {
+  if (dims.empty())
+    return "a scalar";
+  std::string text = "[";
+  for (size_t i = 0; i < dims.size(); ++i)
+    text += (i ? ", " : "") + dims[i].str();
+  return text + "]";
+}
+
+} // namespace
+
+/// Whether a value of `type` broadcasts to `dims` (NumPy: its dims align
+/// with the last ones, each equal or a literal 1).
+static bool broadcastsTo(const ExprType &type, const std::vector<DimAST> &dims) {
+  if (type.dims.size() > dims.size())
+    return false;
+  size_t offset = dims.size() - type.dims.size();
+  for (size_t d = 0; d < type.dims.size(); ++d) {
+    const DimAST &dim = type.dims[d];
+    if (!(dim == dims[offset + d]) && !(!dim.isSymbolic() && dim.size == 1))
+      return false;
+  }
+  return true;
+}
+
+bool PipelineChecker::checkRandomOp(CallExprAST &expr) {
+  const std::string &callee = expr.callee;
+  bool randint = callee == "randint";
+  // The shape drawn: sizes, one value when absent.
+  std::vector<DimAST> dims;
+  if (ExprAST *shape = keywordOf(expr, "shape")) {
+    std::optional<std::vector<DimExpr>> sizes =
+        sizesOf(*shape, "the shape of '" + callee + "'");
+    if (!sizes)
+      return false;
+    for (const DimExpr &size : *sizes) {
+      if (size.isConstant() && size.getConstant() < 0)
+        return error(shape->getLoc(), "a size cannot be negative");
+      dims.push_back(toDim(size, shape->getLoc()));
+      expr.shape.push_back(size.str());
+    }
+  }
+  ExprType drawn{"", dims};
+  // A parameter: a number literal (an integer, or a size, for randint) or
+  // a tensor of numbers that broadcasts to the shape.
+  auto checkParam = [&](ExprAST &param, const std::string &what) {
+    if (randint && isSize(param))
+      return checkExpr(param);
+    if (!checkExpr(param))
+      return false;
+    const ExprType &type = param.type;
+    if (type.isWeakLiteral()) {
+      if (!type.dims.empty() || llvm::isa<ListExprAST>(param))
+        return error(param.getLoc(), what + " is one number, or a tensor of "
+                                            "them per element drawn");
+      if (randint && type.weakFloat)
+        return error(param.getLoc(), what + " is an integer");
+      return true;
+    }
+    if (randint ? !isIntegerDType(type.dtype) : type.dtype == "bool")
+      return error(param.getLoc(), what + " must be " +
+                                       (randint ? "an integer" : "a number") +
+                                       ", not " + type.str());
+    if (!broadcastsTo(type, dims))
+      return error(param.getLoc(),
+                   what + " " + type.str() + " does not broadcast to the " +
+                       "shape drawn, " + describeShape(dims) +
+                       " (NumPy's rules: its dims align with the last ones)");
+    return true;
+  };
+
+  std::string dtype = randint ? "i32" : callee == "coin_flip" ? "bool" : "f32";
+  if (ExprAST *value = keywordOf(expr, "dtype")) {
+    std::optional<std::string> requested = dtypeArgument(*value);
+    if (!requested)
+      return false;
+    if ((callee == "uniform" || callee == "normal") &&
+        !isFloatDType(*requested))
+      return error(value->getLoc(), "'" + callee + "' draws floats, not " +
+                                        *requested);
+    if (randint && !isIntegerDType(*requested))
+      return error(value->getLoc(), "'randint' draws integers, not " +
+                                        *requested);
+    dtype = *requested;
+  }
+  if (ExprAST *seed = keywordOf(expr, "seed")) {
+    auto *number = llvm::dyn_cast<NumberExprAST>(seed);
+    if (!number || number->isFloat || (number->intValue < 0 &&
+                                       !number->exceedsInt64))
+      return error(seed->getLoc(), "the seed of '" + callee +
+                                       "' is an integer literal from 0 to "
+                                       "18446744073709551615");
+    expr.seed = uint64_t(number->intValue);
+  }
+
+  if (callee == "uniform") {
+    if (ExprAST *range = keywordOf(expr, "range")) {
+      auto *list = llvm::dyn_cast<ListExprAST>(range);
+      if (!list || list->elements.size() != 2)
+        return error(range->getLoc(), "'uniform' takes range = [lo, hi]");
+      for (ExprPtr &bound : list->elements)
+        if (!checkParam(*bound, "a bound of uniform's range"))
+          return false;
+      std::optional<double> lo = literalValue(*list->elements[0]);
+      std::optional<double> hi = literalValue(*list->elements[1]);
+      if (lo && hi && !(*lo <= *hi))
+        return error(range->getLoc(),
+                     "uniform's range [" + formatNumber(*lo) + ", " +
+                         formatNumber(*hi) + "] is empty: lo must not "
+                                             "exceed hi");
+    }
+  } else if (callee == "normal") {
+    if (ExprAST *mean = keywordOf(expr, "mean"))
+      if (!checkParam(*mean, "normal's mean"))
+        return false;
+    if (ExprAST *stddev = keywordOf(expr, "stddev")) {
+      if (!checkParam(*stddev, "normal's stddev"))
+        return false;
+      if (std::optional<double> value = literalValue(*stddev);
+          value && !(*value >= 0))
+        return error(stddev->getLoc(), "normal's stddev is " +
+                                           formatNumber(*value) +
+                                           "; it cannot be negative");
+    }
+  } else if (callee == "coin_flip") {
+    ExprAST *p = keywordOf(expr, "probability");
+    if (ExprAST *alias = keywordOf(expr, "p")) {
+      if (p)
+        return error(alias->getLoc(), "'coin_flip' takes probability = or "
+                                      "p =, not both");
+      p = alias;
+    }
+    if (p) {
+      if (!checkParam(*p, "coin_flip's probability"))
+        return false;
+      if (std::optional<double> value = literalValue(*p);
+          value && !(*value >= 0 && *value <= 1))
+        return error(p->getLoc(), "coin_flip's probability is " +
+                                      formatNumber(*value) +
+                                      "; it must lie in [0, 1]");
+    }
+  } else { // randint(lo, hi)
+    ExprAST *lo = expr.args.size() > 0 ? expr.args[0].get() : nullptr;
+    ExprAST *hi = expr.args.size() > 1 ? expr.args[1].get() : nullptr;
+    for (auto [name, slot] : {std::pair{"lo", &lo}, std::pair{"hi", &hi}}) {
+      if (ExprAST *given = keywordOf(expr, name)) {
+        if (*slot)
+          return error(given->getLoc(), std::string("'randint' has its ") +
+                                            name + " twice");
+        *slot = given;
+      }
+    }
+    if (!lo || !hi)
+      return error(expr.getLoc(), "'randint' takes lo and hi: integers in "
+                                  "[lo, hi), e.g. randint(0, 10, shape = "
+                                  "[N])");
+    if (!checkParam(*lo, "randint's lo") || !checkParam(*hi, "randint's hi"))
+      return false;
+    std::optional<double> low = literalValue(*lo), high = literalValue(*hi);
+    if (low && high && !(*low < *high))
+      return error(expr.getLoc(), "randint's range [" + formatNumber(*low) +
+                                      ", " + formatNumber(*high) +
+                                      ") is empty: lo must be below hi");
+    if (low && !checkLiteralFits(*lo, dtype))
+      return false;
+    if (high) {
+      // hi itself is never drawn: hi - 1 must fit.
+      auto *number = llvm::cast<NumberExprAST>(hi);
+      unsigned bits = getDTypeBits(dtype);
+      bool isUnsigned = isUnsignedDType(dtype);
+      double most = isUnsigned ? std::ldexp(1.0, int(bits)) - 1
+                               : std::ldexp(1.0, int(bits) - 1) - 1;
+      double last = number->exceedsInt64 ? std::ldexp(1.0, 64)
+                                         : double(number->intValue) - 1;
+      if (!number->isFloat && last > most)
+        return error(hi->getLoc(), "randint's hi " +
+                                       formatNumber(last + 1) +
+                                       " draws up to " + formatNumber(last) +
+                                       ", which " + dtype + " cannot hold");
+    }
+  }
+  // Streams number the random ops of a pipeline (core/PipeRandom.h).
+  if (++randomOps > kMaxRandomOps)
+    return error(expr.getLoc(), "a pipeline draws from at most " +
+                                    std::to_string(kMaxRandomOps) +
+                                    " random calls (loops count each "
+                                    "iteration's)");
+  expr.type = ExprType{dtype, dims};
+  return true;
+}

@@ -1,0 +1,114 @@
+"""The random sources against an independent NumPy model of their
+definition (docs/language.md, Random numbers): Philox4x32-10 over the
+counter (index, stream, run) keyed by the seed, and each distribution's
+formula in float64. uniform, coin_flip and randint agree bit for bit;
+normal, whose logarithm and cosine NumPy takes from libm, within 2e-7
+relative (the f32 rounding of values a few ulps of f64 apart)."""
+from oracle import check, finish, rng, run
+import numpy as np
+
+M0, M1 = np.uint64(0xD2511F53), np.uint64(0xCD9E8D57)
+W0, W1 = 0x9E3779B9, 0xBB67AE85
+MASK = np.uint64(0xFFFFFFFF)
+
+
+def philox(index, stream, run_number, seed):
+    """The four 32-bit words (as uint64 arrays) of each element's block."""
+    index = np.asarray(index, dtype=np.uint64)
+    c0 = index & MASK
+    c1 = ((index >> np.uint64(32)) & np.uint64(0xFFFF)) | np.uint64(stream << 16)
+    c2 = np.full_like(c0, run_number & 0xFFFFFFFF)
+    c3 = np.full_like(c0, run_number >> 32)
+    k0, k1 = seed & 0xFFFFFFFF, seed >> 32
+    for r in range(10):
+        if r:
+            k0, k1 = (k0 + W0) & 0xFFFFFFFF, (k1 + W1) & 0xFFFFFFFF
+        p0, p1 = M0 * c0, M1 * c2
+        c0, c1, c2, c3 = ((p1 >> np.uint64(32)) ^ c1 ^ np.uint64(k0),
+                          p1 & MASK,
+                          (p0 >> np.uint64(32)) ^ c3 ^ np.uint64(k1),
+                          p0 & MASK)
+    return c0, c1, c2, c3
+
+
+def unit(a, b):
+    """A float64 in [0, 1) from the 53 high bits of words a (high) and b."""
+    return (((a << np.uint64(32)) | b) >> np.uint64(11)).astype(
+        np.float64) * 2.0 ** -53
+
+
+def uniform(shape, stream, run_number, seed, lo, hi, dtype):
+    r = philox(np.arange(int(np.prod(shape))), stream, run_number, seed)
+    u = unit(r[0], r[1]).reshape(shape)
+    return (lo + u * (hi - lo)).astype(dtype)
+
+
+def normal(shape, stream, run_number, seed, mean, stddev, dtype):
+    r = philox(np.arange(int(np.prod(shape))), stream, run_number, seed)
+    u1 = 1.0 - unit(r[0], r[1])
+    u2 = unit(r[2], r[3])
+    z = np.sqrt(-2.0 * np.log(u1)) * np.cos(2 * np.pi * u2)
+    return (mean + stddev * z.reshape(shape)).astype(dtype)
+
+
+def coin_flip(shape, stream, run_number, seed, p, dtype):
+    r = philox(np.arange(int(np.prod(shape))), stream, run_number, seed)
+    return (unit(r[0], r[1]).reshape(shape) < p).astype(dtype)
+
+
+def randint(shape, stream, run_number, seed, lo, hi, dtype):
+    r = philox(np.arange(int(np.prod(shape))), stream, run_number, seed)
+    bits = [(int(a) << 32) | int(b) for a, b in zip(r[0], r[1])]
+    lo, hi = np.broadcast_to(lo, shape).reshape(-1), \
+        np.broadcast_to(hi, shape).reshape(-1)
+    out = [int(l) + ((x * (int(h) - int(l))) >> 64) if h > l else int(l)
+           for x, l, h in zip(bits, lo, hi)]
+    return np.array(out, dtype=np.int64).reshape(shape).astype(dtype)
+
+
+SOURCE = """
+pipeline p(x: f32[N, H, W], lo: i64[N, 1, 1]) -> (u: f32[N, H, W], h: f16[N, W],
+    d: f64[N], z: f32[N, H, W], zd: f64[H, W], c: bool[N, H, W], k: i32[N, H, W],
+    kl: i64[N, H, W], s: f32[N, 2]) {
+  u  = uniform(range = [-3.5, 7], shape = [N, H, W])
+  h  = uniform(shape = [N, W], dtype = f16)
+  d  = uniform(range = [1e-3, 2e-3], shape = [N], dtype = f64)
+  z  = normal(mean = 2, stddev = 3, shape = [N, H, W])
+  zd = normal(shape = [H, W], dtype = f64)
+  c  = coin_flip(p = 0.3, shape = [N, H, W])
+  k  = randint(-5, W, shape = [N, H, W])
+  kl = randint(lo, lo + 1000000007, shape = [N, H, W], dtype = i64)
+  s  = uniform(shape = [N, 2], seed = 77)
+}
+"""
+
+for n, h, w in [(1, 1, 1), (3, 5, 7), (2, 17, 33)]:
+    for seed, run_number in [(0, 0), (42, 3), (2**63 + 5, 2**40 + 1)]:
+        x = np.zeros((n, h, w), np.float32)
+        lo = rng.integers(-2**40, 2**40, (n, 1, 1), dtype=np.int64)
+        got = run(SOURCE, {'x': x, 'lo': lo},
+                  options=[f'--seed={seed}', f'--random-run={run_number}'])
+        case = f'{n}x{h}x{w} seed {seed} run {run_number}'
+        check('uniform ' + case, got['u'],
+              uniform((n, h, w), 0, run_number, seed, -3.5, 7.0, np.float32))
+        check('uniform f16 ' + case, got['h'],
+              uniform((n, w), 1, run_number, seed, 0.0, 1.0, np.float16))
+        check('uniform f64 ' + case, got['d'],
+              uniform((n,), 2, run_number, seed, 1e-3, 2e-3, np.float64))
+        check('normal ' + case, got['z'],
+              normal((n, h, w), 3, run_number, seed, 2.0, 3.0, np.float32),
+              tol=2e-7)
+        check('normal f64 ' + case, got['zd'],
+              normal((h, w), 4, run_number, seed, 0.0, 1.0, np.float64),
+              tol=1e-14)
+        check('coin_flip ' + case, got['c'],
+              coin_flip((n, h, w), 5, run_number, seed, 0.3, np.bool_))
+        check('randint ' + case, got['k'],
+              randint((n, h, w), 6, run_number, seed, -5, w, np.int32))
+        check('randint i64 ' + case, got['kl'],
+              randint((n, h, w), 7, run_number, seed, lo, lo + 1000000007,
+                      np.int64))
+        check('own seed ' + case, got['s'],
+              uniform((n, 2), 8, run_number, 77, 0.0, 1.0, np.float32))
+
+finish()
