@@ -24,6 +24,12 @@ for tool in FileCheck not split-file; do
   ldd "/usr/lib/llvm-22/bin/$tool" | awk '$3 ~ /libz3/ {print $3}' |
     xargs -r -I{} cp -L {} "$out/llvm-lib/"
 done
+# The carried files may take 64 MiB in all: libz3 (23 MB) travels
+# xz-compressed (about 5 MB), and device-test.sh unpacks it there.
+for lib in "$out"/llvm-lib/*.so*; do
+  python3 -c 'import lzma, sys; d = open(sys.argv[1], "rb").read(); open(sys.argv[1] + ".xz", "wb").write(lzma.compress(d, preset=6))' "$lib"
+  rm "$lib"
+done
 cp -r /usr/lib/llvm-22/utils/lit "$out/lit"
 cat > "$out/lit/run-lit.py" <<'PY'
 import os, sys
