@@ -473,6 +473,54 @@ std::string RandomOp::getScalarExpression(ArrayRef<std::string> operands) {
 }
 
 //===----------------------------------------------------------------------===//
+// ChannelMixOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult ChannelMixOp::verify() {
+  auto input = cast<RankedTensorType>(getInput().getType());
+  auto matrix = cast<RankedTensorType>(getMatrix().getType());
+  auto offset = cast<RankedTensorType>(getOffset().getType());
+  auto result = cast<RankedTensorType>(getResult().getType());
+  int64_t rank = input.getRank();
+  if (rank < 1 || input.isDynamicDim(rank - 1) || result.getRank() != rank ||
+      result.isDynamicDim(rank - 1))
+    return emitOpError() << "mixes a static last dim into a static last dim "
+                            "of the same rank";
+  int64_t k = input.getDimSize(rank - 1), c = result.getDimSize(rank - 1);
+  Type element = matrix.getElementType();
+  if (!isa<Float32Type, Float64Type>(element) ||
+      offset.getElementType() != element)
+    return emitOpError() << "matrix and offset must be f32 or f64, alike";
+  // The leading dims of `type` before its last `trailing` are a prefix of
+  // the input's leading dims.
+  auto leadsWithSamples = [&](RankedTensorType type, int64_t trailing) {
+    int64_t samples = type.getRank() - trailing;
+    if (samples < 0 || samples > rank - 1)
+      return false;
+    for (int64_t d = 0; d < samples; ++d)
+      if (getDimNames(type)[d] != getDimNames(input)[d] ||
+          type.getDimSize(d) != input.getDimSize(d))
+        return false;
+    return true;
+  };
+  int64_t m = matrix.getRank();
+  if (m < 2 || matrix.getDimSize(m - 2) != c || matrix.getDimSize(m - 1) != k ||
+      !leadsWithSamples(matrix, 2))
+    return emitOpError() << "matrix must be [samples..., " << c << ", " << k
+                         << "]";
+  if (offset.getRank() != 0 &&
+      (offset.getDimSize(offset.getRank() - 1) != c ||
+       !leadsWithSamples(offset, 1)))
+    return emitOpError() << "offset must be a scalar or [samples..., " << c
+                         << "]";
+  for (int64_t d = 0; d + 1 < rank; ++d)
+    if (getDimNames(result)[d] != getDimNames(input)[d] ||
+        result.getDimSize(d) != input.getDimSize(d))
+      return emitOpError() << "result must have the input's leading dims";
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
 // ChooseOp
 //===----------------------------------------------------------------------===//
 

@@ -331,6 +331,44 @@ def Pipe_RandomOp : Pipe_Op<"random", [Pure,
       Pipe_Function<"randint", 2, ["lo", "hi", "shape", "dtype", "seed"]>];
 }
 
+def Pipe_ChannelMixOp : Pipe_Op<"channel_mix", [Pure]> {
+  let summary = "Each pixel's channels mixed by a per-sample matrix, plus an offset";
+  let description = [{
+    The color functions: for `input` [..., K] (K static), result element
+    [..., c] is `offset[c] + m[c][0] * x[0] + ... + m[c][K-1] * x[K-1]`,
+    computed in that order in the matrix's float dtype (no fused
+    multiply-adds) from the input's elements converted to it, then
+    converted to the result's dtype as a cast converts. `matrix` is
+    [S..., C, K] and `offset` [S'..., C] or a scalar, where S... and S'...
+    are leading dims of the input (one matrix per sample, or one for all).
+    pipe-expand-layout rewrites it into slices, broadcasts and elementwise
+    ops, which fuse into one kernel with what surrounds it.
+
+    ```mlir
+    %y = pipe.channel_mix %x, %m, %o : tensor<?x?x?x3xui8, ["N", "H", "W"]>, tensor<?x3x3xf32, ["N"]>, tensor<?x3xf32, ["N"]> to tensor<?x?x?x3xui8, ["N", "H", "W"]>
+    ```
+  }];
+  let arguments = (ins Pipe_Tensor:$input, Pipe_Tensor:$matrix,
+                       Pipe_Tensor:$offset);
+  let results = (outs Pipe_Tensor:$result);
+  let assemblyFormat = [{
+    $input `,` $matrix `,` $offset attr-dict `:` type($input) `,`
+    type($matrix) `,` type($offset) `to` type($result)
+  }];
+  let hasVerifier = 1;
+  list<Pipe_Function> functions = [
+      Pipe_Function<"brightness_contrast", 1, ["brightness", "brightness_shift",
+                                               "contrast", "contrast_center",
+                                               "dtype"]>,
+      Pipe_Function<"hsv", 1, ["hue", "saturation", "value", "dtype"]>,
+      Pipe_Function<"hue", 1, ["hue", "dtype"]>,
+      Pipe_Function<"saturation", 1, ["saturation", "dtype"]>,
+      Pipe_Function<"color_twist", 1, ["brightness", "contrast", "hue",
+                                       "saturation", "dtype"]>,
+      Pipe_Function<"color_space_conversion", 1, ["image_type", "output_type",
+                                                  "dtype"]>];
+}
+
 def Pipe_CastOp : Pipe_Op<"cast", [Pure,
     DeclareOpInterfaceMethods<Pipe_ElementwiseOpInterface>]> {
   let summary = "Converts each element to another dtype";

@@ -198,6 +198,9 @@ public:
   /// Set by Sema for pad: widths known only with the dims, which must not
   /// be negative (checked when the pipeline runs).
   std::vector<std::string> dimChecks;
+  /// Set by Sema for color_space_conversion: the image types (rgb, bgr,
+  /// gray, ycbcr) it converts between.
+  std::string fromColor, toColor;
   /// Set by Sema for the random sources: the op's own seed, if it has one.
   std::optional<uint64_t> seed;
   static bool classof(const ExprAST *e) { return e->getKind() == Kind::Call; }

@@ -14,6 +14,7 @@
 #include "frontend/Sema.h"
 
 #include "core/DimExpr.h"
+#include "core/PipeColor.h"
 
 #include "dialect/PipeSpellings.inc"
 
@@ -679,6 +680,172 @@ private:
     return pipe::EraseOp::create(builder, where, type, input, anchors, sizes,
                                  fill, builder.getDenseI64ArrayAttr(call.axes),
                                  builder.getI64IntegerAttr(call.regions));
+  }
+
+  /// A constant tensor of `shape` (row-major `values`) in `dtype`.
+  Value constantTensor(ArrayRef<int64_t> shape, ArrayRef<double> values,
+                       llvm::StringRef dtype, Location where) {
+    Type element = elementType(dtype);
+    SmallVector<Attribute> attrs;
+    for (double value : values)
+      attrs.push_back(builder.getFloatAttr(element, value));
+    // Tensor constants are lists; a matrix is a reshaped one (a view).
+    auto list = RankedTensorType::get({int64_t(values.size())}, element);
+    Value constant = pipe::ConstantOp::create(
+        builder, where, DenseElementsAttr::get(list, attrs));
+    if (shape.size() == 1)
+      return constant;
+    return pipe::ReshapeOp::create(builder, where,
+                                   RankedTensorType::get(shape, element),
+                                   constant);
+  }
+
+  /// `value` (rank 0, or a prefix of `dims`) broadcast to `dims`, its dims
+  /// leading: a per-sample parameter spread over each sample.
+  Value spreadLeading(Value value, const std::vector<DimAST> &dims,
+                      Location where) {
+    auto type = cast<RankedTensorType>(value.getType());
+    RankedTensorType target =
+        tensorType(pipe::getDTypeName(type.getElementType()), dims);
+    if (type.getRank() == 0 || pipe::haveSameShape(type, target))
+      return value;
+    SmallVector<int64_t> dimensions;
+    for (int64_t d = 0; d < type.getRank(); ++d)
+      dimensions.push_back(d);
+    return pipe::BroadcastOp::create(builder, where, target, value,
+                                     builder.getDenseI64ArrayAttr(dimensions));
+  }
+
+  /// The color functions. brightness_contrast is elementwise; the others
+  /// mix the channels by a 3x3 matrix per sample (pipe.channel_mix), DALI's
+  /// YIQ formulas (core/PipeColor.h documents them).
+  Value emitChannelMixOp(const CallExprAST &call, RankedTensorType type,
+                         Location where, llvm::StringRef) {
+    const std::string &callee = call.callee;
+    Value input = emitExpr(*call.args[0], call.operandDType);
+    const std::string &in = call.operandDType, &out = call.type.dtype;
+    std::string f = in == "f64" || out == "f64" ? "f64" : "f32";
+    const std::vector<DimAST> &dims = call.args[0]->type.dims;
+    int64_t rank = int64_t(dims.size());
+    std::vector<DimAST> samples(dims.begin(),
+                                dims.begin() + std::max<int64_t>(rank - 3, 0));
+    auto number = [&](double value) -> Value {
+      return pipe::ConstantOp::create(builder, where,
+                                      builder.getFloatAttr(elementType(f), value));
+    };
+    // A parameter as `f` over the sample dims (or a scalar).
+    auto param = [&](llvm::StringRef name, double fallback) -> Value {
+      const ExprAST *given = keywordValue(call, name);
+      if (!given)
+        return number(fallback);
+      return spreadLeading(castTo(emitExpr(*given, f), f, where), samples,
+                           where);
+    };
+    auto shapeOf = [&](Value a, Value b) {
+      auto ta = cast<RankedTensorType>(a.getType());
+      return ta.getRank() ? ta : cast<RankedTensorType>(b.getType());
+    };
+    auto mul = [&](Value a, Value b) -> Value {
+      return pipe::MulOp::create(builder, where, shapeOf(a, b), a, b);
+    };
+    auto add = [&](Value a, Value b) -> Value {
+      return pipe::AddOp::create(builder, where, shapeOf(a, b), a, b);
+    };
+    auto sub = [&](Value a, Value b) -> Value {
+      return pipe::SubOp::create(builder, where, shapeOf(a, b), a, b);
+    };
+
+    if (callee == "brightness_contrast") {
+      // DALI: out = shift * range(out) + brightness * (centre + contrast
+      // * (in - centre)), as addend + multiplier * in: addend = shift *
+      // range(out) + brightness * (centre - contrast * centre),
+      // multiplier = brightness * contrast.
+      double centre = pipert::getColorHalfRange(in);
+      if (const ExprAST *given = keywordValue(call, "contrast_center")) {
+        auto *literal = llvm::cast<NumberExprAST>(given);
+        centre = literal->isFloat ? literal->floatValue
+                                  : double(literal->intValue);
+      }
+      double outRange = pipert::getColorFullRange(out);
+      Value b = param("brightness", 1);
+      Value contrast = param("contrast", 1);
+      Value addend =
+          add(mul(param("brightness_shift", 0), number(outRange)),
+              mul(b, sub(number(centre), mul(contrast, number(centre)))));
+      Value multiplier = mul(b, contrast);
+      std::vector<DimAST> computedDims = dims;
+      Value x = castTo(input, f, where);
+      Value scaled = pipe::MulOp::create(
+          builder, where, tensorType(f, computedDims),
+          x, spreadLeading(multiplier, computedDims, where));
+      Value sum = pipe::AddOp::create(
+          builder, where, tensorType(f, computedDims),
+          spreadLeading(addend, computedDims, where), scaled);
+      return castTo(sum, out, where);
+    }
+
+    Value matrix, offset = number(0);
+    std::vector<DimAST> matrixDims = samples;
+    DimAST three;
+    three.size = 3;
+    if (callee == "color_space_conversion") {
+      pipert::ColorConversion conversion =
+          pipert::getColorConversion(call.fromColor, call.toColor, in);
+      int64_t c = int64_t(conversion.offset.size());
+      int64_t k = int64_t(conversion.matrix.size()) / c;
+      matrix = constantTensor({c, k}, conversion.matrix, f, where);
+      offset = constantTensor({c}, conversion.offset, f, where);
+    } else {
+      // M = value * brightness * contrast * (A0 + s cos(h) A1 + s sin(h) A2),
+      // the product Yiq2Rgb * hue * saturation * Rgb2Yiq expanded.
+      pipert::ColorYiqTerms terms = pipert::getColorYiqTerms();
+      Value h = param("hue", 0), s = param("saturation", 1);
+      Value radians = mul(h, number(M_PI / 180));
+      auto trig = [&](bool sine) -> Value {
+        auto t = cast<RankedTensorType>(radians.getType());
+        return sine ? Value(pipe::SinOp::create(builder, where, t, radians))
+                    : Value(pipe::CosOp::create(builder, where, t, radians));
+      };
+      Value scale = param("value", 1);
+      if (callee == "color_twist")
+        scale = mul(param("brightness", 1), param("contrast", 1));
+      std::vector<DimAST> full = samples;
+      full.push_back(three);
+      full.push_back(three);
+      RankedTensorType fullType = tensorType(f, full);
+      auto term = [&](ArrayRef<double> a, Value weight) -> Value {
+        Value constant = constantTensor({3, 3}, a, f, where);
+        if (!samples.empty())
+          constant = broadcastTo(constant, full, where);
+        return pipe::MulOp::create(builder, where, fullType, constant,
+                                   spreadLeading(weight, full, where));
+      };
+      Value sum = pipe::AddOp::create(
+          builder, where, fullType,
+          pipe::AddOp::create(builder, where, fullType,
+                              term(terms.a0, number(1)),
+                              term(terms.a1, mul(s, trig(false)))),
+          term(terms.a2, mul(s, trig(true))));
+      matrix = pipe::MulOp::create(builder, where, fullType, sum,
+                                   spreadLeading(scale, full, where));
+      if (callee == "color_twist") {
+        // DALI's offset: (half - half * contrast) * brightness, each
+        // channel, half being 0.5 for float images and 128 for any integer
+        // one (color_twist.h; brightness_contrast's centre is the dtype's).
+        double half = isFloatDType(in) ? 0.5 : 128.0;
+        Value o = mul(sub(number(half), mul(number(half), param("contrast", 1))),
+                      param("brightness", 1));
+        std::vector<DimAST> offsetDims = samples;
+        offsetDims.push_back(three);
+        offset = spreadLeading(o, offsetDims, where);
+        if (cast<RankedTensorType>(offset.getType()).getRank() == 0)
+          offset = pipe::BroadcastOp::create(builder, where,
+                                             tensorType(f, {three}), offset,
+                                             builder.getDenseI64ArrayAttr({}));
+      }
+    }
+    return pipe::ChannelMixOp::create(builder, where, type, input, matrix,
+                                      offset);
   }
 
   /// uniform, normal, coin_flip, randint: pipe.random over each element's

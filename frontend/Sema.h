@@ -21,6 +21,10 @@
 
 namespace pipec {
 
+/// The channels of a color_space_conversion image type (rgb, bgr, ycbcr: 3;
+/// gray: 1), or 0 for a name that is none.
+int64_t getColorChannels(llvm::StringRef imageType);
+
 /// The dtypes: bool u8 i8 u16 i16 u32 i32 u64 i64 f16 bf16 f32 f64.
 bool isDType(llvm::StringRef name);
 llvm::ArrayRef<const char *> getDTypeNames();

@@ -126,6 +126,9 @@ private:
   bool checkBroadcastOp(CallExprAST &expr);
   bool checkEraseOp(CallExprAST &expr);
 
+  // Color functions (SemaColor.cpp).
+  bool checkChannelMixOp(CallExprAST &expr);
+
   // Random sources (SemaRandom.cpp).
   bool checkRandomOp(CallExprAST &expr);
   /// The random calls checked so far; each gets a stream of its own

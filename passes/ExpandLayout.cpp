@@ -8,7 +8,9 @@
 //  - a pad with border = constant: select(inside, pad with clamp, fill);
 //  - concat: a select by the coordinate along the axis among its inputs,
 //    each read through a (clamped) pad that places it;
-//  - erase: select(in some region, fill, input).
+//  - erase: select(in some region, fill, input);
+//  - channel_mix (the color functions): a sum over the input's channels,
+//    each a slice read through a broadcast, times a column of the matrix.
 // and inserts the checks that the unclamped maps need: a crop's anchors
 // with out_of_bounds = error, a take's indices (pipe.check_bounds, or a
 // dim check where the anchor is known from the dims).
@@ -473,6 +475,88 @@ struct CheckTakeIndices : OpRewritePattern<TakeOp> {
   }
 };
 
+/// channel_mix (the color functions) -> acc = offset; acc = acc + m[., k] *
+/// x[., k] for each input channel k, over the result's shape: each channel
+/// of the input and each column of the matrix a slice read through a
+/// broadcast (maps of kernel inputs), so the mix fuses into one kernel with
+/// what surrounds it.
+struct ExpandChannelMix : OpRewritePattern<ChannelMixOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  /// `value` [S..., T...] broadcast to the result [L..., C], its S...
+  /// along the leading dims and its `trailing` dims (0 or 1: C) last.
+  static Value spread(PatternRewriter &rewriter, Location loc, Value value,
+                      RankedTensorType result, int64_t trailing) {
+    auto type = cast<RankedTensorType>(value.getType());
+    if (type.getRank() == 0)
+      return value;
+    int64_t samples = type.getRank() - trailing;
+    SmallVector<int64_t> dimensions;
+    for (int64_t d = 0; d < samples; ++d)
+      dimensions.push_back(d);
+    for (int64_t t = 0; t < trailing; ++t)
+      dimensions.push_back(result.getRank() - trailing + t);
+    RankedTensorType target = withElementType(result, type.getElementType());
+    if (type == target)
+      return value;
+    return BroadcastOp::create(rewriter, loc, target, value,
+                               rewriter.getDenseI64ArrayAttr(dimensions));
+  }
+
+  /// `value`'s element `k` along its last dim, which goes away.
+  static Value channel(PatternRewriter &rewriter, Location loc, Value value,
+                       int64_t k) {
+    auto type = cast<RankedTensorType>(value.getType());
+    int64_t rank = type.getRank();
+    SmallVector<Attribute> starts(rank, rewriter.getStringAttr("0"));
+    starts.back() = rewriter.getStringAttr(std::to_string(k));
+    SmallVector<int64_t> steps(rank, 1);
+    SmallVector<bool> dropped(rank, false);
+    dropped.back() = true;
+    SmallVector<int64_t> shape(type.getShape().drop_back());
+    SmallVector<StringRef> names;
+    SmallVector<std::string> dimNames = getDimNames(type);
+    for (int64_t d = 0; d + 1 < rank; ++d)
+      if (type.isDynamicDim(d))
+        names.push_back(dimNames[d]);
+    return SliceOp::create(rewriter, loc,
+                           getPipeTensorType(shape, names, type.getElementType()),
+                           value, rewriter.getArrayAttr(starts),
+                           rewriter.getDenseI64ArrayAttr(steps),
+                           rewriter.getDenseBoolArrayAttr(dropped), ArrayAttr());
+  }
+
+  LogicalResult matchAndRewrite(ChannelMixOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto result = cast<RankedTensorType>(op.getResult().getType());
+    auto matrix = cast<RankedTensorType>(op.getMatrix().getType());
+    Type element = matrix.getElementType();
+    RankedTensorType computed = withElementType(result, element);
+    int64_t inputs = matrix.getDimSize(matrix.getRank() - 1);
+    Value acc = spread(rewriter, loc, op.getOffset(), result, 1);
+    if (cast<RankedTensorType>(acc.getType()).getRank() == 0)
+      acc = BroadcastOp::create(rewriter, loc, computed, acc,
+                                rewriter.getDenseI64ArrayAttr({}));
+    for (int64_t k = 0; k < inputs; ++k) {
+      Value x = channel(rewriter, loc, op.getInput(), k);
+      auto xType = cast<RankedTensorType>(x.getType());
+      if (xType.getElementType() != element)
+        x = CastOp::create(rewriter, loc, withElementType(xType, element), x);
+      x = spread(rewriter, loc, x, result, 0);
+      Value column = spread(rewriter, loc,
+                            channel(rewriter, loc, op.getMatrix(), k), result, 1);
+      Value term = MulOp::create(rewriter, loc, computed, column, x);
+      acc = AddOp::create(rewriter, loc, computed, acc, term);
+    }
+    Value mixed = acc;
+    if (element != result.getElementType())
+      mixed = CastOp::create(rewriter, loc, result, acc);
+    rewriter.replaceOp(op, mixed);
+    return success();
+  }
+};
+
 struct ExpandLayoutPass
     : public pipe::impl::ExpandLayoutBase<ExpandLayoutPass> {
   void runOnOperation() override {
@@ -487,7 +571,8 @@ struct ExpandLayoutPass
     }
     RewritePatternSet patterns(&getContext());
     patterns.add<ExpandPaddingCrop, ExpandConstantPad, ExpandConcat,
-                 ExpandErase, CheckCropAnchors, CheckTakeIndices>(
+                 ExpandErase, ExpandChannelMix, CheckCropAnchors,
+                 CheckTakeIndices>(
         &getContext());
     GreedyRewriteConfig config;
     config.setRegionSimplificationLevel(GreedySimplifyRegionLevel::Disabled);

@@ -133,6 +133,7 @@ private:
         })
         .Case<SelectOp>([&](SelectOp select) { runSelect(select); })
         .Case<RandomOp>([&](RandomOp random) { runRandom(random); })
+        .Case<ChannelMixOp>([&](ChannelMixOp mix) { runChannelMix(mix); })
         .Case<ChooseOp>([&](ChooseOp choose) {
           // Both sides were computed (the reference runs every op); the
           // result is the chosen one's tensor, as on the GPU.
@@ -449,6 +450,52 @@ private:
       }
     });
     values[random.getResult()] = out;
+  }
+
+  /// channel_mix by its definition (pipe-expand-layout rewrites it before
+  /// fused IR; the tensor-level IR has it): per pixel, acc = offset[c],
+  /// then acc + m[c][k] * x[k] for each k, in the matrix's float type.
+  void runChannelMix(ChannelMixOp mix) {
+    TensorPtr out = allocate(mix.getResult());
+    const HostTensor &in = *values.lookup(mix.getInput());
+    const HostTensor &m = *values.lookup(mix.getMatrix());
+    const HostTensor &o = *values.lookup(mix.getOffset());
+    int64_t k = in.shape().back(), c = out->shape().back();
+    int64_t pixels = k ? in.numElements() / k : 0;
+    // A pixel's matrix and offset: its leading index over their sample dims.
+    auto sampleOf = [&](const HostTensor &t, int64_t trailing, int64_t p) {
+      int64_t samples = int64_t(t.shape().size()) - trailing;
+      int64_t inner = 1;
+      for (size_t d = size_t(samples); d + 1 < in.shape().size(); ++d)
+        inner *= in.shape()[d];
+      return samples <= 0 ? 0 : p / inner;
+    };
+    auto run = [&](auto floatTag) {
+      using F = decltype(floatTag);
+      visitStorageType(in.dtype(), [&](auto inTag) {
+        using In = decltype(inTag);
+        visitStorageType(out->dtype(), [&](auto outTag) {
+          using Out = decltype(outTag);
+          const In *x = in.as<In>();
+          const F *pm = m.as<F>(), *po = o.as<F>();
+          Out *y = out->as<Out>();
+          for (int64_t p = 0; p < pixels; ++p) {
+            int64_t ms = sampleOf(m, 2, p), os = sampleOf(o, 1, p);
+            for (int64_t j = 0; j < c; ++j) {
+              F acc = o.shape().empty() ? po[0] : po[os * c + j];
+              for (int64_t i = 0; i < k; ++i)
+                acc = acc + pm[(ms * c + j) * k + i] * pipe_cast<F>(x[p * k + i]);
+              y[p * c + j] = pipe_cast<Out>(acc);
+            }
+          }
+        });
+      });
+    };
+    if (m.dtype() == DType::F64)
+      run(double{});
+    else
+      run(float{});
+    values[mix.getResult()] = out;
   }
 
   void runSelect(SelectOp select) {

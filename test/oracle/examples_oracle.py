@@ -18,10 +18,11 @@ EXAMPLES = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..',
                         'examples')
 
 
-def example(name, inputs, pipeline=None, expect_error=None):
+def example(name, inputs, pipeline=None, expect_error=None, options=()):
     """Runs examples/NAME.pipe (its pipeline `pipeline`) on `inputs`."""
     return run(None, inputs, expect_error=expect_error,
-               path=os.path.join(EXAMPLES, name + '.pipe'), pipeline=pipeline)
+               path=os.path.join(EXAMPLES, name + '.pipe'), pipeline=pipeline,
+               options=options)
 
 
 MEAN = np.array([123.675, 116.28, 103.53], np.float32)
@@ -83,5 +84,23 @@ for h, w in ((37, 64), (32, 1), (65, 95)):
     H, W = -(-h // 32) * 32, -(-w // 32) * 32
     check(f'pad32 {h}x{w}', out['padded'],
           np.pad(images, ((0, 0), (0, H - h), (0, W - w), (0, 0))))
+
+# color_jitter: parameters drawn per image; a run replays from its seed and
+# random run number, and the next run draws anew. In float64, the jitter
+# keeps a gray image gray (saturation and hue move only I and Q; a gray
+# pixel has none), so each pixel's channels stay within 1 of each other
+# outside the erased box, and the box is 0.
+n, h, w = 6, 41, 53
+gray = rng.integers(0, 256, (n, h, w, 1), dtype=np.uint8).repeat(3, axis=3)
+first = example('color_jitter', {'images': gray}, options=['--seed=5'])['out']
+again = example('color_jitter', {'images': gray}, options=['--seed=5'])['out']
+later = example('color_jitter', {'images': gray},
+                options=['--seed=5', '--random-run=1'])['out']
+check('color_jitter replays', again, first)
+check('color_jitter draws anew', np.asarray(np.array_equal(first, later)),
+      np.asarray(False))
+spread = first.max(axis=3).astype(int) - first.min(axis=3).astype(int)
+check('color_jitter keeps gray gray', np.asarray(int(spread.max()) <= 1),
+      np.asarray(True))
 
 oracle.finish()

@@ -8,11 +8,13 @@ endif
 syn keyword pipeKeyword pipeline if else for in
 syn keyword pipeBoolean true false
 syn keyword pipeType bf16 bool f16 f32 f64 i16 i32 i64 i8 u16 u32 u64 u8
-syn keyword pipeFunction abs all any atan2 ceil clamp coin_flip concat cos cpu
-syn keyword pipeFunction crop erase exp flip floor full gather gaussian_blur
-syn keyword pipeFunction gpu iota log max mean min normal ones pad pow prod
-syn keyword pipeFunction randint reshape round rsqrt select sin sqrt stack sum
-syn keyword pipeFunction take tanh transpose uniform zeros
+syn keyword pipeFunction abs all any atan2 brightness_contrast ceil clamp
+syn keyword pipeFunction coin_flip color_space_conversion color_twist concat
+syn keyword pipeFunction cos cpu crop erase exp flip floor full gather
+syn keyword pipeFunction gaussian_blur gpu hsv hue iota log max mean min
+syn keyword pipeFunction normal ones pad pow prod randint reshape round rsqrt
+syn keyword pipeFunction saturation select sin sqrt stack sum take tanh
+syn keyword pipeFunction transpose uniform zeros
 " `max` of a loop (`for i in 0 .. n max 4`), not the function.
 syn match pipeKeyword "\<max\>\(\s*(\)\@!"
 syn match pipeMemory "@\(host\|device\)\>"

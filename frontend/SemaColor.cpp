@@ -1,0 +1,116 @@
+//===- SemaColor.cpp - Checking the color functions -----------------------===//
+//
+// brightness_contrast, hsv, hue, saturation, color_twist and
+// color_space_conversion (pipe.channel_mix, or elementwise ops): an image
+// [..., C] with its channels last, per-sample parameters over the dims
+// before the last three (one per image of a batch), the output dtype.
+//
+//===----------------------------------------------------------------------===//
+
+#include "frontend/Sema.h"
+#include "frontend/SemaChecker.h"
+
+#include "llvm/Support/Casting.h"
+
+using namespace pipec;
+using namespace pipec::sema;
+
+namespace {
+
+ExprAST *keywordOf(CallExprAST &expr, llvm::StringRef name) {
+  for (KeywordArgAST &kwarg : expr.kwargs)
+    if (kwarg.name == name)
+      return kwarg.value.get();
+  return nullptr;
+}
+
+} // namespace
+
+int64_t pipec::getColorChannels(llvm::StringRef imageType) {
+  if (imageType == "rgb" || imageType == "bgr" || imageType == "ycbcr")
+    return 3;
+  if (imageType == "gray")
+    return 1;
+  return 0;
+}
+
+bool PipelineChecker::checkChannelMixOp(CallExprAST &expr) {
+  const std::string &callee = expr.callee;
+  if (expr.args.size() != 1)
+    return error(expr.getLoc(), "'" + callee + "' takes one image, e.g. " +
+                                    callee + "(images, ...)");
+  ExprAST &image = *expr.args[0];
+  if (!checkExpr(image))
+    return false;
+  const ExprType &input = image.type;
+  if (input.isWeakLiteral() || input.dims.empty() || input.dtype == "bool")
+    return error(image.getLoc(), "'" + callee + "' takes an image of numbers "
+                                 "with its channels last, not " +
+                                     input.str());
+  int64_t rank = int64_t(input.dims.size());
+  const DimAST &last = input.dims.back();
+  int64_t channels = last.isSymbolic() ? -1 : last.size;
+  // Parameters are per sample: the dims before the last three (H, W, C).
+  int64_t firstAxis = std::max<int64_t>(rank - 3, 0);
+  std::vector<DimAST> dims = input.dims;
+
+  if (callee == "color_space_conversion") {
+    auto typeOf = [&](const char *keyword, std::string &name) {
+      ExprAST *given = keywordOf(expr, keyword);
+      auto *ident = llvm::dyn_cast_or_null<NameExprAST>(given);
+      if (!ident || !getColorChannels(ident->name))
+        return error(given ? given->getLoc() : expr.getLoc(),
+                     std::string("color_space_conversion needs ") + keyword +
+                         " = rgb, bgr, gray or ycbcr");
+      name = ident->name;
+      return true;
+    };
+    std::string from, to;
+    if (!typeOf("image_type", from) || !typeOf("output_type", to))
+      return false;
+    if (input.dtype != "u8" && !isFloatDType(input.dtype))
+      return error(image.getLoc(), "color_space_conversion takes u8 images "
+                                   "(0 to 255) or float ones (0 to 1), not " +
+                                       input.str());
+    if (channels != getColorChannels(from))
+      return error(image.getLoc(), std::string(from == "rgb" ? "an " : "a ") + from + " image has " +
+                                       std::to_string(getColorChannels(from)) +
+                                       " channels, its last dim; not " +
+                                       input.str());
+    expr.fromColor = from;
+    expr.toColor = to;
+    dims.back().size = getColorChannels(to);
+    dims.back().symbol.clear();
+  } else {
+    bool rgb = callee != "brightness_contrast";
+    if (rgb && channels != 3)
+      return error(image.getLoc(), "'" + callee + "' takes RGB images, their "
+                                   "3 channels last; not " +
+                                       input.str());
+    for (KeywordArgAST &kwarg : expr.kwargs) {
+      if (kwarg.name == "dtype")
+        continue;
+      if (kwarg.name == "contrast_center") {
+        if (!llvm::isa<NumberExprAST>(*kwarg.value))
+          return error(kwarg.value->getLoc(),
+                       "contrast_center is a number literal");
+        continue;
+      }
+      if (!checkSampleParam(*kwarg.value, input, firstAxis, "number",
+                            callee + "'s " + kwarg.name))
+        return false;
+    }
+  }
+  std::string dtype = input.dtype;
+  if (ExprAST *value = keywordOf(expr, "dtype")) {
+    std::optional<std::string> requested = dtypeArgument(*value);
+    if (!requested)
+      return false;
+    if (*requested == "bool")
+      return error(value->getLoc(), "'" + callee + "' gives numbers, not bool");
+    dtype = *requested;
+  }
+  expr.operandDType = input.dtype;
+  expr.type = ExprType{dtype, dims};
+  return true;
+}

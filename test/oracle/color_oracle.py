@@ -1,0 +1,168 @@
+"""The color functions against NumPy (float64) models of DALI's
+documented formulas: brightness_contrast, hsv, hue, saturation,
+color_twist (YIQ matrices, DALI's color_twist.h) and
+color_space_conversion (ITU-R BT.601 YCbCr, studio range), on random
+images of odd sizes with per-sample parameters. Integer results agree
+within 1 (rounding of values computed in f32 against float64), float
+results within 1e-4 relative."""
+from oracle import check, finish, rng, run
+import numpy as np
+
+RGB2YIQ = np.array([[.299, .587, .114], [.596, -.274, -.321],
+                    [.211, -.523, .311]], np.float32).astype(np.float64)
+YIQ2RGB = np.linalg.inv(RGB2YIQ)
+RANGE = {'u8': 255.0, 'i16': 32767.0, 'f32': 1.0}
+HALF = {'u8': 128.0, 'i16': 16384.0, 'f32': 0.5}
+NP = {'u8': np.uint8, 'i16': np.int16, 'f32': np.float32}
+
+
+def to_dtype(x, dtype):
+    t = NP[dtype]
+    if np.issubdtype(t, np.integer):
+        info = np.iinfo(t)
+        return np.clip(np.rint(x), info.min, info.max).astype(t)
+    return x.astype(t)
+
+
+def per_sample(p, ndim):
+    p = np.asarray(p, np.float64)
+    return p.reshape(p.shape + (1,) * (ndim - p.ndim))
+
+
+def brightness_contrast(x, dtype, out, b=1.0, shift=0.0, c=1.0, cc=None):
+    cc = HALF[dtype] if cc is None else cc
+    b, shift, c = (per_sample(v, x.ndim) for v in (b, shift, c))
+    y = shift * RANGE[out] + b * (cc + c * (x.astype(np.float64) - cc))
+    return to_dtype(y, out)
+
+
+def twist_matrix(h=0.0, s=1.0, v=1.0, b=1.0, c=1.0):
+    rad = np.deg2rad(h)
+    hue = np.array([[1, 0, 0], [0, np.cos(rad), np.sin(rad)],
+                    [0, -np.sin(rad), np.cos(rad)]])
+    sat = np.diag([1.0, s, s])
+    return b * c * v * (YIQ2RGB @ hue @ sat @ RGB2YIQ)
+
+
+def mix(x, matrices, offsets, out):
+    """Per sample n: y[n, ..., c] = sum_k m[n][c, k] x[n, ..., k] + o[n][c]."""
+    y = np.einsum('n...k,nck->n...c', x.astype(np.float64), matrices)
+    y += offsets.reshape(offsets.shape[0], *([1] * (x.ndim - 2)), -1)
+    return to_dtype(y, out)
+
+
+YCBCR = np.array([[0.25678823529, 0.50412941176, 0.09790588235],
+                  [-0.14822289945, -0.29099278682, 0.43921568627],
+                  [0.43921568627, -0.36778831435, -0.07142737192]])
+
+
+def ycbcr_offsets(dtype):
+    unit = 1 / 256 if dtype == 'f32' else 1.0
+    return np.array([16, 128, 128]) * unit
+
+
+SOURCE = """
+pipeline color(x: {d}[N, H, W, 3], b: f32[N], s: f32[N], h: f32[N]) -> (
+    bc: {d}[N, H, W, 3], bcf: f32[N, H, W, 3], hs: {d}[N, H, W, 3],
+    hu: {d}[N, H, W, 3], sa: {d}[N, H, W, 3], ct: {d}[N, H, W, 3]) {{
+  bc  = brightness_contrast(x, brightness = b, brightness_shift = 0.05, contrast = s)
+  bcf = brightness_contrast(x, contrast = 1.5, contrast_center = 100, dtype = f32)
+  hs  = hsv(x, hue = h, saturation = s, value = 0.9)
+  hu  = hue(x, hue = h)
+  sa  = saturation(x, saturation = s)
+  ct  = color_twist(x, brightness = b, contrast = s, hue = h, saturation = 1.2)
+}}
+"""
+
+CONVERT = """
+pipeline convert(x: {d}[N, H, W, 3], g: {d}[N, H, W, 1]) -> (
+    gray: {d}[N, H, W, 1], bgr_gray: {d}[N, H, W, 1], bgr: {d}[N, H, W, 3],
+    y: {d}[N, H, W, 3], ybgr: {d}[N, H, W, 3], rgb: {d}[N, H, W, 3],
+    g3: {d}[N, H, W, 3], gy: {d}[N, H, W, 3], yg: {d}[N, H, W, 1]) {{
+  gray = color_space_conversion(x, image_type = rgb, output_type = gray)
+  bgr_gray = color_space_conversion(x, image_type = bgr, output_type = gray)
+  bgr  = color_space_conversion(x, image_type = rgb, output_type = bgr)
+  y    = color_space_conversion(x, image_type = rgb, output_type = ycbcr)
+  ybgr = color_space_conversion(x, image_type = bgr, output_type = ycbcr)
+  rgb  = color_space_conversion(x, image_type = ycbcr, output_type = rgb)
+  g3   = color_space_conversion(g, image_type = gray, output_type = rgb)
+  gy   = color_space_conversion(g, image_type = gray, output_type = ycbcr)
+  yg   = color_space_conversion(x, image_type = ycbcr, output_type = gray)
+}}
+"""
+
+
+def image(dtype, shape):
+    if dtype == 'u8':
+        return rng.integers(0, 256, shape, dtype=np.uint8)
+    if dtype == 'i16':
+        return rng.integers(-2000, 30000, shape, dtype=np.int16)
+    return rng.random(shape, dtype=np.float32)
+
+
+def near(name, got, want, dtype):
+    if dtype == 'f32':
+        check(name, got, want, tol=1e-4)
+        return
+    assert got.shape == want.shape and got.dtype == want.dtype, name
+    diff = int(np.max(np.abs(got.astype(np.int64) - want.astype(np.int64)),
+                      initial=0))
+    check(f'{name} (within 1: {diff})', np.asarray(diff <= 1), np.asarray(True))
+
+
+for dtype in ['u8', 'i16', 'f32']:
+    for n, h, w in [(1, 1, 1), (3, 5, 7), (2, 31, 17)]:
+        x = image(dtype, (n, h, w, 3))
+        b = rng.uniform(0.5, 1.5, n).astype(np.float32)
+        s = rng.uniform(0.3, 1.7, n).astype(np.float32)
+        hue = rng.uniform(-180, 180, n).astype(np.float32)
+        got = run(SOURCE.format(d=dtype), {'x': x, 'b': b, 's': s, 'h': hue})
+        case = f'{dtype} {n}x{h}x{w}'
+        near('brightness_contrast ' + case, got['bc'],
+             brightness_contrast(x, dtype, dtype, b, 0.05, s), dtype)
+        near('brightness_contrast f32 ' + case, got['bcf'],
+             brightness_contrast(x, dtype, 'f32', c=1.5, cc=100.0), 'f32')
+        zeros = np.zeros((n, 3))
+        m = np.stack([twist_matrix(hue[i], s[i], 0.9) for i in range(n)])
+        near('hsv ' + case, got['hs'], mix(x, m, zeros, dtype), dtype)
+        m = np.stack([twist_matrix(hue[i]) for i in range(n)])
+        near('hue ' + case, got['hu'], mix(x, m, zeros, dtype), dtype)
+        m = np.stack([twist_matrix(s=s[i]) for i in range(n)])
+        near('saturation ' + case, got['sa'], mix(x, m, zeros, dtype), dtype)
+        m = np.stack([twist_matrix(hue[i], 1.2, b=b[i], c=s[i])
+                      for i in range(n)])
+        half = 0.5 if dtype == 'f32' else 128.0
+        offsets = np.repeat(((half - half * s) * b)[:, None], 3, axis=1)
+        near('color_twist ' + case, got['ct'], mix(x, m, offsets, dtype), dtype)
+        if dtype == 'i16':
+            continue
+        g = image(dtype, (n, h, w, 1))
+        got = run(CONVERT.format(d=dtype), {'x': x, 'g': g})
+        eye = np.repeat(np.eye(3)[None], n, 0)
+
+        def conv(matrix, offset, src=x):
+            k = np.repeat(np.asarray(matrix, np.float64)[None], n, 0)
+            o = np.repeat(np.asarray(offset, np.float64)[None], n, 0)
+            return mix(src, k, o, dtype)
+        gray = [[0.299, 0.587, 0.114]]
+        near('rgb->gray ' + case, got['gray'], conv(gray, [0]), dtype)
+        near('bgr->gray ' + case, got['bgr_gray'],
+             conv([[0.114, 0.587, 0.299]], [0]), dtype)
+        near('rgb->bgr ' + case, got['bgr'], conv(eye[0][::-1], [0, 0, 0]),
+             dtype)
+        off = ycbcr_offsets(dtype)
+        near('rgb->ycbcr ' + case, got['y'], conv(YCBCR, off), dtype)
+        near('bgr->ycbcr ' + case, got['ybgr'], conv(YCBCR[:, ::-1], off),
+             dtype)
+        # ycbcr -> rgb: (Y - 16) 255/219 and the chroma terms.
+        inv = np.array([[1, 0, 1.5960267848], [1, -0.39176228842, -0.81296764538],
+                        [1, 2.0172321417, 0]]) * [[255 / 219, 1, 1]]
+        near('ycbcr->rgb ' + case, got['rgb'], conv(inv, -inv @ off), dtype)
+        near('gray->rgb ' + case, got['g3'], conv([[1], [1], [1]], [0, 0, 0], g),
+             dtype)
+        near('gray->ycbcr ' + case, got['gy'],
+             conv([[219 / 255], [0], [0]], off, g), dtype)
+        near('ycbcr->gray ' + case, got['yg'],
+             conv([[255 / 219, 0, 0]], [-off[0] * 255 / 219]), dtype)
+
+finish()
