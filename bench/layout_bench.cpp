@@ -8,6 +8,10 @@
 //                          sample, per-sample fill
 //   concat                 u8[64, 512, 512, 3] x 2 along the channels
 //   pad32                  u8[64, 1000, 1000, 3] to a multiple of 32 (1024)
+// and pipe_bench --color, with bench/peers_color.py:
+//   color_jitter           u8[128, 256, 256, 3] -> u8, brightness, contrast,
+//                          saturation and hue drawn per image (color_twist)
+//   noise                  f32[64, 1024, 1024] + normal noise drawn per element
 // Results are checked against the CPU reference on two samples before
 // anything is timed; bytes are those the op must read and write.
 //
@@ -115,11 +119,13 @@ void measureLayout(const char *workload, const char *impl,
       exit(1);
     }
   };
+  // The reference draws what the first run drew (random ops).
+  pipert::RandomState drawn = pipeline.randomState();
   runOnce(true);
   std::vector<HostTensor> few;
   for (const HostTensor &t : inputs)
     few.push_back(t.shape().size() > 0 ? firstSamples(t, 2) : t);
-  auto want = pipeline.runReference(few);
+  auto want = pipeline.runReference(few, drawn);
   if (!want) {
     fprintf(stderr, "%s: %s\n", workload, want.status().message().c_str());
     exit(1);
@@ -149,6 +155,18 @@ void measureLayout(const char *workload, const char *impl,
   for (DeviceTensor &t : out)
     cu->cuMemFree(t.ptr);
 }
+
+const char *const kColorJitter =
+    "pipeline color_jitter(images: u8[N, H, W, 3]) -> (out: u8[N, H, W, 3]) {\n"
+    "  b = uniform(range = [0.6, 1.4], shape = [N])\n"
+    "  c = uniform(range = [0.6, 1.4], shape = [N])\n"
+    "  s = uniform(range = [0.6, 1.4], shape = [N])\n"
+    "  h = uniform(range = [-36, 36], shape = [N])\n"
+    "  out = color_twist(images, brightness = b, contrast = c, "
+    "saturation = s, hue = h)\n}\n";
+const char *const kNoise =
+    "pipeline noise(x: f32[N, H, W]) -> (y: f32[N, H, W]) {\n"
+    "  y = x + normal(stddev = 0.1, shape = [N, H, W])\n}\n";
 
 std::string replaceAll(std::string text, const std::string &key,
                        const std::string &value) {
@@ -212,6 +230,25 @@ int runLayout(bool quick) {
     measureLayout("pad32", "pipe", *pipeline, inputs,
                   double(inputs[0].numBytes()) + double(n) * 1024 * 1024 * 3,
                   reps);
+  }
+  return 0;
+}
+
+int runColor(bool quick) {
+  const int reps = quick ? 20 : 50;
+  {
+    const int64_t n = quick ? 32 : 128;
+    std::vector<HostTensor> inputs = {randomU8({n, 256, 256, 3}, 10)};
+    auto pipeline = compile(kColorJitter);
+    measureLayout("color_jitter", "pipe", *pipeline, inputs,
+                  2.0 * double(inputs[0].numBytes()), reps);
+  }
+  {
+    const int64_t n = quick ? 16 : 64;
+    std::vector<HostTensor> inputs = {randomF32({n, 1024, 1024}, 11)};
+    auto pipeline = compile(kNoise);
+    measureLayout("noise", "pipe", *pipeline, inputs,
+                  2.0 * double(inputs[0].numBytes()), reps);
   }
   return 0;
 }

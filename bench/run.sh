@@ -6,6 +6,7 @@
 #   bench/run.sh dynamic [--quick]    reductions and the dynamic blur only
 #   bench/run.sh elementwise [--quick]  the elementwise workloads only
 #   bench/run.sh layout [--quick]     crop, erase, concat, pad only
+#   bench/run.sh color [--quick]      color jitter and noise only
 #   bench/run.sh python               pipegpu's call overhead only
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -13,7 +14,7 @@ bin=$root/.device/build
 log=${OUT:-/tmp}/bench.jsonl
 : > "$log"
 only=""
-case "${1:-}" in dynamic|elementwise|layout|python) only=$1; shift ;; esac
+case "${1:-}" in dynamic|elementwise|layout|color|python) only=$1; shift ;; esac
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv,noheader | tee -a "$log.txt"
 if [ -z "$only" ] || [ "$only" = elementwise ]; then
   "$bin/bench/pipe_bench" "$@" | tee -a "$log"
@@ -25,6 +26,10 @@ fi
 if [ -z "$only" ] || [ "$only" = layout ]; then
   "$bin/bench/pipe_bench" --layout "$@" | tee -a "$log"
   PYTHONUNBUFFERED=1 python3 "$root/bench/peers_layout.py" "$@" 2>&1 | grep -v Warning | tee -a "$log"
+fi
+if [ -z "$only" ] || [ "$only" = color ]; then
+  "$bin/bench/pipe_bench" --color "$@" | tee -a "$log"
+  PYTHONUNBUFFERED=1 python3 "$root/bench/peers_color.py" "$@" 2>&1 | grep -v Warning | tee -a "$log"
 fi
 if [ -z "$only" ] || [ "$only" = python ]; then
   "$bin/bench/pipe_bench" --call-latency | tee -a "$log"

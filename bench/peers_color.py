@@ -1,0 +1,168 @@
+"""Peers on the workloads of pipe_bench --color (bench/layout_bench.cpp),
+timed in the same run on the GPU machine:
+
+  color_jitter  u8[N, 256, 256, 3] -> u8, brightness, contrast and
+                saturation in [0.6, 1.4] and hue in [-0.1, 0.1] of a turn,
+                drawn per image: torchvision.transforms.v2.ColorJitter as
+                users write it (per image, CHW), the same on the whole
+                batch at once (one draw for all: faster, but not per image),
+                and DALI's color_twist (a 3x3 matrix per image) batched in
+                PyTorch eager, torch.compile and JAX.
+  noise         f32[64, 1024, 1024] + normal noise: torch.randn_like + add
+                (eager, compiled), CuPy, JAX.
+
+Run there as: python3 bench/peers_color.py [--quick]   (JSON lines)
+"""
+import math
+import sys
+
+import torch
+
+from peers_common import cold, ms, record
+
+QUICK = "--quick" in sys.argv
+dev = torch.device("cuda")
+g = torch.Generator(device=dev)
+g.manual_seed(1)
+
+
+def attempt(what, fn):
+    try:
+        fn()
+    except Exception as e:  # noqa: BLE001
+        print(f"{what} failed: {type(e).__name__}: {e}", flush=True)
+
+
+n = 1 << 28
+x = torch.rand(n, device=dev)
+y = torch.empty_like(x)
+record("copy", "torch.copy_", ms(lambda: y.copy_(x)), nbytes=2 * 4 * n)
+del x, y
+
+# color_jitter
+N = 32 if QUICK else 128
+images = torch.randint(0, 256, (N, 256, 256, 3), dtype=torch.uint8,
+                       device=dev, generator=g)
+nb = 2 * images.numel()
+chw = images.permute(0, 3, 1, 2).contiguous()
+
+
+def torchvision_per_image():
+    from torchvision.transforms import v2
+    jitter = v2.ColorJitter(0.4, 0.4, 0.4, 0.1)
+    return [jitter(chw[i]) for i in range(N)]
+
+
+def torchvision_batch():
+    from torchvision.transforms import v2
+    return v2.ColorJitter(0.4, 0.4, 0.4, 0.1)(chw)
+
+
+attempt("torchvision per image", lambda: record(
+    "color_jitter", "torchvision v2 ColorJitter (per image, CHW)",
+    ms(torchvision_per_image, warmup=2, rep=10), nbytes=nb))
+attempt("torchvision batch", lambda: record(
+    "color_jitter", "torchvision v2 ColorJitter (whole batch, one draw)",
+    ms(torchvision_batch), nbytes=nb))
+
+RGB2YIQ = torch.tensor([[.299, .587, .114], [.596, -.274, -.321],
+                        [.211, -.523, .311]], device=dev)
+YIQ2RGB = torch.linalg.inv(RGB2YIQ)
+
+
+def twist(img):
+    """DALI's color_twist with per-image parameters drawn on the GPU."""
+    n = img.shape[0]
+    b, c, s = (torch.empty(n, device=dev).uniform_(0.6, 1.4) for _ in range(3))
+    h = torch.empty(n, device=dev).uniform_(-36, 36) * (math.pi / 180)
+    cos, sin = torch.cos(h), torch.sin(h)
+    hs = torch.zeros(n, 3, 3, device=dev)
+    hs[:, 0, 0] = 1
+    hs[:, 1, 1], hs[:, 2, 2] = s * cos, s * cos
+    hs[:, 1, 2], hs[:, 2, 1] = s * sin, -s * sin
+    m = (b * c)[:, None, None] * (YIQ2RGB @ hs @ RGB2YIQ)
+    off = (128 - 128 * c) * b
+    out = torch.einsum('nck,nhwk->nhwc', m, img.float()) + off[:, None, None, None]
+    return out.round().clamp(0, 255).to(torch.uint8)
+
+
+record("color_jitter", "torch eager (color_twist, batched)",
+       ms(lambda: twist(images)), nbytes=nb)
+ctwist = torch.compile(twist)
+attempt("torch.compile", lambda: (
+    record("color_jitter", "torch.compile cold compile",
+           cold(lambda: ctwist(images))),
+    record("color_jitter", "torch.compile (color_twist, batched)",
+           ms(lambda: ctwist(images)), nbytes=nb)))
+
+
+def run_jax_twist():
+    import jax
+    import jax.numpy as jnp
+    jimg = jax.dlpack.from_dlpack(images)
+    r2y = jnp.asarray(RGB2YIQ.cpu().numpy())
+    y2r = jnp.asarray(YIQ2RGB.cpu().numpy())
+
+    @jax.jit
+    def f(img, key):
+        n = img.shape[0]
+        kb, kc, ks, kh = jax.random.split(key, 4)
+        b = jax.random.uniform(kb, (n,), minval=0.6, maxval=1.4)
+        c = jax.random.uniform(kc, (n,), minval=0.6, maxval=1.4)
+        s = jax.random.uniform(ks, (n,), minval=0.6, maxval=1.4)
+        h = jax.random.uniform(kh, (n,), minval=-36, maxval=36) * (jnp.pi / 180)
+        z, o = jnp.zeros(n), jnp.ones(n)
+        hs = jnp.stack([jnp.stack([o, z, z], -1),
+                        jnp.stack([z, s * jnp.cos(h), s * jnp.sin(h)], -1),
+                        jnp.stack([z, -s * jnp.sin(h), s * jnp.cos(h)], -1)], 1)
+        m = (b * c)[:, None, None] * (y2r @ hs @ r2y)
+        out = jnp.einsum('nck,nhwk->nhwc', m, img.astype(jnp.float32))
+        out = out + ((128 - 128 * c) * b)[:, None, None, None]
+        return jnp.clip(jnp.round(out), 0, 255).astype(jnp.uint8)
+
+    key = jax.random.PRNGKey(0)
+    record("color_jitter", "jax.jit (color_twist, batched)",
+           ms(lambda: f(jimg, key).block_until_ready()), nbytes=nb)
+
+
+attempt("jax", run_jax_twist)
+del images, chw
+
+# noise
+N = 16 if QUICK else 64
+x = torch.rand((N, 1024, 1024), device=dev, generator=g)
+nb = 2 * x.numel() * 4
+
+
+def noise(v):
+    return v + 0.1 * torch.randn_like(v)
+
+
+record("noise", "torch eager (randn_like + add)", ms(lambda: noise(x)), nbytes=nb)
+cnoise = torch.compile(noise)
+attempt("torch.compile noise", lambda: record(
+    "noise", "torch.compile", ms(lambda: cnoise(x)), nbytes=nb))
+
+
+def run_cupy_noise():
+    import cupy
+    cx = cupy.from_dlpack(x)
+    rs = cupy.random.default_rng(0)
+    record("noise", "cupy (standard_normal + add)",
+           ms(lambda: cx + 0.1 * rs.standard_normal(cx.shape, dtype=cupy.float32)),
+           nbytes=nb)
+
+
+attempt("cupy", run_cupy_noise)
+
+
+def run_jax_noise():
+    import jax
+    jx = jax.dlpack.from_dlpack(x)
+    f = jax.jit(lambda v, k: v + 0.1 * jax.random.normal(k, v.shape))
+    key = jax.random.PRNGKey(0)
+    record("noise", "jax.jit (random.normal + add)",
+           ms(lambda: f(jx, key).block_until_ready()), nbytes=nb)
+
+
+attempt("jax", run_jax_noise)
