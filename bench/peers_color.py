@@ -18,7 +18,7 @@ import sys
 
 import torch
 
-from peers_common import cold, ms, record
+from peers_common import attempt, cold, ms, record, record_copy
 
 QUICK = "--quick" in sys.argv
 dev = torch.device("cuda")
@@ -26,18 +26,7 @@ g = torch.Generator(device=dev)
 g.manual_seed(1)
 
 
-def attempt(what, fn):
-    try:
-        fn()
-    except Exception as e:  # noqa: BLE001
-        print(f"{what} failed: {type(e).__name__}: {e}", flush=True)
-
-
-n = 1 << 28
-x = torch.rand(n, device=dev)
-y = torch.empty_like(x)
-record("copy", "torch.copy_", ms(lambda: y.copy_(x)), nbytes=2 * 4 * n)
-del x, y
+record_copy(dev)
 
 # color_jitter
 N = 32 if QUICK else 128

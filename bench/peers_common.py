@@ -27,3 +27,20 @@ def cold(fn):
     fn()
     torch.cuda.synchronize()
     return (time.perf_counter() - t) * 1e3
+
+
+def attempt(what, fn):
+    """Runs one peer's measurement; a peer that fails says why and the
+    others go on."""
+    try:
+        fn()
+    except Exception as e:  # noqa: BLE001
+        print(f"{what} failed: {type(e).__name__}: {e}", flush=True)
+
+
+def record_copy(dev):
+    """The limit in the peers' run: a 1 GiB device-to-device copy_."""
+    n = 1 << 28
+    x = torch.rand(n, device=dev)
+    y = torch.empty_like(x)
+    record("copy", "torch.copy_", ms(lambda: y.copy_(x)), nbytes=2 * 4 * n)

@@ -9,7 +9,7 @@ import sys
 
 import torch
 
-from peers_common import cold, ms, record
+from peers_common import attempt, cold, ms, record, record_copy
 
 QUICK = "--quick" in sys.argv
 dev = torch.device("cuda")
@@ -17,18 +17,7 @@ g = torch.Generator(device=dev)
 g.manual_seed(1)
 
 
-def attempt(what, fn):
-    try:
-        fn()
-    except Exception as e:  # noqa: BLE001
-        print(f"{what} failed: {type(e).__name__}: {e}", flush=True)
-
-
-n = 1 << 28
-x = torch.rand(n, device=dev)
-y = torch.empty_like(x)
-record("copy", "torch.copy_", ms(lambda: y.copy_(x)), nbytes=2 * 4 * n)
-del x, y
+record_copy(dev)
 
 # crop_mirror_normalize: u8[N, 256, 256, 3] -> f32[N, 3, 224, 224].
 N = 64 if QUICK else 256

@@ -42,6 +42,14 @@ inline DimAST toDim(const pipert::DimExpr &size, llvm::SMLoc loc) {
   return dim;
 }
 
+/// The keyword argument `name` of `expr`, or null.
+inline ExprAST *keyword(CallExprAST &expr, llvm::StringRef name) {
+  for (KeywordArgAST &kwarg : expr.kwargs)
+    if (kwarg.name == name)
+      return kwarg.value.get();
+  return nullptr;
+}
+
 /// A type's dim as a size.
 inline pipert::DimExpr fromDim(const DimAST &dim) {
   return dim.isSymbolic() ? *pipert::DimExpr::parse(dim.symbol)

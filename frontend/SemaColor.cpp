@@ -15,17 +15,6 @@
 using namespace pipec;
 using namespace pipec::sema;
 
-namespace {
-
-ExprAST *keywordOf(CallExprAST &expr, llvm::StringRef name) {
-  for (KeywordArgAST &kwarg : expr.kwargs)
-    if (kwarg.name == name)
-      return kwarg.value.get();
-  return nullptr;
-}
-
-} // namespace
-
 int64_t pipec::getColorChannels(llvm::StringRef imageType) {
   if (imageType == "rgb" || imageType == "bgr" || imageType == "ycbcr")
     return 3;
@@ -55,12 +44,12 @@ bool PipelineChecker::checkChannelMixOp(CallExprAST &expr) {
   std::vector<DimAST> dims = input.dims;
 
   if (callee == "color_space_conversion") {
-    auto typeOf = [&](const char *keyword, std::string &name) {
-      ExprAST *given = keywordOf(expr, keyword);
+    auto typeOf = [&](const char *which, std::string &name) {
+      ExprAST *given = keyword(expr, which);
       auto *ident = llvm::dyn_cast_or_null<NameExprAST>(given);
       if (!ident || !getColorChannels(ident->name))
         return error(given ? given->getLoc() : expr.getLoc(),
-                     std::string("color_space_conversion needs ") + keyword +
+                     std::string("color_space_conversion needs ") + which +
                          " = rgb, bgr, gray or ycbcr");
       name = ident->name;
       return true;
@@ -102,7 +91,7 @@ bool PipelineChecker::checkChannelMixOp(CallExprAST &expr) {
     }
   }
   std::string dtype = input.dtype;
-  if (ExprAST *value = keywordOf(expr, "dtype")) {
+  if (ExprAST *value = keyword(expr, "dtype")) {
     std::optional<std::string> requested = dtypeArgument(*value);
     if (!requested)
       return false;

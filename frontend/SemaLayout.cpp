@@ -33,14 +33,6 @@ std::vector<ExprAST *> elementsOf(ExprAST &expr) {
   return elements;
 }
 
-/// The keyword argument `name` of `expr`, or null.
-ExprAST *keyword(CallExprAST &expr, llvm::StringRef name) {
-  for (KeywordArgAST &kwarg : expr.kwargs)
-    if (kwarg.name == name)
-      return kwarg.value.get();
-  return nullptr;
-}
-
 } // namespace
 
 //===----------------------------------------------------------------------===//

@@ -21,13 +21,6 @@ using pipert::DimExpr;
 
 namespace {
 
-ExprAST *keywordOf(CallExprAST &expr, llvm::StringRef name) {
-  for (KeywordArgAST &kwarg : expr.kwargs)
-    if (kwarg.name == name)
-      return kwarg.value.get();
-  return nullptr;
-}
-
 /// The value of a number literal as written (after literal folding).
 std::optional<double> literalValue(const ExprAST &expr) {
   if (auto *number = llvm::dyn_cast<NumberExprAST>(&expr))
@@ -75,7 +68,7 @@ bool PipelineChecker::checkRandomOp(CallExprAST &expr) {
   bool randint = callee == "randint";
   // The shape drawn: sizes, one value when absent.
   std::vector<DimAST> dims;
-  if (ExprAST *shape = keywordOf(expr, "shape")) {
+  if (ExprAST *shape = keyword(expr, "shape")) {
     std::optional<std::vector<DimExpr>> sizes =
         sizesOf(*shape, "the shape of '" + callee + "'");
     if (!sizes)
@@ -117,7 +110,7 @@ bool PipelineChecker::checkRandomOp(CallExprAST &expr) {
   };
 
   std::string dtype = randint ? "i32" : callee == "coin_flip" ? "bool" : "f32";
-  if (ExprAST *value = keywordOf(expr, "dtype")) {
+  if (ExprAST *value = keyword(expr, "dtype")) {
     std::optional<std::string> requested = dtypeArgument(*value);
     if (!requested)
       return false;
@@ -130,7 +123,7 @@ bool PipelineChecker::checkRandomOp(CallExprAST &expr) {
                                         *requested);
     dtype = *requested;
   }
-  if (ExprAST *seed = keywordOf(expr, "seed")) {
+  if (ExprAST *seed = keyword(expr, "seed")) {
     auto *number = llvm::dyn_cast<NumberExprAST>(seed);
     if (!number || number->isFloat || (number->intValue < 0 &&
                                        !number->exceedsInt64))
@@ -141,7 +134,7 @@ bool PipelineChecker::checkRandomOp(CallExprAST &expr) {
   }
 
   if (callee == "uniform") {
-    if (ExprAST *range = keywordOf(expr, "range")) {
+    if (ExprAST *range = keyword(expr, "range")) {
       auto *list = llvm::dyn_cast<ListExprAST>(range);
       if (!list || list->elements.size() != 2)
         return error(range->getLoc(), "'uniform' takes range = [lo, hi]");
@@ -157,10 +150,10 @@ bool PipelineChecker::checkRandomOp(CallExprAST &expr) {
                                              "exceed hi");
     }
   } else if (callee == "normal") {
-    if (ExprAST *mean = keywordOf(expr, "mean"))
+    if (ExprAST *mean = keyword(expr, "mean"))
       if (!checkParam(*mean, "normal's mean"))
         return false;
-    if (ExprAST *stddev = keywordOf(expr, "stddev")) {
+    if (ExprAST *stddev = keyword(expr, "stddev")) {
       if (!checkParam(*stddev, "normal's stddev"))
         return false;
       if (std::optional<double> value = literalValue(*stddev);
@@ -170,8 +163,8 @@ bool PipelineChecker::checkRandomOp(CallExprAST &expr) {
                                            "; it cannot be negative");
     }
   } else if (callee == "coin_flip") {
-    ExprAST *p = keywordOf(expr, "probability");
-    if (ExprAST *alias = keywordOf(expr, "p")) {
+    ExprAST *p = keyword(expr, "probability");
+    if (ExprAST *alias = keyword(expr, "p")) {
       if (p)
         return error(alias->getLoc(), "'coin_flip' takes probability = or "
                                       "p =, not both");
@@ -190,7 +183,7 @@ bool PipelineChecker::checkRandomOp(CallExprAST &expr) {
     ExprAST *lo = expr.args.size() > 0 ? expr.args[0].get() : nullptr;
     ExprAST *hi = expr.args.size() > 1 ? expr.args[1].get() : nullptr;
     for (auto [name, slot] : {std::pair{"lo", &lo}, std::pair{"hi", &hi}}) {
-      if (ExprAST *given = keywordOf(expr, name)) {
+      if (ExprAST *given = keyword(expr, name)) {
         if (*slot)
           return error(given->getLoc(), std::string("'randint' has its ") +
                                             name + " twice");
