@@ -26,12 +26,13 @@ const KernelFamily &getElementwiseFamily();
 const KernelFamily &getReductionFamily();
 const KernelFamily &getBlurFamily();
 const KernelFamily &getCheckFamily();
+const KernelFamily &getResampleFamily();
 } // namespace pipec
 
 llvm::ArrayRef<const KernelFamily *> pipec::getKernelFamilies() {
   static const KernelFamily *const families[] = {
       &getElementwiseFamily(), &getReductionFamily(), &getBlurFamily(),
-      &getCheckFamily()};
+      &getCheckFamily(), &getResampleFamily()};
   return families;
 }
 

@@ -14,6 +14,8 @@
 #include "core/PipeScalar.h"
 #include "core/PipeReduce.h"
 #include "core/PipeStencil.h"
+#include "core/PipeRandom.h"
+#include "core/PipeResample.h"
 
 #include "mlir/IR/DialectImplementation.h"
 #include "llvm/ADT/TypeSwitch.h"
@@ -42,6 +44,14 @@ static_assert(int(Border::reflect101) == PIPE_REFLECT101 &&
                   int(Border::constant) == PIPE_CONSTANT &&
                   int(Border::wrap) == PIPE_WRAP,
               "Border must match pipe_border");
+static_assert(int(ResampleTransform::affine) == PIPE_RESAMPLE_AFFINE &&
+                  int(ResampleTransform::rotate) == PIPE_RESAMPLE_ROTATE &&
+                  int(ResampleTransform::resize) == PIPE_RESAMPLE_RESIZE &&
+                  int(Interp::nearest) == PIPE_INTERP_NEAREST &&
+                  int(Interp::linear) == PIPE_INTERP_LINEAR &&
+                  int(Border::clamp) == PIPE_RESAMPLE_CLAMP &&
+                  int(Border::constant) == PIPE_RESAMPLE_CONSTANT,
+              "the resample enums must match core/PipeResample.h's");
 
 void PipeDialect::initialize() {
   addOperations<

@@ -44,6 +44,19 @@ def Pipe_RandomDistribution : I32EnumAttr<"RandomDistribution",
   let cppNamespace = "::mlir::pipe";
 }
 
+def Pipe_ResampleTransform : I32EnumAttr<"ResampleTransform",
+    "how a resample maps output pixels to input ones: affine rotate resize", [
+      I32EnumAttrCase<"affine", 0>, I32EnumAttrCase<"rotate", 1>,
+      I32EnumAttrCase<"resize", 2>]> {
+  let cppNamespace = "::mlir::pipe";
+}
+
+def Pipe_Interp : I32EnumAttr<"Interp",
+    "how a resample reads between pixels: nearest linear", [
+      I32EnumAttrCase<"nearest", 0>, I32EnumAttrCase<"linear", 1>]> {
+  let cppNamespace = "::mlir::pipe";
+}
+
 def Pipe_MemorySpace : I32EnumAttr<"MemorySpace",
     "where a value lives: host or device", [
       I32EnumAttrCase<"host", 1>, I32EnumAttrCase<"device", 2>]> {

@@ -521,6 +521,48 @@ LogicalResult ChannelMixOp::verify() {
 }
 
 //===----------------------------------------------------------------------===//
+// ResampleOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult ResampleOp::verify() {
+  auto input = cast<RankedTensorType>(getInput().getType());
+  auto result = cast<RankedTensorType>(getResult().getType());
+  int64_t rank = input.getRank();
+  if (rank < 3 || result.getRank() != rank)
+    return emitOpError() << "resamples images [..., H, W, C] into images of "
+                            "the same rank";
+  SmallVector<std::string> in = getDimNames(input), out = getDimNames(result);
+  for (int64_t d = 0; d < rank; ++d)
+    if ((d < rank - 3 || d == rank - 1) && in[d] != out[d])
+      return emitOpError() << "keeps the sample dims and the channels";
+  if (isa<IntegerType>(input.getElementType()) &&
+      input.getElementType().isInteger(1))
+    return emitOpError() << "resamples numbers, not bool";
+  ResampleTransform transform = getTransform();
+  Value param = getParam();
+  if ((transform == ResampleTransform::resize) != !param)
+    return emitOpError() << "takes a parameter unless it is a resize";
+  if (getAntialias() && transform != ResampleTransform::resize)
+    return emitOpError() << "antialiases resizes only";
+  if (param) {
+    auto type = cast<RankedTensorType>(param.getType());
+    int64_t trailing = transform == ResampleTransform::affine ? 2 : 0;
+    int64_t samples = type.getRank() - trailing;
+    SmallVector<std::string> names = getDimNames(type);
+    bool ok = type.getElementType().isF32() && samples >= 0 &&
+              samples <= rank - 3;
+    for (int64_t d = 0; ok && d < samples; ++d)
+      ok = names[d] == in[d];
+    if (ok && trailing)
+      ok = type.getDimSize(samples) == 2 && type.getDimSize(samples + 1) == 3;
+    if (!ok)
+      return emitOpError() << "parameter must be f32 "
+                           << (trailing ? "[samples..., 2, 3]" : "[samples...]");
+  }
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
 // ChooseOp
 //===----------------------------------------------------------------------===//
 

@@ -369,6 +369,37 @@ def Pipe_ChannelMixOp : Pipe_Op<"channel_mix", [Pure]> {
                                                   "dtype"]>];
 }
 
+def Pipe_ResampleOp : Pipe_Op<"resample", [Pure]> {
+  let summary = "warp_affine, rotate, resize: images resampled";
+  let description = [{
+    `input` is images [S..., H, W, C]; the result [S..., OH, OW, C] (its
+    dtype any number dtype). Each output pixel shows the input at the
+    point the sample's destination-to-source matrix gives
+    (core/PipeResample.h): `param` is the matrices [S'..., 2, 3] (affine)
+    or the angles in degrees [S'...] (rotate), S'... a prefix of S...; a
+    resize has none. Computed by the resample kernel family.
+
+    ```mlir
+    %r = pipe.resample %x, %angle : tensor<?xf32, ["N"]> rotate linear constant fill 0.000000e+00 : tensor<?x?x?x3xui8, ["N", "H", "W"]> to tensor<?x?x?x3xui8, ["N", "H", "W"]>
+    ```
+  }];
+  let arguments = (ins Pipe_Tensor:$input, Optional<Pipe_Tensor>:$param,
+                       Pipe_ResampleTransform:$transform, Pipe_Interp:$interp,
+                       Pipe_Border:$border, F64Attr:$fill, UnitAttr:$antialias);
+  let results = (outs Pipe_Tensor:$result);
+  let assemblyFormat = [{
+    $input (`,` $param^ `:` type($param))? $transform $interp $border `fill`
+    $fill (`antialias` $antialias^)? attr-dict `:` type($input) `to`
+    type($result)
+  }];
+  let hasVerifier = 1;
+  list<Pipe_Function> functions = [
+      Pipe_Function<"warp_affine", 1, ["matrix", "size", "fill", "interp",
+                                       "dtype"]>,
+      Pipe_Function<"rotate", 1, ["angle", "size", "fill", "interp", "dtype"]>,
+      Pipe_Function<"resize", 1, ["size", "interp", "antialias", "dtype"]>];
+}
+
 def Pipe_CastOp : Pipe_Op<"cast", [Pure,
     DeclareOpInterfaceMethods<Pipe_ElementwiseOpInterface>]> {
   let summary = "Converts each element to another dtype";

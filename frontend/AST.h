@@ -198,6 +198,10 @@ public:
   /// Set by Sema for pad: widths known only with the dims, which must not
   /// be negative (checked when the pipeline runs).
   std::vector<std::string> dimChecks;
+  /// Set by Sema for warp_affine, rotate and resize: the interpolation
+  /// (nearest, linear) and whether a resize antialiases.
+  std::string interp;
+  bool antialias = false;
   /// Set by Sema for color_space_conversion: the image types (rgb, bgr,
   /// gray, ycbcr) it converts between.
   std::string fromColor, toColor;

@@ -716,6 +716,41 @@ private:
                                      builder.getDenseI64ArrayAttr(dimensions));
   }
 
+  /// warp_affine, rotate, resize: pipe.resample with the matrices (f32
+  /// [..., 2, 3]) or the angles (f32, per sample) as its parameter.
+  Value emitResampleOp(const CallExprAST &call, RankedTensorType type,
+                       Location where, llvm::StringRef) {
+    Value input = emitExpr(*call.args[0], call.operandDType);
+    Value param;
+    pipe::ResampleTransform transform;
+    if (call.callee == "rotate") {
+      transform = pipe::ResampleTransform::rotate;
+      param = castTo(emitExpr(*keywordValue(call, "angle"), "f32"), "f32",
+                     where);
+    } else if (call.callee == "warp_affine") {
+      transform = pipe::ResampleTransform::affine;
+      const ExprAST &matrix = *keywordValue(call, "matrix");
+      param = castTo(emitExpr(matrix, "f32"), "f32", where);
+      if (llvm::isa<ListExprAST>(matrix))
+        param = pipe::ReshapeOp::create(
+            builder, where, RankedTensorType::get({2, 3}, elementType("f32")),
+            param);
+    } else {
+      transform = pipe::ResampleTransform::resize;
+    }
+    bool resize = transform == pipe::ResampleTransform::resize;
+    return pipe::ResampleOp::create(
+        builder, where, type, input, param,
+        pipe::ResampleTransformAttr::get(builder.getContext(), transform),
+        pipe::InterpAttr::get(builder.getContext(),
+                              *pipe::symbolizeInterp(call.interp)),
+        pipe::BorderAttr::get(builder.getContext(),
+                              resize ? pipe::Border::clamp
+                                     : pipe::Border::constant),
+        builder.getF64FloatAttr(call.fill),
+        call.antialias ? builder.getUnitAttr() : UnitAttr());
+  }
+
   /// The color functions. brightness_contrast is elementwise; the others
   /// mix the channels by a 3x3 matrix per sample (pipe.channel_mix), DALI's
   /// YIQ formulas (core/PipeColor.h documents them).

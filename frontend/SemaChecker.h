@@ -134,6 +134,9 @@ private:
   bool checkBroadcastOp(CallExprAST &expr);
   bool checkEraseOp(CallExprAST &expr);
 
+  // Resampling (SemaResample.cpp).
+  bool checkResampleOp(CallExprAST &expr);
+
   // Color functions (SemaColor.cpp).
   bool checkChannelMixOp(CallExprAST &expr);
 

@@ -9,6 +9,7 @@
 #include "core/PipeReduce.h"
 #include "core/PipeStencil.h"
 #include "core/PipeRandom.h"
+#include "core/PipeResample.h"
 #include "core/DimExpr.h"
 #include "families/blur/BlurParams.h"
 #include "runtime/Executable.h"
@@ -134,6 +135,7 @@ private:
         .Case<SelectOp>([&](SelectOp select) { runSelect(select); })
         .Case<RandomOp>([&](RandomOp random) { runRandom(random); })
         .Case<ChannelMixOp>([&](ChannelMixOp mix) { runChannelMix(mix); })
+        .Case<ResampleOp>([&](ResampleOp op) { runResample(op); })
         .Case<ChooseOp>([&](ChooseOp choose) {
           // Both sides were computed (the reference runs every op); the
           // result is the chosen one's tensor, as on the GPU.
@@ -496,6 +498,55 @@ private:
     else
       run(float{});
     values[mix.getResult()] = out;
+  }
+
+  /// warp_affine, rotate, resize through core/PipeResample.h, as the
+  /// resample family's kernels compute them.
+  void runResample(ResampleOp op) {
+    TensorPtr out = allocate(op.getResult());
+    const HostTensor &in = *values.lookup(op.getInput());
+    const HostTensor *param =
+        op.getParam() ? values.lookup(op.getParam()).get() : nullptr;
+    const std::vector<int64_t> &is = in.shape(), &os = out->shape();
+    size_t rank = is.size();
+    int64_t h = is[rank - 3], w = is[rank - 2], c = is[rank - 1];
+    int64_t oh = os[rank - 3], ow = os[rank - 2];
+    int64_t samples = 1;
+    for (size_t d = 0; d + 3 < rank; ++d)
+      samples *= is[d];
+    int transform = int(op.getTransform());
+    int64_t perSample = op.getTransform() == ResampleTransform::affine ? 6 : 1;
+    int64_t divisor = 1, paramSamples = 0;
+    if (param) {
+      int64_t sampleDims = int64_t(param->shape().size()) -
+                           (perSample == 6 ? 2 : 0);
+      paramSamples = sampleDims > 0;
+      for (size_t d = size_t(sampleDims); d + 3 < rank; ++d)
+        divisor *= is[d];
+    }
+    float fill = float(op.getFill().convertToDouble());
+    visitStorageType(in.dtype(), [&](auto inTag) {
+      using In = decltype(inTag);
+      visitStorageType(out->dtype(), [&](auto outTag) {
+        using Out = decltype(outTag);
+        for (int64_t s = 0; s < samples; ++s) {
+          const float *p =
+              param ? param->as<float>() +
+                          (paramSamples ? (s / divisor) * perSample : 0)
+                    : nullptr;
+          pipe_affine a = pipe_resample_matrix(transform, p, h, w, oh, ow);
+          const In *image = in.as<In>() + s * h * w * c;
+          Out *y = out->as<Out>() + s * oh * ow * c;
+          for (int64_t oy = 0; oy < oh; ++oy)
+            for (int64_t ox = 0; ox < ow; ++ox)
+              for (int64_t ch = 0; ch < c; ++ch)
+                y[(oy * ow + ox) * c + ch] = pipe_cast<Out>(pipe_resample_value(
+                    image, h, w, c, ch, a, oy, ox, int(op.getInterp()),
+                    int(op.getBorder()), fill, op.getAntialias()));
+        }
+      });
+    });
+    values[op.getResult()] = out;
   }
 
   void runSelect(SelectOp select) {

@@ -21,6 +21,8 @@ Result<std::unique_ptr<KernelLauncher>> createBlurLauncher(const Plan &plan,
                                                            size_t index);
 Result<std::unique_ptr<KernelLauncher>> createCheckLauncher(const Plan &plan,
                                                             size_t index);
+Result<std::unique_ptr<KernelLauncher>>
+createResampleLauncher(const Plan &plan, size_t index);
 } // namespace pipert
 
 namespace {
@@ -33,6 +35,7 @@ const Family kFamilies[] = {
     {"reduction", createReductionLauncher},
     {"blur", createBlurLauncher},
     {"check", createCheckLauncher},
+    {"resample", createResampleLauncher},
 };
 } // namespace
 

@@ -103,4 +103,15 @@ spread = first.max(axis=3).astype(int) - first.min(axis=3).astype(int)
 check('color_jitter keeps gray gray', np.asarray(int(spread.max()) <= 1),
       np.asarray(True))
 
+# rotate_random: each image turned by its own angle in [-10, 10) about its
+# centre; a run replays from its seed; the corners, outside the turned
+# image for any angle but 0, are the fill.
+n, h, w = 3, 64, 80
+images = rng.integers(1, 256, (n, h, w, 3), dtype=np.uint8)
+first = example('rotate_random', {'images': images}, options=['--seed=3'])
+again = example('rotate_random', {'images': images}, options=['--seed=3'])
+check('rotate_random replays', again['rotated'], first['rotated'])
+corners = first['rotated'][:, [0, 0, -1, -1], [0, -1, 0, -1]]
+check('rotate_random fills the corners', corners, np.zeros_like(corners))
+
 oracle.finish()

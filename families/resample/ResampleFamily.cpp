@@ -1,0 +1,118 @@
+//===- ResampleFamily.cpp - warp_affine, rotate, resize to CUDA -----------===//
+//
+// The compiler half of the resample family: a `pipe.resample` becomes one
+// kernel, a block per output row, each thread a run of the row's elements,
+// whose values core/PipeResample.h defines (the reference runs the same
+// functions). Each block computes its sample's matrix once per row.
+//
+//===----------------------------------------------------------------------===//
+
+#include "families/resample/ResampleParams.h"
+
+#include "codegen/KernelFamily.h"
+#include "codegen/PlanBuilder.h"
+#include "codegen/PipeResampleEmbedded.h"
+
+#include "llvm/Support/raw_ostream.h"
+
+#include <cstdio>
+
+using namespace mlir;
+using namespace mlir::pipe;
+
+namespace {
+
+class ResampleFamily : public pipec::KernelFamily {
+public:
+  StringRef getName() const override { return "resample"; }
+  bool matches(Operation *op) const override { return isa<ResampleOp>(op); }
+  std::string getKernelName(Operation *, StringRef pipeline,
+                            unsigned index) const override {
+    return (pipeline + "_s" + Twine(index)).str();
+  }
+  bool canBeGuarded() const override { return true; }
+
+  FailureOr<pipert::PlanKernel>
+  build(Operation *op, const std::string &name,
+        const pipec::KernelOptions &options) const override {
+    auto resample = cast<ResampleOp>(op);
+    auto input = cast<RankedTensorType>(resample.getInput().getType());
+    auto result = cast<RankedTensorType>(resample.getResult().getType());
+    pipert::ResampleParams params;
+    params.transform = int(resample.getTransform());
+    if (Value param = resample.getParam())
+      params.paramRank = int(cast<RankedTensorType>(param.getType()).getRank());
+    std::string in = getCppScalarType(input.getElementType());
+    std::string out = getCppScalarType(result.getElementType());
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    if (options.withPrelude)
+      os << pipec::getCudaPrelude() << "\n";
+    os << kPipeResampleSource << "\n";
+    os << "// " << name << ": " << stringifyResampleTransform(
+                                      resample.getTransform())
+       << " " << input << " -> " << result << "\n"
+       << "extern \"C\" __global__ void __launch_bounds__(128)\n"
+       << name << "(const " << in << " *__restrict__ in,\n"
+       << "    const float *__restrict__ param, " << out
+       << " *__restrict__ out,\n"
+       << "    long long rows, long long h, long long w, long long channels,\n"
+       << "    long long oh, long long ow, long long paramSamples,\n"
+       << "    long long paramDivisor";
+    if (options.guarded)
+      os << ",\n    const unsigned long long *__restrict__ pipe_guard, "
+            "unsigned long long pipe_run";
+    os << ") {\n  pipe_wait_for_previous_kernel();\n";
+    if (options.guarded)
+      os << "  if (pipe_check_failed(pipe_guard, pipe_run))\n    return;\n";
+    const int perSample =
+        resample.getTransform() == ResampleTransform::affine ? 6 : 1;
+    char fill[40];
+    std::snprintf(fill, sizeof(fill), "(float)%.17g",
+                  resample.getFill().convertToDouble());
+    os << "  const long long rowElements = ow * channels;\n"
+       << "  for (long long row = blockIdx.x; row < rows; row += gridDim.x) {\n"
+       << "    const long long sample = row / oh, oy = row % oh;\n"
+       << "    const float *p = param ? param + (paramSamples ? (sample / "
+          "paramDivisor) * "
+       << perSample << " : 0) : (const float *)0;\n"
+       << "    const pipe_affine a = pipe_resample_matrix(" << params.transform
+       << ", p, h, w, oh, ow);\n"
+       << "    const " << in << " *image = in + sample * h * w * channels;\n"
+       << "    " << out << " *line = out + row * rowElements;\n"
+       << "    for (long long e = threadIdx.x; e < rowElements; e += "
+          "blockDim.x) {\n"
+       << "      const long long ox = e / channels, ch = e - ox * channels;\n"
+       << "      line[e] = pipe_cast<" << out << ">(pipe_resample_value(image, "
+          "h, w, channels, ch, a, oy, ox, "
+       << int(resample.getInterp()) << ", " << int(resample.getBorder())
+       << ", " << fill << ", "
+       << (resample.getAntialias() ? "true" : "false") << "));\n"
+       << "    }\n  }\n}\n";
+    pipert::PlanKernel kernel;
+    kernel.name = name;
+    kernel.entries = {name};
+    kernel.source = std::move(text);
+    kernel.domain = pipec::getPlanBuffer(result, "").dims;
+    kernel.location = describeLocation(resample.getLoc());
+    kernel.params = params.encode();
+    return kernel;
+  }
+
+  std::string describe(const pipert::PlanKernel &kernel) const override {
+    auto params = pipert::ResampleParams::decode(kernel.params);
+    static const char *const names[] = {"affine", "rotate", "resize"};
+    return "resample " + kernel.name + " " +
+           (params ? names[params->transform] : "?") + " to " +
+           pipert::describeDims(kernel.domain);
+  }
+};
+
+} // namespace
+
+namespace pipec {
+const KernelFamily &getResampleFamily() {
+  static const ResampleFamily family;
+  return family;
+}
+} // namespace pipec

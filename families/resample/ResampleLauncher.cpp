@@ -1,0 +1,91 @@
+//===- ResampleLauncher.cpp - Launching warp_affine, rotate, resize -------===//
+//
+// One launch per resample (see ResampleFamily.cpp): a block of 128
+// threads per output row, up to a few per SM's worth, the rest taken in
+// turn. The sizes come from the input's and the output's shapes.
+//
+//===----------------------------------------------------------------------===//
+
+#include "families/resample/ResampleParams.h"
+
+#include "runtime/CudaDriver.h"
+#include "runtime/KernelLauncher.h"
+
+#include <algorithm>
+
+using namespace pipert;
+
+namespace {
+
+class ResampleLauncher : public KernelLauncher {
+public:
+  ResampleLauncher(const PlanKernel &kernel, ResampleParams params)
+      : kernel(kernel), params(params) {}
+
+  Status load(const CudaDriver &cu, CUmodule module) override {
+    if (kernel.entries.size() != 1 || kernel.inputs.empty() ||
+        kernel.outputs.size() != 1)
+      return Status::error("resample kernel '" + kernel.name +
+                           "' does not have one entry, an input and an "
+                           "output");
+    return getFunction(cu, module, kernel.entries[0], &function);
+  }
+
+  Status launch(const LaunchContext &ctx) override {
+    const std::vector<int64_t> &in = ctx.shapes[kernel.inputs[0]];
+    const std::vector<int64_t> &out = ctx.shapes[kernel.outputs[0]];
+    size_t rank = in.size();
+    long long rows = 1;
+    for (size_t d = 0; d + 2 < rank; ++d)
+      rows *= out[d];
+    long long h = in[rank - 3], w = in[rank - 2], channels = in[rank - 1];
+    long long oh = out[rank - 3], ow = out[rank - 2];
+    if (rows == 0 || ow * channels == 0)
+      return Status();
+    CUdeviceptr input = ctx.ptrs[kernel.inputs[0]];
+    CUdeviceptr param = 0;
+    // A param over the first k sample dims: the output's sample index
+    // divided by the product of the sample dims after them.
+    long long paramSamples = 0, paramDivisor = 1;
+    if (kernel.inputs.size() > 1) {
+      param = ctx.ptrs[kernel.inputs[1]];
+      int trailing = params.transform == 0 ? 2 : 0;
+      int sampleDims = params.paramRank - trailing;
+      paramSamples = sampleDims > 0 ? 1 : 0;
+      for (size_t d = size_t(std::max(sampleDims, 0)); d + 3 < rank; ++d)
+        paramDivisor *= in[d];
+    }
+    CUdeviceptr output = ctx.ptrs[kernel.outputs[0]];
+    std::vector<void *> args = {&input, &param,    &output,       &rows,
+                                &h,     &w,        &channels,     &oh,
+                                &ow,    &paramSamples, &paramDivisor};
+    CUdeviceptr guard = ctx.guardWord;
+    unsigned long long run = ctx.runNumber;
+    if (kernel.guarded) {
+      args.push_back(&guard);
+      args.push_back(&run);
+    }
+    long long blocks =
+        std::min<long long>(rows, (long long)ctx.device.multiprocessors * 16);
+    return launchKernel(ctx, function, kernel.entries[0], blocks, 128, 1, args);
+  }
+
+private:
+  const PlanKernel &kernel;
+  ResampleParams params;
+  CUfunction function = nullptr;
+};
+
+} // namespace
+
+namespace pipert {
+Result<std::unique_ptr<KernelLauncher>>
+createResampleLauncher(const Plan &plan, size_t index) {
+  const PlanKernel &kernel = plan.kernels[index];
+  auto params = ResampleParams::decode(kernel.params);
+  if (!params)
+    return params.status();
+  return std::unique_ptr<KernelLauncher>(
+      new ResampleLauncher(kernel, *params));
+}
+} // namespace pipert

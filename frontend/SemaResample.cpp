@@ -1,0 +1,133 @@
+//===- SemaResample.cpp - Checking warp_affine, rotate and resize ---------===//
+//
+// Images [..., H, W, C] with their channels last; the output size (two
+// sizes), the interpolation, the fill of warp_affine and rotate, the
+// matrices or angles per sample, resize's antialias; the output dtype.
+//
+//===----------------------------------------------------------------------===//
+
+#include "frontend/Sema.h"
+#include "frontend/SemaChecker.h"
+
+#include "llvm/Support/Casting.h"
+
+#include <cmath>
+
+using namespace pipec;
+using namespace pipec::sema;
+using pipert::DimExpr;
+
+bool PipelineChecker::checkResampleOp(CallExprAST &expr) {
+  const std::string &callee = expr.callee;
+  if (expr.args.size() != 1)
+    return error(expr.getLoc(), "'" + callee + "' takes one batch of images, "
+                                "e.g. " + callee + "(images, ...)");
+  ExprAST &image = *expr.args[0];
+  if (!checkExpr(image))
+    return false;
+  const ExprType &input = image.type;
+  if (input.isWeakLiteral() || input.dims.size() < 3 || input.dtype == "bool")
+    return error(image.getLoc(), "'" + callee + "' takes images of numbers "
+                                 "[..., H, W, C], channels last; not " +
+                                     input.str());
+  int64_t rank = int64_t(input.dims.size());
+  std::vector<DimAST> dims = input.dims;
+  // The output's size: [OH, OW], the input's by default but for resize.
+  if (ExprAST *size = keyword(expr, "size")) {
+    std::optional<std::vector<DimExpr>> sizes =
+        sizesOf(*size, "the size of '" + callee + "'");
+    if (!sizes)
+      return false;
+    if (sizes->size() != 2)
+      return error(size->getLoc(), "the size of '" + callee +
+                                       "' is [height, width]");
+    for (size_t i = 0; i < 2; ++i) {
+      if ((*sizes)[i].isConstant() && (*sizes)[i].getConstant() < 0)
+        return error(size->getLoc(), "a size cannot be negative");
+      dims[size_t(rank) - 3 + i] = toDim((*sizes)[i], size->getLoc());
+    }
+  } else if (callee == "resize") {
+    return error(expr.getLoc(), "'resize' needs the size it resizes to, "
+                                "e.g. resize(images, size = [224, 224])");
+  }
+  expr.interp = "linear";
+  if (ExprAST *interp = keyword(expr, "interp")) {
+    auto *name = llvm::dyn_cast<NameExprAST>(interp);
+    if (!name || (name->name != "nearest" && name->name != "linear"))
+      return error(interp->getLoc(), "interp = nearest or linear");
+    expr.interp = name->name;
+  }
+  expr.fill = 0;
+  if (ExprAST *fill = keyword(expr, "fill")) {
+    auto *number = llvm::dyn_cast<NumberExprAST>(fill);
+    double value = number ? (number->isFloat ? number->floatValue
+                                             : double(number->intValue))
+                          : 0;
+    if (!number || !std::isfinite(value))
+      return error(fill->getLoc(), "the fill of '" + callee +
+                                       "' is a finite number literal");
+    expr.fill = value;
+  }
+  expr.antialias = callee == "resize";
+  if (ExprAST *antialias = keyword(expr, "antialias")) {
+    auto *flag = llvm::dyn_cast<BoolExprAST>(antialias);
+    if (!flag)
+      return error(antialias->getLoc(), "antialias = true or false");
+    expr.antialias = flag->value;
+  }
+  int64_t firstAxis = rank - 3;
+  if (callee == "rotate") {
+    ExprAST *angle = keyword(expr, "angle");
+    if (!angle)
+      return error(expr.getLoc(), "'rotate' needs angle = degrees, one per "
+                                  "image or one for all");
+    if (!checkSampleParam(*angle, input, firstAxis, "number",
+                          "rotate's angle"))
+      return false;
+  } else if (callee == "warp_affine") {
+    ExprAST *matrix = keyword(expr, "matrix");
+    if (!matrix)
+      return error(expr.getLoc(), "'warp_affine' needs matrix = the 2x3 "
+                                  "matrix from output to input points, six "
+                                  "numbers or a tensor [..., 2, 3]");
+    if (auto *list = llvm::dyn_cast<ListExprAST>(matrix)) {
+      if (list->elements.size() != 6 ||
+          !llvm::all_of(list->elements, [](const ExprPtr &e) {
+            return llvm::isa<NumberExprAST>(*e);
+          }))
+        return error(matrix->getLoc(), "warp_affine's matrix as a list is six "
+                                       "numbers, row by row");
+    } else {
+      if (!checkExpr(*matrix))
+        return false;
+      const ExprType &type = matrix->type;
+      bool ok = !type.isWeakLiteral() && type.dtype != "bool" &&
+                type.dims.size() >= 2;
+      size_t samples = ok ? type.dims.size() - 2 : 0;
+      if (ok) {
+        const DimAST &rows = type.dims[samples], &cols = type.dims[samples + 1];
+        ok = !rows.isSymbolic() && rows.size == 2 && !cols.isSymbolic() &&
+             cols.size == 3 && int64_t(samples) <= firstAxis;
+        for (size_t d = 0; ok && d < samples; ++d)
+          ok = type.dims[d] == input.dims[d];
+      }
+      if (!ok)
+        return error(matrix->getLoc(),
+                     "warp_affine's matrix " + type.str() +
+                         " must be [2, 3], or one per sample [..., 2, 3] "
+                         "over the leading dims of " + input.str());
+    }
+  }
+  std::string dtype = input.dtype;
+  if (ExprAST *value = keyword(expr, "dtype")) {
+    std::optional<std::string> requested = dtypeArgument(*value);
+    if (!requested)
+      return false;
+    if (*requested == "bool")
+      return error(value->getLoc(), "'" + callee + "' gives numbers, not bool");
+    dtype = *requested;
+  }
+  expr.operandDType = input.dtype;
+  expr.type = ExprType{dtype, dims};
+  return true;
+}
