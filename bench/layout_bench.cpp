@@ -12,6 +12,8 @@
 //   color_jitter           u8[128, 256, 256, 3] -> u8, brightness, contrast,
 //                          saturation and hue drawn per image (color_twist)
 //   noise                  f32[64, 1024, 1024] + normal noise drawn per element
+//   rotate                 u8[64, 512, 512, 3], an angle per image, linear
+//   resize                 u8[64, 1024, 1024, 3] -> 512 x 512, antialiased
 // Results are checked against the CPU reference on two samples before
 // anything is timed; bytes are those the op must read and write.
 //
@@ -168,6 +170,14 @@ const char *const kNoise =
     "pipeline noise(x: f32[N, H, W]) -> (y: f32[N, H, W]) {\n"
     "  y = x + normal(stddev = 0.1, shape = [N, H, W])\n}\n";
 
+const char *const kRotate =
+    "pipeline rotate(images: u8[N, H, W, 3], angle: f32[N]) -> "
+    "(out: u8[N, H, W, 3]) {\n"
+    "  out = rotate(images, angle = angle)\n}\n";
+const char *const kResize =
+    "pipeline resize(images: u8[N, H, W, 3]) -> (out: u8[N, 512, 512, 3]) {\n"
+    "  out = resize(images, size = [512, 512])\n}\n";
+
 std::string replaceAll(std::string text, const std::string &key,
                        const std::string &value) {
   for (size_t at = text.find(key); at != std::string::npos;
@@ -249,6 +259,23 @@ int runColor(bool quick) {
     auto pipeline = compile(kNoise);
     measureLayout("noise", "pipe", *pipeline, inputs,
                   2.0 * double(inputs[0].numBytes()), reps);
+  }
+  {
+    const int64_t n = quick ? 16 : 64;
+    HostTensor angle = randomF32({n}, 12);
+    for (int64_t i = 0; i < n; ++i)
+      angle.as<float>()[i] = angle.as<float>()[i] * 20 - 10;
+    std::vector<HostTensor> inputs = {randomU8({n, 512, 512, 3}, 13), angle};
+    auto pipeline = compile(kRotate);
+    measureLayout("rotate", "pipe", *pipeline, inputs,
+                  2.0 * double(inputs[0].numBytes()), reps);
+  }
+  {
+    const int64_t n = quick ? 16 : 64;
+    std::vector<HostTensor> inputs = {randomU8({n, 1024, 1024, 3}, 14)};
+    auto pipeline = compile(kResize);
+    measureLayout("resize", "pipe", *pipeline, inputs,
+                  1.25 * double(inputs[0].numBytes()), reps);
   }
   return 0;
 }

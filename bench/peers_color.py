@@ -11,6 +11,12 @@ timed in the same run on the GPU machine:
   noise         f32[64, 1024, 1024] + normal noise: torch.randn_like + add
                 (eager, compiled), CuPy, JAX.
 
+  rotate        u8[64, 512, 512, 3], an angle per image: affine_grid +
+                grid_sample (bilinear, zeros), eager and torch.compile.
+  resize        u8[64, 1024, 1024, 3] -> 512 x 512, antialiased:
+                torch.nn.functional.interpolate(antialias=True) on the
+                NCHW float image, and torchvision v2 resize per image.
+
 Run there as: python3 bench/peers_color.py [--quick]   (JSON lines)
 """
 import math
@@ -155,3 +161,65 @@ def run_jax_noise():
 
 
 attempt("jax", run_jax_noise)
+
+del x
+
+# rotate
+N = 16 if QUICK else 64
+images = torch.randint(0, 256, (N, 512, 512, 3), dtype=torch.uint8,
+                       device=dev, generator=g)
+angle = torch.rand((N,), device=dev, generator=g) * 20 - 10
+nb = 2 * images.numel()
+
+
+def rotate_torch(img, degrees):
+    t = torch.deg2rad(degrees)
+    c, s = torch.cos(t), torch.sin(t)
+    theta = torch.stack([torch.stack([c, -s, torch.zeros_like(c)], -1),
+                         torch.stack([s, c, torch.zeros_like(c)], -1)], 1)
+    x = img.permute(0, 3, 1, 2).float()
+    grid = torch.nn.functional.affine_grid(theta, x.shape, align_corners=False)
+    y = torch.nn.functional.grid_sample(x, grid, mode='bilinear',
+                                        padding_mode='zeros',
+                                        align_corners=False)
+    return y.round().clamp(0, 255).to(torch.uint8).permute(0, 2, 3, 1).contiguous()
+
+
+record("rotate", "torch eager (affine_grid + grid_sample)",
+       ms(lambda: rotate_torch(images, angle)), nbytes=nb)
+crot = torch.compile(rotate_torch)
+attempt("torch.compile rotate", lambda: record(
+    "rotate", "torch.compile (affine_grid + grid_sample)",
+    ms(lambda: crot(images, angle)), nbytes=nb))
+del images
+
+# resize
+images = torch.randint(0, 256, (N, 1024, 1024, 3), dtype=torch.uint8,
+                       device=dev, generator=g)
+nb = 1.25 * images.numel()
+
+
+def resize_torch(img):
+    x = img.permute(0, 3, 1, 2).float()
+    y = torch.nn.functional.interpolate(x, size=(512, 512), mode='bilinear',
+                                        antialias=True, align_corners=False)
+    return y.round().clamp(0, 255).to(torch.uint8).permute(0, 2, 3, 1).contiguous()
+
+
+record("resize", "torch eager (interpolate antialias)",
+       ms(lambda: resize_torch(images)), nbytes=nb)
+cres = torch.compile(resize_torch)
+attempt("torch.compile resize", lambda: record(
+    "resize", "torch.compile (interpolate antialias)",
+    ms(lambda: cres(images)), nbytes=nb))
+
+
+def resize_torchvision():
+    from torchvision.transforms.v2 import functional as F
+    chw = images.permute(0, 3, 1, 2)
+    return [F.resize(chw[i], [512, 512], antialias=True) for i in range(N)]
+
+
+attempt("torchvision resize", lambda: record(
+    "resize", "torchvision v2 resize (per image, uint8 CHW)",
+    ms(resize_torchvision, warmup=2, rep=10), nbytes=nb))
