@@ -137,29 +137,37 @@ PIPE_HD int pipe_resample_taps(long long o, float scale, long long size,
 /// The most taps an antialiased axis takes (a downscale by up to 31).
 #define PIPE_RESAMPLE_MAX_TAPS 64
 
-/// Channel `ch` of output pixel (oy, ox) of one sample.
-template <typename T>
-PIPE_HD float pipe_resample_value(const T *in, long long h, long long w,
-                                  long long channels, long long ch,
-                                  const pipe_affine &a, long long oy,
-                                  long long ox, int interp, int border,
-                                  float fill, bool antialias) {
-  if (h <= 0 || w <= 0)
-    return fill;
+/// Output pixel (oy, ox) of one sample, its `channels` values into `out`:
+/// the point, the taps and their weights are found once for the pixel,
+/// then each channel is read and weighed.
+template <typename T, typename Out>
+PIPE_HD void pipe_resample_pixel(const T *in, long long h, long long w,
+                                 long long channels, const pipe_affine &a,
+                                 long long oy, long long ox, int interp,
+                                 int border, float fill, bool antialias,
+                                 Out *out) {
+  if (h <= 0 || w <= 0) {
+    for (long long ch = 0; ch < channels; ++ch)
+      out[ch] = pipe_cast<Out>(fill);
+    return;
+  }
   if (antialias && interp == PIPE_INTERP_LINEAR) {
     long long x0, y0;
     float wx[PIPE_RESAMPLE_MAX_TAPS], wy[PIPE_RESAMPLE_MAX_TAPS];
     int nx = pipe_resample_taps(ox, a.m[0], w, &x0, wx, PIPE_RESAMPLE_MAX_TAPS);
     int ny = pipe_resample_taps(oy, a.m[4], h, &y0, wy, PIPE_RESAMPLE_MAX_TAPS);
-    float acc = 0.0f;
-    for (int i = 0; i < ny; ++i) {
-      float row = 0.0f;
-      for (int j = 0; j < nx; ++j)
-        row = row + wx[j] * pipe_resample_read(in, h, w, channels, ch, y0 + i,
-                                               x0 + j, border, fill);
-      acc = acc + wy[i] * row;
+    for (long long ch = 0; ch < channels; ++ch) {
+      float acc = 0.0f;
+      for (int i = 0; i < ny; ++i) {
+        float row = 0.0f;
+        for (int j = 0; j < nx; ++j)
+          row = row + wx[j] * pipe_resample_read(in, h, w, channels, ch,
+                                                 y0 + i, x0 + j, border, fill);
+        acc = acc + wy[i] * row;
+      }
+      out[ch] = pipe_cast<Out>(acc);
     }
-    return acc;
+    return;
   }
   float px = a.m[0] * ((float)ox + 0.5f) + a.m[1] * ((float)oy + 0.5f) + a.m[2];
   float py = a.m[3] * ((float)ox + 0.5f) + a.m[4] * ((float)oy + 0.5f) + a.m[5];
@@ -168,23 +176,30 @@ PIPE_HD float pipe_resample_value(const T *in, long long h, long long w,
   float limitX = (float)w + 2.0f, limitY = (float)h + 2.0f;
   px = px > -2.0f ? (px < limitX ? px : limitX) : -2.0f;
   py = py > -2.0f ? (py < limitY ? py : limitY) : -2.0f;
-  if (interp == PIPE_INTERP_NEAREST)
-    return pipe_resample_read(in, h, w, channels, ch,
-                              (long long)pipe_floorf(py),
-                              (long long)pipe_floorf(px), border, fill);
+  if (interp == PIPE_INTERP_NEAREST) {
+    long long y = (long long)pipe_floorf(py), x = (long long)pipe_floorf(px);
+    for (long long ch = 0; ch < channels; ++ch)
+      out[ch] = pipe_cast<Out>(
+          pipe_resample_read(in, h, w, channels, ch, y, x, border, fill));
+    return;
+  }
   px = px - 0.5f;
   py = py - 0.5f;
   float fx0 = pipe_floorf(px), fy0 = pipe_floorf(py);
   float fx = px - fx0, fy = py - fy0;
   long long x0 = (long long)fx0, y0 = (long long)fy0;
-  float a00 = pipe_resample_read(in, h, w, channels, ch, y0, x0, border, fill);
-  float a01 = pipe_resample_read(in, h, w, channels, ch, y0, x0 + 1, border, fill);
-  float a10 = pipe_resample_read(in, h, w, channels, ch, y0 + 1, x0, border, fill);
-  float a11 =
-      pipe_resample_read(in, h, w, channels, ch, y0 + 1, x0 + 1, border, fill);
-  float top = (1.0f - fx) * a00 + fx * a01;
-  float bottom = (1.0f - fx) * a10 + fx * a11;
-  return (1.0f - fy) * top + fy * bottom;
+  for (long long ch = 0; ch < channels; ++ch) {
+    float a00 = pipe_resample_read(in, h, w, channels, ch, y0, x0, border, fill);
+    float a01 =
+        pipe_resample_read(in, h, w, channels, ch, y0, x0 + 1, border, fill);
+    float a10 =
+        pipe_resample_read(in, h, w, channels, ch, y0 + 1, x0, border, fill);
+    float a11 =
+        pipe_resample_read(in, h, w, channels, ch, y0 + 1, x0 + 1, border, fill);
+    float top = (1.0f - fx) * a00 + fx * a01;
+    float bottom = (1.0f - fx) * a10 + fx * a11;
+    out[ch] = pipe_cast<Out>((1.0f - fy) * top + fy * bottom);
+  }
 }
 
 #endif // PIPE_CORE_PIPERESAMPLE_H

@@ -539,10 +539,10 @@ private:
           Out *y = out->as<Out>() + s * oh * ow * c;
           for (int64_t oy = 0; oy < oh; ++oy)
             for (int64_t ox = 0; ox < ow; ++ox)
-              for (int64_t ch = 0; ch < c; ++ch)
-                y[(oy * ow + ox) * c + ch] = pipe_cast<Out>(pipe_resample_value(
-                    image, h, w, c, ch, a, oy, ox, int(op.getInterp()),
-                    int(op.getBorder()), fill, op.getAntialias()));
+              pipe_resample_pixel(image, h, w, c, a, oy, ox,
+                                  int(op.getInterp()), int(op.getBorder()),
+                                  fill, op.getAntialias(),
+                                  y + (oy * ow + ox) * c);
         }
       });
     });

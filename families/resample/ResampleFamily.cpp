@@ -1,9 +1,10 @@
 //===- ResampleFamily.cpp - warp_affine, rotate, resize to CUDA -----------===//
 //
 // The compiler half of the resample family: a `pipe.resample` becomes one
-// kernel, a block per output row, each thread a run of the row's elements,
-// whose values core/PipeResample.h defines (the reference runs the same
-// functions). Each block computes its sample's matrix once per row.
+// kernel, a block per output row, each thread a pixel of the row at a time
+// (its taps and weights found once for all its channels), whose values
+// core/PipeResample.h defines (the reference runs the same functions).
+// Each block computes its sample's matrix once per row.
 //
 //===----------------------------------------------------------------------===//
 
@@ -70,8 +71,7 @@ public:
     char fill[40];
     std::snprintf(fill, sizeof(fill), "(float)%.17g",
                   resample.getFill().convertToDouble());
-    os << "  const long long rowElements = ow * channels;\n"
-       << "  for (long long row = blockIdx.x; row < rows; row += gridDim.x) {\n"
+    os << "  for (long long row = blockIdx.x; row < rows; row += gridDim.x) {\n"
        << "    const long long sample = row / oh, oy = row % oh;\n"
        << "    const float *p = param ? param + (paramSamples ? (sample / "
           "paramDivisor) * "
@@ -79,16 +79,15 @@ public:
        << "    const pipe_affine a = pipe_resample_matrix(" << params.transform
        << ", p, h, w, oh, ow);\n"
        << "    const " << in << " *image = in + sample * h * w * channels;\n"
-       << "    " << out << " *line = out + row * rowElements;\n"
-       << "    for (long long e = threadIdx.x; e < rowElements; e += "
-          "blockDim.x) {\n"
-       << "      const long long ox = e / channels, ch = e - ox * channels;\n"
-       << "      line[e] = pipe_cast<" << out << ">(pipe_resample_value(image, "
-          "h, w, channels, ch, a, oy, ox, "
+       << "    " << out << " *line = out + row * ow * channels;\n"
+       // A thread per output pixel: its taps once, then every channel.
+       << "    for (long long ox = threadIdx.x; ox < ow; ox += blockDim.x)\n"
+       << "      pipe_resample_pixel(image, h, w, channels, a, oy, ox, "
        << int(resample.getInterp()) << ", " << int(resample.getBorder())
        << ", " << fill << ", "
-       << (resample.getAntialias() ? "true" : "false") << "));\n"
-       << "    }\n  }\n}\n";
+       << (resample.getAntialias() ? "true" : "false")
+       << ", line + ox * channels);\n"
+       << "  }\n}\n";
     pipert::PlanKernel kernel;
     kernel.name = name;
     kernel.entries = {name};
