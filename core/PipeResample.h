@@ -29,9 +29,7 @@
 #define PIPE_RESAMPLE_RESIZE 2
 #define PIPE_INTERP_NEAREST 0
 #define PIPE_INTERP_LINEAR 1
-// Borders (Border in dialect/PipeEnums.td).
-#define PIPE_RESAMPLE_CLAMP 1
-#define PIPE_RESAMPLE_CONSTANT 2
+// Borders: PIPE_CLAMP and PIPE_CONSTANT of pipe_border (PipeScalar.h).
 
 struct pipe_affine {
   float m[6];
@@ -89,6 +87,29 @@ PIPE_HD pipe_affine pipe_resample_matrix(int transform, const float *param,
   return a;
 }
 
+/// The divisor that turns an image's sample index (over the `rank - 3`
+/// dims before H) into its parameter's, when the parameter has one per
+/// value of the first `paramSampleDims` of them: the product of the sample
+/// dims after those; 0 when every image shares one parameter.
+template <typename Size>
+PIPE_HD long long pipe_resample_param_divisor(const Size *shape, int rank,
+                                              int paramSampleDims) {
+  if (paramSampleDims <= 0)
+    return 0;
+  long long divisor = 1;
+  for (int d = paramSampleDims; d + 3 < rank; ++d)
+    divisor *= (long long)shape[d];
+  return divisor;
+}
+
+/// Sample `sample`'s parameter: its matrix (6 floats) or its angle.
+PIPE_HD const float *pipe_resample_param(const float *param, int transform,
+                                         long long sample, long long divisor) {
+  if (!param || divisor == 0)
+    return param;
+  return param + (sample / divisor) * (transform == PIPE_RESAMPLE_AFFINE ? 6 : 1);
+}
+
 /// Channel `ch` of input pixel (y, x) of one sample (h x w x channels,
 /// row-major), or the border's value.
 template <typename T>
@@ -96,7 +117,7 @@ PIPE_HD float pipe_resample_read(const T *in, long long h, long long w,
                                  long long channels, long long ch, long long y,
                                  long long x, int border, float fill) {
   if (y < 0 || y >= h || x < 0 || x >= w) {
-    if (border == PIPE_RESAMPLE_CONSTANT)
+    if (border == PIPE_CONSTANT)
       return fill;
     y = y < 0 ? 0 : y >= h ? h - 1 : y;
     x = x < 0 ? 0 : x >= w ? w - 1 : x;

@@ -45,6 +45,11 @@ struct pipe_bf16 {
   unsigned short bits;
 };
 
+/// What lies beyond a tensor's edge, for the stencils (PipeStencil.h) and
+/// the resampling ops (PipeResample.h): dcb|abcd|cba, aaa|abcd|ddd, a fill,
+/// bcd|abcd|abc (Border in dialect/PipeEnums.td).
+enum pipe_border { PIPE_REFLECT101, PIPE_CLAMP, PIPE_CONSTANT, PIPE_WRAP };
+
 PIPE_HD pipe_bool pipe_make_bool(bool b) {
   pipe_bool r;
   r.v = b ? 1 : 0;

@@ -12,8 +12,6 @@
 #ifndef PIPE_CORE_PIPESTENCIL_H
 #define PIPE_CORE_PIPESTENCIL_H
 
-enum pipe_border { PIPE_REFLECT101, PIPE_CLAMP, PIPE_CONSTANT, PIPE_WRAP };
-
 /// What is wrong with a sample's parameters (0: nothing).
 enum pipe_blur_error {
   PIPE_BLUR_OK,

@@ -48,9 +48,7 @@ static_assert(int(ResampleTransform::affine) == PIPE_RESAMPLE_AFFINE &&
                   int(ResampleTransform::rotate) == PIPE_RESAMPLE_ROTATE &&
                   int(ResampleTransform::resize) == PIPE_RESAMPLE_RESIZE &&
                   int(Interp::nearest) == PIPE_INTERP_NEAREST &&
-                  int(Interp::linear) == PIPE_INTERP_LINEAR &&
-                  int(Border::clamp) == PIPE_RESAMPLE_CLAMP &&
-                  int(Border::constant) == PIPE_RESAMPLE_CONSTANT,
+                  int(Interp::linear) == PIPE_INTERP_LINEAR,
               "the resample enums must match core/PipeResample.h's");
 
 void PipeDialect::initialize() {
@@ -181,6 +179,58 @@ std::string mlir::pipe::getDTypeName(Type elementType) {
 
 bool mlir::pipe::haveSameShape(RankedTensorType a, RankedTensorType b) {
   return a.getShape() == b.getShape() && a.getEncoding() == b.getEncoding();
+}
+
+bool mlir::pipe::haveSameLeadingDims(RankedTensorType a, RankedTensorType b,
+                                      int64_t count) {
+  if (count < 0 || a.getRank() < count || b.getRank() < count)
+    return false;
+  SmallVector<std::string> an = getDimNames(a), bn = getDimNames(b);
+  for (int64_t d = 0; d < count; ++d)
+    if (an[d] != bn[d])
+      return false;
+  return true;
+}
+
+Value mlir::pipe::createTrailingSlice(OpBuilder &builder, Location loc,
+                                      Value tensor, ArrayRef<int64_t> indices) {
+  auto type = cast<RankedTensorType>(tensor.getType());
+  int64_t rank = type.getRank(), kept = rank - int64_t(indices.size());
+  SmallVector<Attribute> starts;
+  SmallVector<int64_t> steps(rank, 1);
+  SmallVector<bool> dropped(rank, false);
+  for (int64_t d = 0; d < rank; ++d) {
+    starts.push_back(builder.getStringAttr(
+        d < kept ? "0" : std::to_string(indices[d - kept])));
+    dropped[d] = d >= kept;
+  }
+  SmallVector<int64_t> shape(type.getShape().drop_back(indices.size()));
+  SmallVector<StringRef> names;
+  SmallVector<std::string> dimNames = getDimNames(type);
+  for (int64_t d = 0; d < kept; ++d)
+    if (type.isDynamicDim(d))
+      names.push_back(dimNames[d]);
+  return SliceOp::create(builder, loc,
+                         getPipeTensorType(shape, names, type.getElementType()),
+                         tensor, builder.getArrayAttr(starts),
+                         builder.getDenseI64ArrayAttr(steps),
+                         builder.getDenseBoolArrayAttr(dropped), ArrayAttr());
+}
+
+Value mlir::pipe::createLeadingBroadcast(OpBuilder &builder, Location loc,
+                                         Value value, RankedTensorType result,
+                                         int64_t trailing) {
+  auto type = cast<RankedTensorType>(value.getType());
+  RankedTensorType target = withElementType(result, type.getElementType());
+  if (type.getRank() == 0 || type == target)
+    return value;
+  SmallVector<int64_t> dimensions;
+  for (int64_t d = 0; d < type.getRank() - trailing; ++d)
+    dimensions.push_back(d);
+  for (int64_t t = 0; t < trailing; ++t)
+    dimensions.push_back(result.getRank() - trailing + t);
+  return BroadcastOp::create(builder, loc, target, value,
+                             builder.getDenseI64ArrayAttr(dimensions));
 }
 
 std::string mlir::pipe::getCppScalarType(Type type) {

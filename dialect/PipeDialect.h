@@ -76,6 +76,23 @@ std::string getDTypeName(Type elementType);
 /// Whether two pipe tensor types have the same shape (sizes and names).
 bool haveSameShape(RankedTensorType a, RankedTensorType b);
 
+/// Whether the first `count` dims of `a` and `b` are the same (a
+/// per-sample parameter's dims, say, and its input's leading ones).
+bool haveSameLeadingDims(RankedTensorType a, RankedTensorType b,
+                         int64_t count);
+
+/// `tensor` sliced at `indices` along its last indices.size() dims, which
+/// go away (x[..., i] or x[..., i, j]).
+Value createTrailingSlice(OpBuilder &builder, Location loc, Value tensor,
+                          ArrayRef<int64_t> indices);
+
+/// `value` broadcast to `result`'s shape: its dims before its last
+/// `trailing` ones along `result`'s leading dims (a per-sample parameter
+/// spread over each sample), its last `trailing` along `result`'s last.
+/// `value` itself when it is a scalar or has that shape already.
+Value createLeadingBroadcast(OpBuilder &builder, Location loc, Value value,
+                             RankedTensorType result, int64_t trailing);
+
 /// The C++ type of one element in generated code and in PipeScalar.h:
 /// float, double, pipe_u8, pipe_i32, pipe_bool, pipe_f16, ...
 std::string getCppScalarType(Type elementType);

@@ -65,10 +65,8 @@ static LogicalResult verifySampleParam(Operation *op, Value param,
                              << element;
   if (type.getRank() > firstAxis)
     return op->emitOpError() << what << " cannot span a laid-out axis";
-  for (int64_t d = 0; d < type.getRank(); ++d)
-    if (dimSize(type, d) != dimSize(input, d))
-      return op->emitOpError()
-             << what << " must have the input's leading dims";
+  if (!haveSameLeadingDims(type, input, type.getRank()))
+    return op->emitOpError() << what << " must have the input's leading dims";
   return success();
 }
 

@@ -495,13 +495,7 @@ LogicalResult ChannelMixOp::verify() {
   // the input's leading dims.
   auto leadsWithSamples = [&](RankedTensorType type, int64_t trailing) {
     int64_t samples = type.getRank() - trailing;
-    if (samples < 0 || samples > rank - 1)
-      return false;
-    for (int64_t d = 0; d < samples; ++d)
-      if (getDimNames(type)[d] != getDimNames(input)[d] ||
-          type.getDimSize(d) != input.getDimSize(d))
-        return false;
-    return true;
+    return samples <= rank - 1 && haveSameLeadingDims(type, input, samples);
   };
   int64_t m = matrix.getRank();
   if (m < 2 || matrix.getDimSize(m - 2) != c || matrix.getDimSize(m - 1) != k ||
@@ -513,10 +507,8 @@ LogicalResult ChannelMixOp::verify() {
        !leadsWithSamples(offset, 1)))
     return emitOpError() << "offset must be a scalar or [samples..., " << c
                          << "]";
-  for (int64_t d = 0; d + 1 < rank; ++d)
-    if (getDimNames(result)[d] != getDimNames(input)[d] ||
-        result.getDimSize(d) != input.getDimSize(d))
-      return emitOpError() << "result must have the input's leading dims";
+  if (!haveSameLeadingDims(result, input, rank - 1))
+    return emitOpError() << "result must have the input's leading dims";
   return success();
 }
 
@@ -548,11 +540,8 @@ LogicalResult ResampleOp::verify() {
     auto type = cast<RankedTensorType>(param.getType());
     int64_t trailing = transform == ResampleTransform::affine ? 2 : 0;
     int64_t samples = type.getRank() - trailing;
-    SmallVector<std::string> names = getDimNames(type);
-    bool ok = type.getElementType().isF32() && samples >= 0 &&
-              samples <= rank - 3;
-    for (int64_t d = 0; ok && d < samples; ++d)
-      ok = names[d] == in[d];
+    bool ok = type.getElementType().isF32() && samples <= rank - 3 &&
+              haveSameLeadingDims(type, input, samples);
     if (ok && trailing)
       ok = type.getDimSize(samples) == 2 && type.getDimSize(samples + 1) == 3;
     if (!ok)

@@ -444,33 +444,6 @@ private:
                                builder.getStringAttr(size.str()));
   }
 
-  /// A tensor of `rank` leading dims and last dims `trailing` (one or two)
-  /// sliced at `indices` into the leading dims alone.
-  Value sliceTrailing(Value tensor, ArrayRef<int64_t> indices, Location where) {
-    auto type = cast<RankedTensorType>(tensor.getType());
-    int64_t rank = type.getRank(), trailing = int64_t(indices.size());
-    SmallVector<Attribute> starts;
-    SmallVector<int64_t> steps(rank, 1);
-    SmallVector<bool> dropped(rank, false);
-    for (int64_t d = 0; d < rank; ++d)
-      starts.push_back(builder.getStringAttr(
-          d < rank - trailing ? "0"
-                              : std::to_string(indices[d - rank + trailing])));
-    for (int64_t d = rank - trailing; d < rank; ++d)
-      dropped[d] = true;
-    SmallVector<int64_t> shape(type.getShape().drop_back(trailing));
-    SmallVector<StringRef> names;
-    SmallVector<std::string> dimNames = pipe::getDimNames(type);
-    for (int64_t d = 0; d < rank - trailing; ++d)
-      if (type.isDynamicDim(d))
-        names.push_back(dimNames[d]);
-    return pipe::SliceOp::create(
-        builder, where,
-        pipe::getPipeTensorType(shape, names, type.getElementType()), tensor,
-        builder.getArrayAttr(starts), builder.getDenseI64ArrayAttr(steps),
-        builder.getDenseBoolArrayAttr(dropped), ArrayAttr());
-  }
-
   /// `count` per-sample integer values from `param`: a list of them (sizes
   /// or tensors), or a tensor whose last dim holds them ([.., count] or
   /// [.., count / per, per]). Weak sizes become si64.
@@ -489,10 +462,12 @@ private:
                  !type.isDynamicDim(type.getRank() - 1) &&
                  int64_t(count) != per;
     for (size_t i = 0; i < count; ++i)
-      values.push_back(split ? sliceTrailing(tensor,
-                                             {int64_t(i) / per, int64_t(i) % per},
-                                             where)
-                             : sliceTrailing(tensor, {int64_t(i)}, where));
+      values.push_back(
+          split ? pipe::createTrailingSlice(
+                      builder, where, tensor,
+                      {int64_t(i) / per, int64_t(i) % per})
+                : pipe::createTrailingSlice(builder, where, tensor,
+                                            {int64_t(i)}));
     return values;
   }
 
@@ -705,15 +680,9 @@ private:
   Value spreadLeading(Value value, const std::vector<DimAST> &dims,
                       Location where) {
     auto type = cast<RankedTensorType>(value.getType());
-    RankedTensorType target =
-        tensorType(pipe::getDTypeName(type.getElementType()), dims);
-    if (type.getRank() == 0 || pipe::haveSameShape(type, target))
-      return value;
-    SmallVector<int64_t> dimensions;
-    for (int64_t d = 0; d < type.getRank(); ++d)
-      dimensions.push_back(d);
-    return pipe::BroadcastOp::create(builder, where, target, value,
-                                     builder.getDenseI64ArrayAttr(dimensions));
+    return pipe::createLeadingBroadcast(
+        builder, where, value,
+        tensorType(pipe::getDTypeName(type.getElementType()), dims), 0);
   }
 
   /// warp_affine, rotate, resize: pipe.resample with the matrices (f32
@@ -808,19 +777,15 @@ private:
           add(mul(param("brightness_shift", 0), number(outRange)),
               mul(b, sub(number(centre), mul(contrast, number(centre)))));
       Value multiplier = mul(b, contrast);
-      std::vector<DimAST> computedDims = dims;
       Value x = castTo(input, f, where);
-      Value scaled = pipe::MulOp::create(
-          builder, where, tensorType(f, computedDims),
-          x, spreadLeading(multiplier, computedDims, where));
-      Value sum = pipe::AddOp::create(
-          builder, where, tensorType(f, computedDims),
-          spreadLeading(addend, computedDims, where), scaled);
+      Value scaled = pipe::MulOp::create(builder, where, tensorType(f, dims), x,
+                                         spreadLeading(multiplier, dims, where));
+      Value sum = pipe::AddOp::create(builder, where, tensorType(f, dims),
+                                      spreadLeading(addend, dims, where), scaled);
       return castTo(sum, out, where);
     }
 
     Value matrix, offset = number(0);
-    std::vector<DimAST> matrixDims = samples;
     DimAST three;
     three.size = 3;
     if (callee == "color_space_conversion") {
@@ -893,15 +858,6 @@ private:
     llvm::StringRef paramDType = randint ? "i64" : "f64";
     // index = sum of c<d> * (product of the sizes after d).
     RankedTensorType indexType = tensorType("i64", dims);
-    auto scalarOf = [&](const pipert::DimExpr &size) -> Value {
-      if (size.isConstant())
-        return pipe::ConstantOp::create(
-            builder, where,
-            builder.getIntegerAttr(elementType("i64"), size.getConstant()));
-      return pipe::DimOp::create(builder, where,
-                                 RankedTensorType::get({}, elementType("i64")),
-                                 builder.getStringAttr(size.str()));
-    };
     Value index;
     pipert::DimExpr stride = pipert::DimExpr::constant(1);
     for (int64_t d = int64_t(dims.size()) - 1; d >= 0; --d) {
@@ -912,16 +868,14 @@ private:
                                               builder.getI64IntegerAttr(d));
       if (!(stride.isConstant() && stride.getConstant() == 1))
         term = pipe::MulOp::create(builder, where, indexType, term,
-                                   scalarOf(stride));
+                                   dimValue(stride, where));
       index = index ? Value(pipe::AddOp::create(builder, where, indexType,
                                                 index, term))
                     : term;
-      stride = stride * (dim.isSymbolic()
-                             ? *pipert::DimExpr::parse(dim.symbol)
-                             : pipert::DimExpr::constant(dim.size));
+      stride = stride * *pipert::DimExpr::parse(dim.str());
     }
     if (!index)
-      index = scalarOf(pipert::DimExpr::constant(0));
+      index = dimValue(pipert::DimExpr::constant(0), where);
     // The parameters, in pipe.random's order.
     auto param = [&](const ExprAST *given, double fallback) -> Value {
       if (given)
@@ -960,13 +914,12 @@ private:
       params.push_back(param(lo, 0));
       params.push_back(param(hi, 0));
     }
-    auto random = pipe::RandomOp::create(
+    return pipe::RandomOp::create(
         builder, where, type, index, params,
         pipe::RandomDistributionAttr::get(builder.getContext(), kind),
         builder.getI64IntegerAttr(randomStreams++),
         call.seed ? builder.getI64IntegerAttr(int64_t(*call.seed))
                   : IntegerAttr());
-    return random;
   }
 
   OpBuilder builder;

@@ -50,6 +50,11 @@ inline ExprAST *keyword(CallExprAST &expr, llvm::StringRef name) {
   return nullptr;
 }
 
+/// Whether `type`'s dims are some of `input`'s first dims, before dim
+/// `firstAxis`: a per-sample parameter's (or a scalar's).
+bool isSamplePrefix(const ExprType &type, const ExprType &input,
+                    int64_t firstAxis);
+
 /// A type's dim as a size.
 inline pipert::DimExpr fromDim(const DimAST &dim) {
   return dim.isSymbolic() ? *pipert::DimExpr::parse(dim.symbol)
@@ -184,6 +189,10 @@ private:
                                            int64_t per, llvm::StringRef what);
   /// `dtype = <name>`: the dtype it names, or nullopt after an error.
   std::optional<std::string> dtypeArgument(ExprAST &value);
+  /// The dtype `expr`'s `dtype =` names, any but bool, or `fallback`
+  /// without one; nullopt after an error.
+  std::optional<std::string> numberDType(CallExprAST &expr,
+                                         const std::string &fallback);
 
   /// The dtype `operands` are converted to for `what` (promotion, weak
   /// literals), checked against `accepts`; reports and returns nullopt if

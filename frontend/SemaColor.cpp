@@ -90,16 +90,10 @@ bool PipelineChecker::checkChannelMixOp(CallExprAST &expr) {
         return false;
     }
   }
-  std::string dtype = input.dtype;
-  if (ExprAST *value = keyword(expr, "dtype")) {
-    std::optional<std::string> requested = dtypeArgument(*value);
-    if (!requested)
-      return false;
-    if (*requested == "bool")
-      return error(value->getLoc(), "'" + callee + "' gives numbers, not bool");
-    dtype = *requested;
-  }
+  std::optional<std::string> dtype = numberDType(expr, input.dtype);
+  if (!dtype)
+    return false;
   expr.operandDType = input.dtype;
-  expr.type = ExprType{dtype, dims};
+  expr.type = ExprType{*dtype, dims};
   return true;
 }

@@ -179,6 +179,19 @@ std::optional<std::string> PipelineChecker::dtypeArgument(ExprAST &value) {
   return name->name;
 }
 
+std::optional<std::string>
+PipelineChecker::numberDType(CallExprAST &expr, const std::string &fallback) {
+  ExprAST *value = keyword(expr, "dtype");
+  if (!value)
+    return fallback;
+  std::optional<std::string> requested = dtypeArgument(*value);
+  if (requested && *requested == "bool") {
+    error(value->getLoc(), "'" + expr.callee + "' gives numbers, not bool");
+    return std::nullopt;
+  }
+  return requested;
+}
+
 bool PipelineChecker::checkReduceOp(CallExprAST &expr) {
   const std::string &kind = expr.callee;
   if (expr.args.size() != 1)

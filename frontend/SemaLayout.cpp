@@ -211,8 +211,8 @@ PipelineChecker::layoutAxes(CallExprAST &expr, ExprAST *axes,
 }
 
 /// Whether `type`'s dims are `input`'s first dims, up to `firstAxis`.
-static bool isSamplePrefix(const ExprType &type, const ExprType &input,
-                           int64_t firstAxis) {
+bool pipec::sema::isSamplePrefix(const ExprType &type, const ExprType &input,
+                                 int64_t firstAxis) {
   if (type.dims.size() > size_t(firstAxis))
     return false;
   for (size_t d = 0; d < type.dims.size(); ++d)
@@ -790,16 +790,10 @@ bool PipelineChecker::checkCoordinateOp(CallExprAST &expr) {
       return error(axis->getLoc(), "'iota' takes one axis");
     expr.axis = axes->front();
   }
-  std::string dtype = "i32";
-  if (ExprAST *value = keyword(expr, "dtype")) {
-    std::optional<std::string> requested = dtypeArgument(*value);
-    if (!requested)
-      return false;
-    if (*requested == "bool")
-      return error(value->getLoc(), "'iota' gives numbers, not bool");
-    dtype = *requested;
-  }
-  expr.type = ExprType{dtype, dims};
+  std::optional<std::string> dtype = numberDType(expr, "i32");
+  if (!dtype)
+    return false;
+  expr.type = ExprType{*dtype, dims};
   return true;
 }
 

@@ -80,7 +80,6 @@ bool PipelineChecker::checkRandomOp(CallExprAST &expr) {
       expr.shape.push_back(size.str());
     }
   }
-  ExprType drawn{"", dims};
   // A parameter: a number literal (an integer, or a size, for randint) or
   // a tensor of numbers that broadcasts to the shape.
   auto checkParam = [&](ExprAST &param, const std::string &what) {

@@ -75,6 +75,8 @@ bool PipelineChecker::checkResampleOp(CallExprAST &expr) {
       return error(antialias->getLoc(), "antialias = true or false");
     expr.antialias = flag->value;
   }
+  // Only a linear resize antialiases (a nearest one picks one pixel).
+  expr.antialias = expr.antialias && expr.interp == "linear";
   int64_t firstAxis = rank - 3;
   if (callee == "rotate") {
     ExprAST *angle = keyword(expr, "angle");
@@ -103,13 +105,14 @@ bool PipelineChecker::checkResampleOp(CallExprAST &expr) {
       const ExprType &type = matrix->type;
       bool ok = !type.isWeakLiteral() && type.dtype != "bool" &&
                 type.dims.size() >= 2;
-      size_t samples = ok ? type.dims.size() - 2 : 0;
       if (ok) {
-        const DimAST &rows = type.dims[samples], &cols = type.dims[samples + 1];
+        // [samples..., 2, 3]
+        ExprType samples{type.dtype, std::vector<DimAST>(type.dims.begin(),
+                                                         type.dims.end() - 2)};
+        const DimAST &rows = type.dims[type.dims.size() - 2];
+        const DimAST &cols = type.dims.back();
         ok = !rows.isSymbolic() && rows.size == 2 && !cols.isSymbolic() &&
-             cols.size == 3 && int64_t(samples) <= firstAxis;
-        for (size_t d = 0; ok && d < samples; ++d)
-          ok = type.dims[d] == input.dims[d];
+             cols.size == 3 && isSamplePrefix(samples, input, firstAxis);
       }
       if (!ok)
         return error(matrix->getLoc(),
@@ -118,16 +121,10 @@ bool PipelineChecker::checkResampleOp(CallExprAST &expr) {
                          "over the leading dims of " + input.str());
     }
   }
-  std::string dtype = input.dtype;
-  if (ExprAST *value = keyword(expr, "dtype")) {
-    std::optional<std::string> requested = dtypeArgument(*value);
-    if (!requested)
-      return false;
-    if (*requested == "bool")
-      return error(value->getLoc(), "'" + callee + "' gives numbers, not bool");
-    dtype = *requested;
-  }
+  std::optional<std::string> dtype = numberDType(expr, input.dtype);
+  if (!dtype)
+    return false;
   expr.operandDType = input.dtype;
-  expr.type = ExprType{dtype, dims};
+  expr.type = ExprType{*dtype, dims};
   return true;
 }

@@ -326,7 +326,7 @@ std::optional<DimExpr> knownSize(Value value) {
 
 /// `value` as column `k` of a tensor [..., C] (a slice that drops only the
 /// last dim, at constant index k): how a crop's anchors given as one tensor
-/// reach it (MLIRGen's sliceTrailing).
+/// reach it (pipe::createTrailingSlice, from MLIRGen).
 std::optional<std::pair<SliceOp, int64_t>> asColumn(Value value) {
   auto slice = value.getDefiningOp<SliceOp>();
   if (!slice)
@@ -483,49 +483,6 @@ struct CheckTakeIndices : OpRewritePattern<TakeOp> {
 struct ExpandChannelMix : OpRewritePattern<ChannelMixOp> {
   using OpRewritePattern::OpRewritePattern;
 
-  /// `value` [S..., T...] broadcast to the result [L..., C], its S...
-  /// along the leading dims and its `trailing` dims (0 or 1: C) last.
-  static Value spread(PatternRewriter &rewriter, Location loc, Value value,
-                      RankedTensorType result, int64_t trailing) {
-    auto type = cast<RankedTensorType>(value.getType());
-    if (type.getRank() == 0)
-      return value;
-    int64_t samples = type.getRank() - trailing;
-    SmallVector<int64_t> dimensions;
-    for (int64_t d = 0; d < samples; ++d)
-      dimensions.push_back(d);
-    for (int64_t t = 0; t < trailing; ++t)
-      dimensions.push_back(result.getRank() - trailing + t);
-    RankedTensorType target = withElementType(result, type.getElementType());
-    if (type == target)
-      return value;
-    return BroadcastOp::create(rewriter, loc, target, value,
-                               rewriter.getDenseI64ArrayAttr(dimensions));
-  }
-
-  /// `value`'s element `k` along its last dim, which goes away.
-  static Value channel(PatternRewriter &rewriter, Location loc, Value value,
-                       int64_t k) {
-    auto type = cast<RankedTensorType>(value.getType());
-    int64_t rank = type.getRank();
-    SmallVector<Attribute> starts(rank, rewriter.getStringAttr("0"));
-    starts.back() = rewriter.getStringAttr(std::to_string(k));
-    SmallVector<int64_t> steps(rank, 1);
-    SmallVector<bool> dropped(rank, false);
-    dropped.back() = true;
-    SmallVector<int64_t> shape(type.getShape().drop_back());
-    SmallVector<StringRef> names;
-    SmallVector<std::string> dimNames = getDimNames(type);
-    for (int64_t d = 0; d + 1 < rank; ++d)
-      if (type.isDynamicDim(d))
-        names.push_back(dimNames[d]);
-    return SliceOp::create(rewriter, loc,
-                           getPipeTensorType(shape, names, type.getElementType()),
-                           value, rewriter.getArrayAttr(starts),
-                           rewriter.getDenseI64ArrayAttr(steps),
-                           rewriter.getDenseBoolArrayAttr(dropped), ArrayAttr());
-  }
-
   LogicalResult matchAndRewrite(ChannelMixOp op,
                                 PatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
@@ -534,18 +491,19 @@ struct ExpandChannelMix : OpRewritePattern<ChannelMixOp> {
     Type element = matrix.getElementType();
     RankedTensorType computed = withElementType(result, element);
     int64_t inputs = matrix.getDimSize(matrix.getRank() - 1);
-    Value acc = spread(rewriter, loc, op.getOffset(), result, 1);
+    Value acc = createLeadingBroadcast(rewriter, loc, op.getOffset(), result, 1);
     if (cast<RankedTensorType>(acc.getType()).getRank() == 0)
       acc = BroadcastOp::create(rewriter, loc, computed, acc,
                                 rewriter.getDenseI64ArrayAttr({}));
     for (int64_t k = 0; k < inputs; ++k) {
-      Value x = channel(rewriter, loc, op.getInput(), k);
+      Value x = createTrailingSlice(rewriter, loc, op.getInput(), {k});
       auto xType = cast<RankedTensorType>(x.getType());
       if (xType.getElementType() != element)
         x = CastOp::create(rewriter, loc, withElementType(xType, element), x);
-      x = spread(rewriter, loc, x, result, 0);
-      Value column = spread(rewriter, loc,
-                            channel(rewriter, loc, op.getMatrix(), k), result, 1);
+      x = createLeadingBroadcast(rewriter, loc, x, result, 0);
+      Value column = createLeadingBroadcast(
+          rewriter, loc, createTrailingSlice(rewriter, loc, op.getMatrix(), {k}),
+          result, 1);
       Value term = MulOp::create(rewriter, loc, computed, column, x);
       acc = AddOp::create(rewriter, loc, computed, acc, term);
     }

@@ -464,14 +464,18 @@ private:
     const HostTensor &o = *values.lookup(mix.getOffset());
     int64_t k = in.shape().back(), c = out->shape().back();
     int64_t pixels = k ? in.numElements() / k : 0;
-    // A pixel's matrix and offset: its leading index over their sample dims.
-    auto sampleOf = [&](const HostTensor &t, int64_t trailing, int64_t p) {
+    // Pixel p's matrix and offset are those of sample p / divisor over
+    // their sample dims (all pixels share them when they have none).
+    auto divisorOf = [&](const HostTensor &t, int64_t trailing) -> int64_t {
       int64_t samples = int64_t(t.shape().size()) - trailing;
+      if (samples <= 0)
+        return 0;
       int64_t inner = 1;
       for (size_t d = size_t(samples); d + 1 < in.shape().size(); ++d)
         inner *= in.shape()[d];
-      return samples <= 0 ? 0 : p / inner;
+      return inner;
     };
+    int64_t mDivisor = divisorOf(m, 2), oDivisor = divisorOf(o, 1);
     auto run = [&](auto floatTag) {
       using F = decltype(floatTag);
       visitStorageType(in.dtype(), [&](auto inTag) {
@@ -482,7 +486,8 @@ private:
           const F *pm = m.as<F>(), *po = o.as<F>();
           Out *y = out->as<Out>();
           for (int64_t p = 0; p < pixels; ++p) {
-            int64_t ms = sampleOf(m, 2, p), os = sampleOf(o, 1, p);
+            int64_t ms = mDivisor ? p / mDivisor : 0;
+            int64_t os = oDivisor ? p / oDivisor : 0;
             for (int64_t j = 0; j < c; ++j) {
               F acc = o.shape().empty() ? po[0] : po[os * c + j];
               for (int64_t i = 0; i < k; ++i)
@@ -515,26 +520,23 @@ private:
     for (size_t d = 0; d + 3 < rank; ++d)
       samples *= is[d];
     int transform = int(op.getTransform());
-    int64_t perSample = op.getTransform() == ResampleTransform::affine ? 6 : 1;
-    int64_t divisor = 1, paramSamples = 0;
-    if (param) {
-      int64_t sampleDims = int64_t(param->shape().size()) -
-                           (perSample == 6 ? 2 : 0);
-      paramSamples = sampleDims > 0;
-      for (size_t d = size_t(sampleDims); d + 3 < rank; ++d)
-        divisor *= is[d];
-    }
+    long long divisor =
+        param ? pipe_resample_param_divisor(
+                    is.data(), int(rank),
+                    int(param->shape().size()) -
+                        (op.getTransform() == ResampleTransform::affine ? 2 : 0))
+              : 0;
     float fill = float(op.getFill().convertToDouble());
     visitStorageType(in.dtype(), [&](auto inTag) {
       using In = decltype(inTag);
       visitStorageType(out->dtype(), [&](auto outTag) {
         using Out = decltype(outTag);
         for (int64_t s = 0; s < samples; ++s) {
-          const float *p =
-              param ? param->as<float>() +
-                          (paramSamples ? (s / divisor) * perSample : 0)
-                    : nullptr;
-          pipe_affine a = pipe_resample_matrix(transform, p, h, w, oh, ow);
+          pipe_affine a = pipe_resample_matrix(
+              transform,
+              pipe_resample_param(param ? param->as<float>() : nullptr,
+                                  transform, s, divisor),
+              h, w, oh, ow);
           const In *image = in.as<In>() + s * h * w * c;
           Out *y = out->as<Out>() + s * oh * ow * c;
           for (int64_t oy = 0; oy < oh; ++oy)

@@ -60,6 +60,20 @@ public:
 Result<std::unique_ptr<KernelLauncher>> createKernelLauncher(const Plan &plan,
                                                              size_t index);
 
+/// A family's factory, for a launcher constructed from the plan kernel and
+/// its parameters (`Params::decode` of PlanKernel::params): the launcher,
+/// or why the parameters do not decode.
+template <typename Launcher, typename Params>
+Result<std::unique_ptr<KernelLauncher>> createLauncherOf(const Plan &plan,
+                                                         size_t index) {
+  const PlanKernel &kernel = plan.kernels[index];
+  auto params = Params::decode(kernel.params);
+  if (!params)
+    return params.status();
+  return std::unique_ptr<KernelLauncher>(
+      new Launcher(kernel, std::move(*params)));
+}
+
 /// Looks up `entry` in `module` into `*function`; an error names it.
 Status getFunction(const CudaDriver &cu, CUmodule module,
                    const std::string &entry, CUfunction *function);

@@ -90,6 +90,15 @@ int64_t pipert::numElementsOf(const std::vector<int64_t> &shape) {
   return n;
 }
 
+void pipert::addGuardArgs(const LaunchContext &ctx, const PlanKernel &kernel,
+                          std::vector<void *> &args) {
+  if (!kernel.guarded)
+    return;
+  // cuLaunchKernel only reads through the argument pointers.
+  args.push_back(const_cast<CUdeviceptr *>(&ctx.guardWord));
+  args.push_back(const_cast<unsigned long long *>(&ctx.runNumber));
+}
+
 std::vector<long long> pipert::dimValues(const LaunchContext &ctx,
                                          const std::vector<std::string> &dims) {
   std::vector<long long> values;

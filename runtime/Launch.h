@@ -114,6 +114,12 @@ Status launchKernel(const LaunchContext &ctx, CUfunction function,
 /// The product of `shape`.
 int64_t numElementsOf(const std::vector<int64_t> &shape);
 
+/// After a check, a guarded entry (PlanKernel::guarded) takes the run's
+/// guard word and number last: appends them to `args` when `kernel` is
+/// guarded (pointers into `ctx`, which outlives the launch).
+void addGuardArgs(const LaunchContext &ctx, const PlanKernel &kernel,
+                  std::vector<void *> &args);
+
 /// The sizes of `dims` (a PlanKernel's dimArgs), in order.
 std::vector<long long> dimValues(const LaunchContext &ctx,
                                  const std::vector<std::string> &dims);

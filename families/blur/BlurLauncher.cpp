@@ -235,12 +235,7 @@ Status BlurLauncher::verdict() const {
 namespace pipert {
 Result<std::unique_ptr<KernelLauncher>> createBlurLauncher(const Plan &plan,
                                                            size_t index) {
-  const PlanKernel &kernel = plan.kernels[index];
-  auto params = BlurParams::decode(kernel.params);
-  if (!params)
-    return params.status();
-  return std::unique_ptr<KernelLauncher>(
-      new BlurLauncher(kernel, std::move(*params)));
+  return createLauncherOf<BlurLauncher, BlurParams>(plan, index);
 }
 } // namespace pipert
 

@@ -226,11 +226,6 @@ Status CheckLauncher::verdict() const {
 namespace pipert {
 Result<std::unique_ptr<KernelLauncher>> createCheckLauncher(const Plan &plan,
                                                             size_t index) {
-  const PlanKernel &kernel = plan.kernels[index];
-  auto params = CheckParams::decode(kernel.params);
-  if (!params)
-    return params.status();
-  return std::unique_ptr<KernelLauncher>(
-      new CheckLauncher(kernel, std::move(*params)));
+  return createLauncherOf<CheckLauncher, CheckParams>(plan, index);
 }
 } // namespace pipert

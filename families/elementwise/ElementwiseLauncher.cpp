@@ -84,13 +84,7 @@ Status ElementwiseLauncher::launch(const LaunchContext &ctx) {
   argPointers.push_back(&n);
   for (long long &value : dims)
     argPointers.push_back(&value);
-  // After a check: the run's guard word and number (PlanKernel::guarded).
-  CUdeviceptr guard = ctx.guardWord;
-  unsigned long long run = ctx.runNumber;
-  if (kernel.guarded) {
-    argPointers.push_back(&guard);
-    argPointers.push_back(&run);
-  }
+  addGuardArgs(ctx, kernel, argPointers);
 
   // The fast variant when it applies (see ElementwiseParams.h).
   bool fast;
@@ -175,11 +169,6 @@ Status ElementwiseLauncher::launch(const LaunchContext &ctx) {
 namespace pipert {
 Result<std::unique_ptr<KernelLauncher>>
 createElementwiseLauncher(const Plan &plan, size_t index) {
-  const PlanKernel &kernel = plan.kernels[index];
-  auto params = ElementwiseParams::decode(kernel.params);
-  if (!params)
-    return params.status();
-  return std::unique_ptr<KernelLauncher>(
-      new ElementwiseLauncher(kernel, *params));
+  return createLauncherOf<ElementwiseLauncher, ElementwiseParams>(plan, index);
 }
 } // namespace pipert

@@ -116,13 +116,7 @@ Status ReductionLauncher::launch(const LaunchContext &ctx) {
   args.push_back(&vectorOk);
   for (long long &value : dims)
     args.push_back(&value);
-  // After a check: the run's guard word and number (PlanKernel::guarded).
-  CUdeviceptr guard = ctx.guardWord;
-  unsigned long long run = ctx.runNumber;
-  if (kernel.guarded) {
-    args.push_back(&guard);
-    args.push_back(&run);
-  }
+  addGuardArgs(ctx, kernel, args);
   if (Status s = launchKernel(ctx, functions[entry], kernel.entries[entry],
                               blocks, threads, 1, args);
       !s.ok())
@@ -140,11 +134,6 @@ Status ReductionLauncher::launch(const LaunchContext &ctx) {
 namespace pipert {
 Result<std::unique_ptr<KernelLauncher>>
 createReductionLauncher(const Plan &plan, size_t index) {
-  const PlanKernel &kernel = plan.kernels[index];
-  auto params = ReductionParams::decode(kernel.params);
-  if (!params)
-    return params.status();
-  return std::unique_ptr<KernelLauncher>(
-      new ReductionLauncher(kernel, std::move(*params)));
+  return createLauncherOf<ReductionLauncher, ReductionParams>(plan, index);
 }
 } // namespace pipert

@@ -4,7 +4,8 @@
 // kernel, a block per output row, each thread a pixel of the row at a time
 // (its taps and weights found once for all its channels), whose values
 // core/PipeResample.h defines (the reference runs the same functions).
-// Each block computes its sample's matrix once per row.
+// Every thread of a block finds the row's matrix itself (the same one):
+// no shared memory, no barrier.
 //
 //===----------------------------------------------------------------------===//
 
@@ -41,8 +42,6 @@ public:
     auto result = cast<RankedTensorType>(resample.getResult().getType());
     pipert::ResampleParams params;
     params.transform = int(resample.getTransform());
-    if (Value param = resample.getParam())
-      params.paramRank = int(cast<RankedTensorType>(param.getType()).getRank());
     std::string in = getCppScalarType(input.getElementType());
     std::string out = getCppScalarType(result.getElementType());
     std::string text;
@@ -58,26 +57,21 @@ public:
        << "    const float *__restrict__ param, " << out
        << " *__restrict__ out,\n"
        << "    long long rows, long long h, long long w, long long channels,\n"
-       << "    long long oh, long long ow, long long paramSamples,\n"
-       << "    long long paramDivisor";
+       << "    long long oh, long long ow, long long paramDivisor";
     if (options.guarded)
       os << ",\n    const unsigned long long *__restrict__ pipe_guard, "
             "unsigned long long pipe_run";
     os << ") {\n  pipe_wait_for_previous_kernel();\n";
     if (options.guarded)
       os << "  if (pipe_check_failed(pipe_guard, pipe_run))\n    return;\n";
-    const int perSample =
-        resample.getTransform() == ResampleTransform::affine ? 6 : 1;
     char fill[40];
     std::snprintf(fill, sizeof(fill), "(float)%.17g",
                   resample.getFill().convertToDouble());
     os << "  for (long long row = blockIdx.x; row < rows; row += gridDim.x) {\n"
        << "    const long long sample = row / oh, oy = row % oh;\n"
-       << "    const float *p = param ? param + (paramSamples ? (sample / "
-          "paramDivisor) * "
-       << perSample << " : 0) : (const float *)0;\n"
        << "    const pipe_affine a = pipe_resample_matrix(" << params.transform
-       << ", p, h, w, oh, ow);\n"
+       << ",\n        pipe_resample_param(param, " << params.transform
+       << ", sample, paramDivisor), h, w, oh, ow);\n"
        << "    const " << in << " *image = in + sample * h * w * channels;\n"
        << "    " << out << " *line = out + row * ow * channels;\n"
        // A thread per output pixel: its taps once, then every channel.
@@ -100,9 +94,11 @@ public:
 
   std::string describe(const pipert::PlanKernel &kernel) const override {
     auto params = pipert::ResampleParams::decode(kernel.params);
-    static const char *const names[] = {"affine", "rotate", "resize"};
-    return "resample " + kernel.name + " " +
-           (params ? names[params->transform] : "?") + " to " +
+    std::string transform =
+        params ? stringifyResampleTransform(
+                     ResampleTransform(params->transform)).str()
+               : "?";
+    return "resample " + kernel.name + " " + transform + " to " +
            pipert::describeDims(kernel.domain);
   }
 };

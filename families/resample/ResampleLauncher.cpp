@@ -8,6 +8,10 @@
 
 #include "families/resample/ResampleParams.h"
 
+#include "core/PipeScalar.h"
+#include "core/PipeRandom.h"
+#include "core/PipeResample.h"
+
 #include "runtime/CudaDriver.h"
 #include "runtime/KernelLauncher.h"
 
@@ -44,27 +48,18 @@ public:
       return Status();
     CUdeviceptr input = ctx.ptrs[kernel.inputs[0]];
     CUdeviceptr param = 0;
-    // A param over the first k sample dims: the output's sample index
-    // divided by the product of the sample dims after them.
-    long long paramSamples = 0, paramDivisor = 1;
+    long long paramDivisor = 0;
     if (kernel.inputs.size() > 1) {
       param = ctx.ptrs[kernel.inputs[1]];
-      int trailing = params.transform == 0 ? 2 : 0;
-      int sampleDims = params.paramRank - trailing;
-      paramSamples = sampleDims > 0 ? 1 : 0;
-      for (size_t d = size_t(std::max(sampleDims, 0)); d + 3 < rank; ++d)
-        paramDivisor *= in[d];
+      int trailing = params.transform == PIPE_RESAMPLE_AFFINE ? 2 : 0;
+      paramDivisor = pipe_resample_param_divisor(
+          in.data(), int(rank),
+          int(ctx.shapes[kernel.inputs[1]].size()) - trailing);
     }
     CUdeviceptr output = ctx.ptrs[kernel.outputs[0]];
-    std::vector<void *> args = {&input, &param,    &output,       &rows,
-                                &h,     &w,        &channels,     &oh,
-                                &ow,    &paramSamples, &paramDivisor};
-    CUdeviceptr guard = ctx.guardWord;
-    unsigned long long run = ctx.runNumber;
-    if (kernel.guarded) {
-      args.push_back(&guard);
-      args.push_back(&run);
-    }
+    std::vector<void *> args = {&input, &param, &output, &rows, &h, &w,
+                                &channels, &oh, &ow, &paramDivisor};
+    addGuardArgs(ctx, kernel, args);
     long long blocks =
         std::min<long long>(rows, (long long)ctx.device.multiprocessors * 16);
     return launchKernel(ctx, function, kernel.entries[0], blocks, 128, 1, args);
@@ -81,11 +76,6 @@ private:
 namespace pipert {
 Result<std::unique_ptr<KernelLauncher>>
 createResampleLauncher(const Plan &plan, size_t index) {
-  const PlanKernel &kernel = plan.kernels[index];
-  auto params = ResampleParams::decode(kernel.params);
-  if (!params)
-    return params.status();
-  return std::unique_ptr<KernelLauncher>(
-      new ResampleLauncher(kernel, *params));
+  return createLauncherOf<ResampleLauncher, ResampleParams>(plan, index);
 }
 } // namespace pipert

@@ -4,11 +4,10 @@
 // its launcher (ResampleLauncher.cpp). The kernel's one entry takes
 // (const In *in, const float *param, Out *out, long long rows, long long
 // h, long long w, long long channels, long long oh, long long ow, long
-// long paramSamples, long long paramDivisor[, guard, run]): one block per
-// group of output rows (sample, oy); `param` holds each sample's matrix (6
-// floats) or angle (1), the samples of the param being the output's
-// divided by `paramDivisor` (a param over fewer sample dims than the
-// images), or all the same when paramSamples is 0.
+// long paramDivisor[, guard, run]): one block per output row (sample,
+// oy); `param` holds each sample's matrix (6 floats) or angle (1), image
+// sample s reading the param's s / paramDivisor, or all the first when
+// paramDivisor is 0 (pipe_resample_param_divisor, core/PipeResample.h).
 //
 //===----------------------------------------------------------------------===//
 
@@ -24,13 +23,10 @@ namespace pipert {
 struct ResampleParams {
   /// PIPE_RESAMPLE_AFFINE, _ROTATE or _RESIZE (core/PipeResample.h).
   int transform = 0;
-  /// The param's rank: its sample dims (and [2, 3] for affine).
-  int paramRank = 0;
 
   std::string encode() const {
     return KernelParamWriter()
         .add("transform", transform)
-        .add("param_rank", paramRank)
         .str();
   }
   static Result<ResampleParams> decode(const std::string &text) {
@@ -39,12 +35,10 @@ struct ResampleParams {
       return reader.status();
     ResampleParams params;
     params.transform = int(reader->getInt("transform"));
-    params.paramRank = int(reader->getInt("param_rank"));
     if (!reader->status().ok())
       return reader->status();
-    if (params.transform < 0 || params.transform > 2 || params.paramRank < 0)
-      return Status::error("a 'resample' kernel has an unknown transform or "
-                           "a negative parameter rank");
+    if (params.transform < 0 || params.transform > 2)
+      return Status::error("a 'resample' kernel has an unknown transform");
     return params;
   }
 };
