@@ -132,6 +132,16 @@ PIPE_HD double pipe_random_cos_turn(double t) {
   return quadrant == 1 ? -r : r;
 }
 
+/// An integer in [0, range) from 64 random bits, as randint draws.
+PIPE_HD pipe_u64 pipe_random_below(pipe_u32 a, pipe_u32 b, pipe_u64 range) {
+  pipe_u64 bits = ((pipe_u64)a << 32) | b;
+#if defined(__CUDA_ARCH__)
+  return __umul64hi(bits, range);
+#else
+  return (pipe_u64)(((unsigned __int128)bits * (unsigned __int128)range) >> 64);
+#endif
+}
+
 /// uniform: lo + u (hi - lo) for u in [0, 1), rounded to T (hi itself may
 /// come out only by that rounding, as NumPy's uniform says).
 template <typename T>
@@ -173,15 +183,97 @@ PIPE_HD T pipe_random_randint(pipe_u64 seed, pipe_u64 run, pipe_u64 stream,
   if (hi <= lo)
     return pipe_cast<T>(lo);
   pipe_philox_block r = pipe_random_bits(seed, run, stream, index);
-  pipe_u64 bits = ((pipe_u64)r.v[0] << 32) | r.v[1];
-  pipe_u64 range = (pipe_u64)hi - (pipe_u64)lo;
-#if defined(__CUDA_ARCH__)
-  pipe_u64 offset = __umul64hi(bits, range);
-#else
   pipe_u64 offset =
-      (pipe_u64)(((unsigned __int128)bits * (unsigned __int128)range) >> 64);
-#endif
+      pipe_random_below(r.v[0], r.v[1], (pipe_u64)hi - (pipe_u64)lo);
   return pipe_cast<T>((pipe_i64)((pipe_u64)lo + offset));
+}
+
+/// exp(x) by x = k ln 2 + r, |r| <= ln 2 / 2, and the series of exp(r) to
+/// r^14 (within 1e-17 of it), times 2^k: alike on both sides, as the
+/// logarithm above is (subnormal results may round twice).
+PIPE_HD double pipe_random_exp(double x) {
+  if (!(x == x))
+    return x;
+  if (x > 709.8)
+    return pipe_double_from_bits(0x7FF0000000000000ull); // +inf
+  if (x < -745.2)
+    return 0.0;
+  const double ln2_hi = 6.93147180369123816490e-01;
+  const double ln2_lo = 1.90821492927058770002e-10;
+  double k = pipe_rint(x * 1.4426950408889634);
+  double r = (x - k * ln2_hi) - k * ln2_lo;
+  // 1 / i!, for i from 14 down to 1.
+  const double inverse[14] = {
+      1.0 / 87178291200.0, 1.0 / 6227020800.0, 1.0 / 479001600.0,
+      1.0 / 39916800.0,    1.0 / 3628800.0,    1.0 / 362880.0,
+      1.0 / 40320.0,       1.0 / 5040.0,       1.0 / 720.0,
+      1.0 / 120.0,         1.0 / 24.0,         1.0 / 6.0,
+      1.0 / 2.0,           1.0};
+  double series = inverse[0];
+  for (int i = 1; i < 14; ++i)
+    series = inverse[i] + r * series;
+  double e = 1.0 + r * series;
+  // Times 2^k, built from its bits in two steps at the ends of the range
+  // (k from -1075 to 1024).
+  long long n = (long long)k;
+  if (n > 1023) {
+    e = e * 2.0;
+    n -= 1;
+  } else if (n < -1022) {
+    e = e * 0x1p-60;
+    n += 60;
+  }
+  return e * pipe_double_from_bits((pipe_u64)(n + 1023) << 52);
+}
+
+/// random_resized_crop's window: element `index` of a [samples..., 4]
+/// draw is coordinate index % 4 of (top, left, bottom, right) of sample
+/// index / 4's window in an image of h x w, by torchvision's
+/// RandomResizedCrop: up to ten tries of an area `scale` of the image's
+/// and an aspect (width / height) log-uniform in `ratio`, rounded to
+/// whole pixels (half to even) and kept when it fits, then a place drawn
+/// for it; else the whole image cut to the nearest aspect in `ratio`,
+/// centred. Try t of a sample draws from counter index 16 sample + t, its
+/// place from 16 sample + 10.
+template <typename T>
+PIPE_HD T pipe_random_resized_crop(pipe_u64 seed, pipe_u64 run,
+                                   pipe_u64 stream, pipe_i64 index, double h,
+                                   double w, double scale_lo, double scale_hi,
+                                   double ratio_lo, double ratio_hi) {
+  pipe_i64 sample = index >> 2;
+  int which = (int)(index & 3);
+  double log_lo = pipe_random_log(ratio_lo), log_hi = pipe_random_log(ratio_hi);
+  double area = h * w, ch = 0.0, cw = 0.0, top = 0.0, left = 0.0;
+  bool found = false;
+  for (int attempt = 0; attempt < 10 && !found; ++attempt) {
+    pipe_philox_block r =
+        pipe_random_bits(seed, run, stream, sample * 16 + attempt);
+    double target =
+        area * (scale_lo + pipe_random_unit(r.v[0], r.v[1]) * (scale_hi - scale_lo));
+    double aspect = pipe_random_exp(
+        log_lo + pipe_random_unit(r.v[2], r.v[3]) * (log_hi - log_lo));
+    cw = pipe_rint(pipe_sqrtf(target * aspect));
+    ch = pipe_rint(pipe_sqrtf(target / aspect));
+    found = cw > 0.0 && cw <= w && ch > 0.0 && ch <= h;
+  }
+  if (found) {
+    pipe_philox_block r = pipe_random_bits(seed, run, stream, sample * 16 + 10);
+    top = (double)pipe_random_below(r.v[0], r.v[1], (pipe_u64)(h - ch + 1.0));
+    left = (double)pipe_random_below(r.v[2], r.v[3], (pipe_u64)(w - cw + 1.0));
+  } else {
+    double in_ratio = w / h;
+    cw = w;
+    ch = h;
+    if (in_ratio < ratio_lo)
+      ch = pipe_rint(cw / ratio_lo);
+    else if (in_ratio > ratio_hi)
+      cw = pipe_rint(ch * ratio_hi);
+    top = pipe_floorf((h - ch) * 0.5);
+    left = pipe_floorf((w - cw) * 0.5);
+  }
+  double value = which == 0 ? top : which == 1 ? left : which == 2 ? top + ch
+                                                                  : left + cw;
+  return pipe_cast<T>(value);
 }
 
 #endif // PIPE_CORE_PIPERANDOM_H

@@ -14,8 +14,13 @@
 //    input pixels under a triangle filter as wide as the scale (PIL's and
 //    torch's antialias), which for an upscale is the bilinear one.
 // Points outside the input read `fill` (border constant) or the nearest
-// edge pixel (border clamp). Everything is in f32, then converted to the
-// output dtype as a cast converts.
+// edge pixel (border clamp). A resize may take a region of interest per
+// sample, (y0, x0, y1, x1) in input pixels: the output's extent maps onto
+// it (flipped along an axis where its end is before its start), and the
+// pixels it touches, [floor(min), ceil(max)) along each axis, are all the
+// resize reads, its edge clamping to them: for whole-pixel regions, a
+// resize of the crop (torchvision's resized_crop). Everything is in f32,
+// then converted to the output dtype as a cast converts.
 //
 //===----------------------------------------------------------------------===//
 
@@ -35,11 +40,25 @@ struct pipe_affine {
   float m[6];
 };
 
+/// The pixels a sample's resampling reads: rows [y0, y1), columns
+/// [x0, x1) of its image.
+struct pipe_box {
+  long long y0, x0, y1, x1;
+};
+
+/// The values per sample of a transform's parameter.
+PIPE_HD int pipe_resample_param_size(int transform) {
+  return transform == PIPE_RESAMPLE_AFFINE   ? 6
+         : transform == PIPE_RESAMPLE_RESIZE ? 4
+                                             : 1;
+}
+
 /// The destination-to-source matrix of one sample: `param` is its 6
 /// matrix entries (affine) or its angle in degrees (rotate; positive turns
 /// the image counter-clockwise as it is shown, y down, about the centres
 /// of the input and the output); a resize maps the output's extent onto
-/// the input's.
+/// its region of interest `param` (y0, x0, y1, x1), or the whole input's
+/// without one.
 PIPE_HD pipe_affine pipe_resample_matrix(int transform, const float *param,
                                          long long h, long long w,
                                          long long oh, long long ow) {
@@ -50,12 +69,19 @@ PIPE_HD pipe_affine pipe_resample_matrix(int transform, const float *param,
     return a;
   }
   if (transform == PIPE_RESAMPLE_RESIZE) {
-    a.m[0] = (float)((double)w / (double)(ow > 0 ? ow : 1));
+    double y0 = 0.0, x0 = 0.0, y1 = (double)h, x1 = (double)w;
+    if (param) {
+      y0 = (double)param[0];
+      x0 = (double)param[1];
+      y1 = (double)param[2];
+      x1 = (double)param[3];
+    }
+    a.m[0] = (float)((x1 - x0) / (double)(ow > 0 ? ow : 1));
     a.m[1] = 0.0f;
-    a.m[2] = 0.0f;
+    a.m[2] = (float)x0;
     a.m[3] = 0.0f;
-    a.m[4] = (float)((double)h / (double)(oh > 0 ? oh : 1));
-    a.m[5] = 0.0f;
+    a.m[4] = (float)((y1 - y0) / (double)(oh > 0 ? oh : 1));
+    a.m[5] = (float)y0;
     return a;
   }
   // rotate: src = R^-1 (dst - centre_out) + centre_in, in f64, with the
@@ -87,6 +113,43 @@ PIPE_HD pipe_affine pipe_resample_matrix(int transform, const float *param,
   return a;
 }
 
+/// The pixels [lo, hi) a region from `start` to `end` touches along an
+/// axis of `size`, at least one (the nearest) when the region is empty or
+/// outside; `lo` = `hi` = 0 when `size` is.
+PIPE_HD void pipe_resample_span(float start, float end, long long size,
+                                long long *lo, long long *hi) {
+  float first = start < end ? start : end, last = start < end ? end : start;
+  // NaN and far outside read like just outside.
+  first = first > -1.0f ? (first < (float)size ? first : (float)size) : -1.0f;
+  last = last > -1.0f ? (last < (float)size + 1.0f ? last : (float)size + 1.0f)
+                      : -1.0f;
+  long long a = (long long)pipe_floorf(first);
+  long long b = (long long)pipe_floorf(last);
+  if ((float)b < last)
+    b += 1; // ceil
+  a = a < 0 ? 0 : a;
+  b = b > size ? size : b;
+  if (b <= a) { // empty or outside: the nearest pixel
+    a = a >= size ? size - 1 : a;
+    a = a < 0 ? 0 : a;
+    b = size > 0 ? a + 1 : 0;
+  }
+  *lo = a;
+  *hi = b;
+}
+
+/// The pixels a sample reads: its region's for a resize with one, else
+/// the whole image.
+PIPE_HD pipe_box pipe_resample_region(int transform, const float *param,
+                                      long long h, long long w) {
+  pipe_box box = {0, 0, h, w};
+  if (transform == PIPE_RESAMPLE_RESIZE && param) {
+    pipe_resample_span(param[0], param[2], h, &box.y0, &box.y1);
+    pipe_resample_span(param[1], param[3], w, &box.x0, &box.x1);
+  }
+  return box;
+}
+
 /// The divisor that turns an image's sample index (over the `rank - 3`
 /// dims before H) into its parameter's, when the parameter has one per
 /// value of the first `paramSampleDims` of them: the product of the sample
@@ -107,38 +170,51 @@ PIPE_HD const float *pipe_resample_param(const float *param, int transform,
                                          long long sample, long long divisor) {
   if (!param || divisor == 0)
     return param;
-  return param + (sample / divisor) * (transform == PIPE_RESAMPLE_AFFINE ? 6 : 1);
+  return param + (sample / divisor) * pipe_resample_param_size(transform);
 }
 
-/// Channel `ch` of input pixel (y, x) of one sample (h x w x channels,
-/// row-major), or the border's value.
+/// Channel `ch` of input pixel (y, x) of one sample (rows of w pixels of
+/// `channels`), or the border's value outside `box`.
 template <typename T>
-PIPE_HD float pipe_resample_read(const T *in, long long h, long long w,
+PIPE_HD float pipe_resample_read(const T *in, const pipe_box &box, long long w,
                                  long long channels, long long ch, long long y,
                                  long long x, int border, float fill) {
-  if (y < 0 || y >= h || x < 0 || x >= w) {
+  if (y < box.y0 || y >= box.y1 || x < box.x0 || x >= box.x1) {
     if (border == PIPE_CONSTANT)
       return fill;
-    y = y < 0 ? 0 : y >= h ? h - 1 : y;
-    x = x < 0 ? 0 : x >= w ? w - 1 : x;
+    y = y < box.y0 ? box.y0 : y >= box.y1 ? box.y1 - 1 : y;
+    x = x < box.x0 ? box.x0 : x >= box.x1 ? box.x1 - 1 : x;
   }
   return pipe_cast<float>(in[(y * w + x) * channels + ch]);
 }
 
-/// The antialiasing filter's taps along one axis for output index `o` at
-/// `scale` input pixels per output pixel: [*first, *first + count) and
-/// their weights, normalized (at most `most` of them).
-PIPE_HD int pipe_resample_taps(long long o, float scale, long long size,
+/// The antialiasing filter's taps along one axis for output index `o` of
+/// `outputs`, the axis mapping output x to input `offset + scale x`
+/// (mirrored where `scale` < 0), reading input pixels [lo, hi):
+/// [*first, *first + taps) and their weights, normalized (at most `most`
+/// of them). PIL's and torch's taps of the crop [lo, hi) resized, in the
+/// input's coordinates.
+PIPE_HD int pipe_resample_taps(long long o, long long outputs, float scale,
+                               float offset, long long lo, long long hi,
                                long long *first, float *weights, int most) {
+  if (scale < 0.0f) {
+    offset = offset + scale * (float)outputs;
+    scale = -scale;
+    o = outputs - 1 - o;
+  }
   float support = scale >= 1.0f ? scale : 1.0f;
   float inverse = scale >= 1.0f ? 1.0f / scale : 1.0f;
-  float centre = scale * ((float)o + 0.5f);
-  long long lo = (long long)(centre - support + 0.5f);
-  long long hi = (long long)(centre + support + 0.5f);
-  if (lo < 0)
-    lo = 0;
-  if (hi > size)
-    hi = size;
+  float local = scale * ((float)o + 0.5f);
+  float centre = offset + local;
+  // Truncated like torch's int(), in the crop's coordinates (from lo).
+  float from = local - support + 0.5f + (offset - (float)lo);
+  float to = local + support + 0.5f + (offset - (float)lo);
+  long long span = hi - lo;
+  long long a = lo + (from > 0.0f ? (from < (float)span ? (long long)from : span)
+                                  : 0);
+  long long b = lo + (to > 0.0f ? (to < (float)span ? (long long)to : span) : 0);
+  lo = a > lo ? a : lo;
+  hi = b < hi ? b : hi;
   int count = (int)(hi - lo);
   if (count > most)
     count = most;
@@ -158,15 +234,17 @@ PIPE_HD int pipe_resample_taps(long long o, float scale, long long size,
 /// The most taps an antialiased axis takes (a downscale by up to 31).
 #define PIPE_RESAMPLE_MAX_TAPS 64
 
-/// Output pixel (oy, ox) of one sample, its `channels` values into `out`:
-/// the point, the taps and their weights are found once for the pixel,
-/// then each channel is read and weighed.
+/// Output pixel (oy, ox) of one sample (oh x ow), its `channels` values
+/// into `out`: the point, the taps and their weights are found once for
+/// the pixel, then each channel is read and weighed; only `box` of the
+/// input is read (pipe_resample_region).
 template <typename T, typename Out>
 PIPE_HD void pipe_resample_pixel(const T *in, long long h, long long w,
                                  long long channels, const pipe_affine &a,
-                                 long long oy, long long ox, int interp,
-                                 int border, float fill, bool antialias,
-                                 Out *out) {
+                                 const pipe_box &box, long long oh,
+                                 long long ow, long long oy, long long ox,
+                                 int interp, int border, float fill,
+                                 bool antialias, Out *out) {
   if (h <= 0 || w <= 0) {
     for (long long ch = 0; ch < channels; ++ch)
       out[ch] = pipe_cast<Out>(fill);
@@ -175,14 +253,16 @@ PIPE_HD void pipe_resample_pixel(const T *in, long long h, long long w,
   if (antialias && interp == PIPE_INTERP_LINEAR) {
     long long x0, y0;
     float wx[PIPE_RESAMPLE_MAX_TAPS], wy[PIPE_RESAMPLE_MAX_TAPS];
-    int nx = pipe_resample_taps(ox, a.m[0], w, &x0, wx, PIPE_RESAMPLE_MAX_TAPS);
-    int ny = pipe_resample_taps(oy, a.m[4], h, &y0, wy, PIPE_RESAMPLE_MAX_TAPS);
+    int nx = pipe_resample_taps(ox, ow, a.m[0], a.m[2], box.x0, box.x1, &x0,
+                                wx, PIPE_RESAMPLE_MAX_TAPS);
+    int ny = pipe_resample_taps(oy, oh, a.m[4], a.m[5], box.y0, box.y1, &y0,
+                                wy, PIPE_RESAMPLE_MAX_TAPS);
     for (long long ch = 0; ch < channels; ++ch) {
       float acc = 0.0f;
       for (int i = 0; i < ny; ++i) {
         float row = 0.0f;
         for (int j = 0; j < nx; ++j)
-          row = row + wx[j] * pipe_resample_read(in, h, w, channels, ch,
+          row = row + wx[j] * pipe_resample_read(in, box, w, channels, ch,
                                                  y0 + i, x0 + j, border, fill);
         acc = acc + wy[i] * row;
       }
@@ -201,7 +281,7 @@ PIPE_HD void pipe_resample_pixel(const T *in, long long h, long long w,
     long long y = (long long)pipe_floorf(py), x = (long long)pipe_floorf(px);
     for (long long ch = 0; ch < channels; ++ch)
       out[ch] = pipe_cast<Out>(
-          pipe_resample_read(in, h, w, channels, ch, y, x, border, fill));
+          pipe_resample_read(in, box, w, channels, ch, y, x, border, fill));
     return;
   }
   px = px - 0.5f;
@@ -210,13 +290,13 @@ PIPE_HD void pipe_resample_pixel(const T *in, long long h, long long w,
   float fx = px - fx0, fy = py - fy0;
   long long x0 = (long long)fx0, y0 = (long long)fy0;
   for (long long ch = 0; ch < channels; ++ch) {
-    float a00 = pipe_resample_read(in, h, w, channels, ch, y0, x0, border, fill);
+    float a00 = pipe_resample_read(in, box, w, channels, ch, y0, x0, border, fill);
     float a01 =
-        pipe_resample_read(in, h, w, channels, ch, y0, x0 + 1, border, fill);
+        pipe_resample_read(in, box, w, channels, ch, y0, x0 + 1, border, fill);
     float a10 =
-        pipe_resample_read(in, h, w, channels, ch, y0 + 1, x0, border, fill);
+        pipe_resample_read(in, box, w, channels, ch, y0 + 1, x0, border, fill);
     float a11 =
-        pipe_resample_read(in, h, w, channels, ch, y0 + 1, x0 + 1, border, fill);
+        pipe_resample_read(in, box, w, channels, ch, y0 + 1, x0 + 1, border, fill);
     float top = (1.0f - fx) * a00 + fx * a01;
     float bottom = (1.0f - fx) * a10 + fx * a11;
     out[ch] = pipe_cast<Out>((1.0f - fy) * top + fy * bottom);

@@ -38,9 +38,10 @@ def Pipe_OutOfBounds : I32EnumAttr<"OutOfBounds",
 }
 
 def Pipe_RandomDistribution : I32EnumAttr<"RandomDistribution",
-    "what a random op draws: uniform normal coin_flip randint", [
+    "what a random op draws: uniform normal coin_flip randint resized_crop", [
       I32EnumAttrCase<"uniform", 0>, I32EnumAttrCase<"normal", 1>,
-      I32EnumAttrCase<"coin_flip", 2>, I32EnumAttrCase<"randint", 3>]> {
+      I32EnumAttrCase<"coin_flip", 2>, I32EnumAttrCase<"randint", 3>,
+      I32EnumAttrCase<"resized_crop", 4>]> {
   let cppNamespace = "::mlir::pipe";
 }
 

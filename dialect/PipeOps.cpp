@@ -432,7 +432,9 @@ LogicalResult RandomOp::verify() {
     return emitOpError() << "index must be si64 of the result's shape";
   RandomDistribution kind = getDistribution();
   bool integers = kind == RandomDistribution::randint;
-  size_t wanted = kind == RandomDistribution::coin_flip ? 1 : 2;
+  size_t wanted = kind == RandomDistribution::coin_flip      ? 1
+                  : kind == RandomDistribution::resized_crop ? 6
+                                                             : 2;
   if (getParams().size() != wanted)
     return emitOpError() << "'" << stringifyRandomDistribution(kind)
                          << "' takes " << wanted << " parameters";
@@ -447,9 +449,13 @@ LogicalResult RandomOp::verify() {
   }
   Type element = result.getElementType();
   if ((kind == RandomDistribution::uniform ||
-       kind == RandomDistribution::normal) &&
+       kind == RandomDistribution::normal ||
+       kind == RandomDistribution::resized_crop) &&
       !isa<FloatType>(element))
     return emitOpError() << "draws floats";
+  if (kind == RandomDistribution::resized_crop &&
+      (result.getRank() == 0 || result.getDimSize(result.getRank() - 1) != 4))
+    return emitOpError() << "draws windows [..., 4]";
   if (kind == RandomDistribution::randint &&
       (!isa<IntegerType>(element) || element.isInteger(1)))
     return emitOpError() << "draws integers";
@@ -532,21 +538,30 @@ LogicalResult ResampleOp::verify() {
     return emitOpError() << "resamples numbers, not bool";
   ResampleTransform transform = getTransform();
   Value param = getParam();
-  if ((transform == ResampleTransform::resize) != !param)
+  if (transform != ResampleTransform::resize && !param)
     return emitOpError() << "takes a parameter unless it is a resize";
   if (getAntialias() && transform != ResampleTransform::resize)
     return emitOpError() << "antialiases resizes only";
   if (param) {
+    // [samples..., 2, 3] matrices, [samples..., 4] regions, [samples...]
+    // angles.
     auto type = cast<RankedTensorType>(param.getType());
-    int64_t trailing = transform == ResampleTransform::affine ? 2 : 0;
-    int64_t samples = type.getRank() - trailing;
-    bool ok = type.getElementType().isF32() && samples <= rank - 3 &&
-              haveSameLeadingDims(type, input, samples);
-    if (ok && trailing)
-      ok = type.getDimSize(samples) == 2 && type.getDimSize(samples + 1) == 3;
+    SmallVector<int64_t> trailing =
+        transform == ResampleTransform::affine   ? SmallVector<int64_t>{2, 3}
+        : transform == ResampleTransform::resize ? SmallVector<int64_t>{4}
+                                                 : SmallVector<int64_t>{};
+    int64_t samples = type.getRank() - int64_t(trailing.size());
+    bool ok = type.getElementType().isF32() && samples >= 0 &&
+              samples <= rank - 3 && haveSameLeadingDims(type, input, samples);
+    for (size_t i = 0; ok && i < trailing.size(); ++i)
+      ok = type.getDimSize(samples + int64_t(i)) == trailing[i];
     if (!ok)
       return emitOpError() << "parameter must be f32 "
-                           << (trailing ? "[samples..., 2, 3]" : "[samples...]");
+                           << (transform == ResampleTransform::affine
+                                   ? "[samples..., 2, 3]"
+                               : transform == ResampleTransform::resize
+                                   ? "[samples..., 4]"
+                                   : "[samples...]");
   }
   return success();
 }

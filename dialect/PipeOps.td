@@ -299,14 +299,16 @@ def Pipe_RandomOp : Pipe_Op<"random", [Pure,
     DeclareOpInterfaceMethods<Pipe_ElementwiseOpInterface>]> {
   let summary = "Random numbers, a function of each element's index";
   let description = [{
-    `uniform`, `normal`, `coin_flip`, `randint`: element i of the result is
+    `uniform`, `normal`, `coin_flip`, `randint`, and `resized_crop`
+    (random_resized_crop's windows, [..., 4]): element i of the result is
     drawn (core/PipeRandom.h) from the run's seed (or the op's own `seed`),
     the run's random run number, the op's `stream` (unique in its
     pipeline) and `index[i]`, the element's row-major index in the shape
     the program asked for (maps that move the result move the index with
     it). `params` are the distribution's: uniform's lo and hi, normal's
     mean and stddev (f64), coin_flip's probability (f64), randint's lo and
-    hi (si64); each of rank 0 or the result's shape. The seed and the run
+    hi (si64), resized_crop's image height and width, scale range and
+    aspect range (f64); each of rank 0 or the result's shape. The seed and the run
     number are kernel arguments, as the dims are (kSeedDim, kRandomRunDim
     in core/DimExpr.h).
 
@@ -375,9 +377,10 @@ def Pipe_ResampleOp : Pipe_Op<"resample", [Pure]> {
     `input` is images [S..., H, W, C]; the result [S..., OH, OW, C] (its
     dtype any number dtype). Each output pixel shows the input at the
     point the sample's destination-to-source matrix gives
-    (core/PipeResample.h): `param` is the matrices [S'..., 2, 3] (affine)
-    or the angles in degrees [S'...] (rotate), S'... a prefix of S...; a
-    resize has none. Computed by the resample kernel family.
+    (core/PipeResample.h): `param` is the matrices [S'..., 2, 3] (affine),
+    the angles in degrees [S'...] (rotate), or the regions of interest
+    (y0, x0, y1, x1) [S'..., 4] (resize; without one, the whole image),
+    S'... a prefix of S.... Computed by the resample kernel family.
 
     ```mlir
     %r = pipe.resample %x, %angle : tensor<?xf32, ["N"]> rotate linear constant fill 0.000000e+00 : tensor<?x?x?x3xui8, ["N", "H", "W"]> to tensor<?x?x?x3xui8, ["N", "H", "W"]>
@@ -397,7 +400,11 @@ def Pipe_ResampleOp : Pipe_Op<"resample", [Pure]> {
       Pipe_Function<"warp_affine", 1, ["matrix", "size", "fill", "interp",
                                        "dtype"]>,
       Pipe_Function<"rotate", 1, ["angle", "size", "fill", "interp", "dtype"]>,
-      Pipe_Function<"resize", 1, ["size", "interp", "antialias", "dtype"]>];
+      Pipe_Function<"resize", 1, ["size", "interp", "antialias", "roi_start",
+                                  "roi_end", "relative_roi", "dtype"]>,
+      Pipe_Function<"random_resized_crop", 1, ["size", "scale", "ratio",
+                                               "interp", "antialias", "dtype",
+                                               "seed"]>];
 }
 
 def Pipe_CastOp : Pipe_Op<"cast", [Pure,

@@ -199,9 +199,15 @@ public:
   /// be negative (checked when the pipeline runs).
   std::vector<std::string> dimChecks;
   /// Set by Sema for warp_affine, rotate and resize: the interpolation
-  /// (nearest, linear) and whether a resize antialiases.
+  /// (nearest, linear) and whether a resize antialiases; whether a
+  /// resize's region of interest is in fractions of the image
+  /// (relative_roi); random_resized_crop's ranges of area (a fraction of
+  /// the image's) and aspect.
   std::string interp;
   bool antialias = false;
+  bool relativeRoi = false;
+  double cropScale[2] = {0.08, 1.0};
+  double cropRatio[2] = {3.0 / 4.0, 4.0 / 3.0};
   /// Set by Sema for color_space_conversion: the image types (rgb, bgr,
   /// gray, ycbcr) it converts between.
   std::string fromColor, toColor;

@@ -706,6 +706,10 @@ private:
             param);
     } else {
       transform = pipe::ResampleTransform::resize;
+      if (call.callee == "random_resized_crop")
+        param = emitCropWindows(call, input, where);
+      else if (keywordValue(call, "roi_start"))
+        param = emitResizeRoi(call, input, where);
     }
     bool resize = transform == pipe::ResampleTransform::resize;
     return pipe::ResampleOp::create(
@@ -718,6 +722,113 @@ private:
                                      : pipe::Border::constant),
         builder.getF64FloatAttr(call.fill),
         call.antialias ? builder.getUnitAttr() : UnitAttr());
+  }
+
+  /// The dims of a resampling call's images before H, W and C: one image
+  /// each.
+  static std::vector<DimAST> sampleDims(const CallExprAST &call) {
+    const std::vector<DimAST> &dims = call.args[0]->type.dims;
+    return std::vector<DimAST>(dims.begin(), dims.end() - 3);
+  }
+
+  /// Size `axis` of `value`'s type as a dim expression.
+  pipert::DimExpr dimOf(Value value, int64_t axis) {
+    auto type = cast<RankedTensorType>(value.getType());
+    if (!type.isDynamicDim(axis))
+      return pipert::DimExpr::constant(type.getDimSize(axis));
+    return *pipert::DimExpr::parse(pipe::getDimNames(type)[axis]);
+  }
+
+  /// `values` (each rank 0 or a prefix of `dims`), as f32, side by side
+  /// along a new last dim: [dims..., values.size()], or [values.size()]
+  /// when each is a scalar.
+  Value stackLast(ArrayRef<Value> values, std::vector<DimAST> dims,
+                  Location where) {
+    // Scalars only: one row for all.
+    if (llvm::all_of(values, [](Value value) {
+          return cast<RankedTensorType>(value.getType()).getRank() == 0;
+        }))
+      dims.clear();
+    DimAST one;
+    one.size = 1;
+    std::vector<DimAST> column = dims;
+    column.push_back(one);
+    SmallVector<Value> columns;
+    for (Value value : values) {
+      Value spread = spreadLeading(castTo(value, "f32", where), dims, where);
+      // (A scalar stays rank 0: its broadcast maps no dims.)
+      SmallVector<int64_t> dimensions;
+      for (int64_t d = 0; d < cast<RankedTensorType>(spread.getType()).getRank();
+           ++d)
+        dimensions.push_back(d);
+      columns.push_back(pipe::BroadcastOp::create(
+          builder, where, tensorType("f32", column), spread,
+          builder.getDenseI64ArrayAttr(dimensions)));
+    }
+    DimAST count;
+    count.size = int64_t(values.size());
+    dims.push_back(count);
+    return pipe::ConcatOp::create(builder, where, tensorType("f32", dims),
+                                  columns,
+                                  builder.getI64IntegerAttr(int64_t(dims.size()) - 1));
+  }
+
+  /// resize's region of interest (roi_start, roi_end, each [y, x] or one
+  /// per sample [..., 2]) as the resample's (y0, x0, y1, x1) per sample,
+  /// in pixels (relative_roi scales by H and W).
+  Value emitResizeRoi(const CallExprAST &call, Value images, Location where) {
+    auto imagesType = cast<RankedTensorType>(images.getType());
+    int64_t firstAxis = imagesType.getRank() - 3;
+    SmallVector<Value> corners;
+    for (const char *name : {"roi_start", "roi_end"}) {
+      const ExprAST &corner = *keywordValue(call, name);
+      for (int64_t i = 0; i < 2; ++i) {
+        Value value;
+        if (auto *list = llvm::dyn_cast<ListExprAST>(&corner))
+          value = castTo(emitExpr(*list->elements[size_t(i)], "f32"), "f32",
+                         where);
+        else
+          value = pipe::createTrailingSlice(
+              builder, where, castTo(emitExpr(corner, "f32"), "f32", where),
+              {i});
+        if (call.relativeRoi) {
+          Value size =
+              castTo(dimValue(dimOf(images, firstAxis + i), where), "f32", where);
+          value = pipe::MulOp::create(builder, where, value.getType(), value,
+                                      size);
+        }
+        corners.push_back(value);
+      }
+    }
+    return stackLast(corners, sampleDims(call), where);
+  }
+
+  /// random_resized_crop's windows: pipe.random resized_crop over
+  /// [samples..., 4] with the images' height and width.
+  Value emitCropWindows(const CallExprAST &call, Value images, Location where) {
+    auto imagesType = cast<RankedTensorType>(images.getType());
+    int64_t firstAxis = imagesType.getRank() - 3;
+    std::vector<DimAST> dims = sampleDims(call);
+    DimAST four;
+    four.size = 4;
+    dims.push_back(four);
+    auto number = [&](double value) -> Value {
+      return pipe::ConstantOp::create(
+          builder, where, builder.getFloatAttr(elementType("f64"), value));
+    };
+    SmallVector<Value> params = {
+        castTo(dimValue(dimOf(images, firstAxis), where), "f64", where),
+        castTo(dimValue(dimOf(images, firstAxis + 1), where), "f64", where),
+        number(call.cropScale[0]), number(call.cropScale[1]),
+        number(call.cropRatio[0]), number(call.cropRatio[1])};
+    return pipe::RandomOp::create(
+        builder, where, tensorType("f32", dims), randomIndex(dims, where),
+        params,
+        pipe::RandomDistributionAttr::get(
+            builder.getContext(), pipe::RandomDistribution::resized_crop),
+        builder.getI64IntegerAttr(randomStreams++),
+        call.seed ? builder.getI64IntegerAttr(int64_t(*call.seed))
+                  : IntegerAttr());
   }
 
   /// The color functions. brightness_contrast is elementwise; the others
@@ -848,14 +959,9 @@ private:
                                       offset);
   }
 
-  /// uniform, normal, coin_flip, randint: pipe.random over each element's
-  /// row-major index in the shape drawn, with the distribution's
-  /// parameters as f64 (si64 for randint) broadcast to it.
-  Value emitRandomOp(const CallExprAST &call, RankedTensorType type,
-                     Location where, llvm::StringRef) {
-    const std::vector<DimAST> &dims = call.type.dims;
-    bool randint = call.callee == "randint";
-    llvm::StringRef paramDType = randint ? "i64" : "f64";
+  /// Each element's row-major index in `dims`, as si64 of that shape:
+  /// what a random op draws from.
+  Value randomIndex(const std::vector<DimAST> &dims, Location where) {
     // index = sum of c<d> * (product of the sizes after d).
     RankedTensorType indexType = tensorType("i64", dims);
     Value index;
@@ -876,6 +982,18 @@ private:
     }
     if (!index)
       index = dimValue(pipert::DimExpr::constant(0), where);
+    return index;
+  }
+
+  /// uniform, normal, coin_flip, randint: pipe.random over each element's
+  /// row-major index in the shape drawn, with the distribution's
+  /// parameters as f64 (si64 for randint) broadcast to it.
+  Value emitRandomOp(const CallExprAST &call, RankedTensorType type,
+                     Location where, llvm::StringRef) {
+    const std::vector<DimAST> &dims = call.type.dims;
+    bool randint = call.callee == "randint";
+    llvm::StringRef paramDType = randint ? "i64" : "f64";
+    Value index = randomIndex(dims, where);
     // The parameters, in pipe.random's order.
     auto param = [&](const ExprAST *given, double fallback) -> Value {
       if (given)

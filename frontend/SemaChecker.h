@@ -141,12 +141,21 @@ private:
 
   // Resampling (SemaResample.cpp).
   bool checkResampleOp(CallExprAST &expr);
+  /// resize's roi_start, roi_end and relative_roi.
+  bool checkResizeRoi(CallExprAST &expr, const ExprType &input);
+  /// random_resized_crop's `name` = [lo, hi] into `range`.
+  bool checkCropRange(CallExprAST &expr, llvm::StringRef name,
+                      double range[2]);
 
   // Color functions (SemaColor.cpp).
   bool checkChannelMixOp(CallExprAST &expr);
 
   // Random sources (SemaRandom.cpp).
   bool checkRandomOp(CallExprAST &expr);
+  /// A random call's `seed =`, into expr.seed.
+  bool checkOwnSeed(CallExprAST &expr);
+  /// Counts a random call (each its own stream); reports past the most.
+  bool countRandomCall(CallExprAST &expr);
   /// The random calls checked so far; each gets a stream of its own
   /// (core/PipeRandom.h: 16 bits of the counter).
   int64_t randomOps = 0;

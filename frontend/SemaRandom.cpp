@@ -122,15 +122,8 @@ bool PipelineChecker::checkRandomOp(CallExprAST &expr) {
                                         *requested);
     dtype = *requested;
   }
-  if (ExprAST *seed = keyword(expr, "seed")) {
-    auto *number = llvm::dyn_cast<NumberExprAST>(seed);
-    if (!number || number->isFloat || (number->intValue < 0 &&
-                                       !number->exceedsInt64))
-      return error(seed->getLoc(), "the seed of '" + callee +
-                                       "' is an integer literal from 0 to "
-                                       "18446744073709551615");
-    expr.seed = uint64_t(number->intValue);
-  }
+  if (!checkOwnSeed(expr))
+    return false;
 
   if (callee == "uniform") {
     if (ExprAST *range = keyword(expr, "range")) {
@@ -218,12 +211,32 @@ bool PipelineChecker::checkRandomOp(CallExprAST &expr) {
                                        ", which " + dtype + " cannot hold");
     }
   }
+  if (!countRandomCall(expr))
+    return false;
+  expr.type = ExprType{dtype, dims};
+  return true;
+}
+
+bool PipelineChecker::checkOwnSeed(CallExprAST &expr) {
+  ExprAST *seed = keyword(expr, "seed");
+  if (!seed)
+    return true;
+  auto *number = llvm::dyn_cast<NumberExprAST>(seed);
+  if (!number || number->isFloat ||
+      (number->intValue < 0 && !number->exceedsInt64))
+    return error(seed->getLoc(), "the seed of '" + expr.callee +
+                                     "' is an integer literal from 0 to "
+                                     "18446744073709551615");
+  expr.seed = uint64_t(number->intValue);
+  return true;
+}
+
+bool PipelineChecker::countRandomCall(CallExprAST &expr) {
   // Streams number the random ops of a pipeline (core/PipeRandom.h).
   if (++randomOps > kMaxRandomOps)
     return error(expr.getLoc(), "a pipeline draws from at most " +
                                     std::to_string(kMaxRandomOps) +
                                     " random calls (loops count each "
                                     "iteration's)");
-  expr.type = ExprType{dtype, dims};
   return true;
 }

@@ -46,9 +46,10 @@ bool PipelineChecker::checkResampleOp(CallExprAST &expr) {
         return error(size->getLoc(), "a size cannot be negative");
       dims[size_t(rank) - 3 + i] = toDim((*sizes)[i], size->getLoc());
     }
-  } else if (callee == "resize") {
-    return error(expr.getLoc(), "'resize' needs the size it resizes to, "
-                                "e.g. resize(images, size = [224, 224])");
+  } else if (callee == "resize" || callee == "random_resized_crop") {
+    return error(expr.getLoc(), "'" + callee + "' needs the size it resizes "
+                                "to, e.g. " + callee +
+                                    "(images, size = [224, 224])");
   }
   expr.interp = "linear";
   if (ExprAST *interp = keyword(expr, "interp")) {
@@ -68,7 +69,8 @@ bool PipelineChecker::checkResampleOp(CallExprAST &expr) {
                                        "' is a finite number literal");
     expr.fill = value;
   }
-  expr.antialias = callee == "resize";
+  bool resizes = callee == "resize" || callee == "random_resized_crop";
+  expr.antialias = resizes;
   if (ExprAST *antialias = keyword(expr, "antialias")) {
     auto *flag = llvm::dyn_cast<BoolExprAST>(antialias);
     if (!flag)
@@ -78,6 +80,14 @@ bool PipelineChecker::checkResampleOp(CallExprAST &expr) {
   // Only a linear resize antialiases (a nearest one picks one pixel).
   expr.antialias = expr.antialias && expr.interp == "linear";
   int64_t firstAxis = rank - 3;
+  if (callee == "resize" && !checkResizeRoi(expr, input))
+    return false;
+  if (callee == "random_resized_crop") {
+    if (!checkCropRange(expr, "scale", expr.cropScale) ||
+        !checkCropRange(expr, "ratio", expr.cropRatio) ||
+        !checkOwnSeed(expr) || !countRandomCall(expr))
+      return false;
+  }
   if (callee == "rotate") {
     ExprAST *angle = keyword(expr, "angle");
     if (!angle)
@@ -126,5 +136,97 @@ bool PipelineChecker::checkResampleOp(CallExprAST &expr) {
     return false;
   expr.operandDType = input.dtype;
   expr.type = ExprType{*dtype, dims};
+  return true;
+}
+
+bool PipelineChecker::checkResizeRoi(CallExprAST &expr,
+                                     const ExprType &input) {
+  ExprAST *start = keyword(expr, "roi_start"), *end = keyword(expr, "roi_end");
+  ExprAST *relative = keyword(expr, "relative_roi");
+  if (relative) {
+    auto *flag = llvm::dyn_cast<BoolExprAST>(relative);
+    if (!flag)
+      return error(relative->getLoc(), "relative_roi = true or false");
+    expr.relativeRoi = flag->value;
+  }
+  if (!start && !end) {
+    if (relative)
+      return error(relative->getLoc(), "relative_roi needs a region: "
+                                       "roi_start = [y, x], roi_end = [y, x]");
+    return true;
+  }
+  if (!start || !end)
+    return error((start ? start : end)->getLoc(),
+                 "a region of interest needs both roi_start = [y, x] and "
+                 "roi_end = [y, x]");
+  int64_t firstAxis = int64_t(input.dims.size()) - 3;
+  for (ExprAST *corner : {start, end}) {
+    std::string what = corner == start ? "roi_start" : "roi_end";
+    if (auto *list = llvm::dyn_cast<ListExprAST>(corner)) {
+      if (list->elements.size() != 2)
+        return error(corner->getLoc(), what + " is [y, x]: two values, each "
+                                              "a number or one per sample");
+      for (size_t i = 0; i < 2; ++i) {
+        ExprAST &value = *list->elements[i];
+        if (!checkSampleParam(value, input, firstAxis, "number", what))
+          return false;
+        auto *number = llvm::dyn_cast<NumberExprAST>(&value);
+        if (!number)
+          continue;
+        double v = number->isFloat ? number->floatValue
+                                   : double(number->intValue);
+        const DimAST &dim = input.dims[size_t(firstAxis) + i];
+        double most = expr.relativeRoi ? 1.0
+                      : dim.isSymbolic() ? HUGE_VAL
+                                         : double(dim.size);
+        if (!std::isfinite(v) || v < 0 || v > most)
+          return error(value.getLoc(),
+                       what + "'s " + (i ? "x" : "y") + " is outside the " +
+                           (expr.relativeRoi ? "image's [0, 1]"
+                                             : "image"));
+      }
+      list->type = ExprType{};
+      continue;
+    }
+    if (!checkExpr(*corner))
+      return false;
+    const ExprType &type = corner->type;
+    bool ok = !type.isWeakLiteral() && type.dtype != "bool" &&
+              !type.dims.empty() && !type.dims.back().isSymbolic() &&
+              type.dims.back().size == 2;
+    if (ok) {
+      ExprType samples{type.dtype, std::vector<DimAST>(type.dims.begin(),
+                                                       type.dims.end() - 1)};
+      ok = isSamplePrefix(samples, input, firstAxis);
+    }
+    if (!ok)
+      return error(corner->getLoc(),
+                   what + " " + type.str() + " must be [y, x], or one per "
+                          "sample [..., 2] over the leading dims of " +
+                       input.str());
+  }
+  return true;
+}
+
+bool PipelineChecker::checkCropRange(CallExprAST &expr, llvm::StringRef name,
+                                     double range[2]) {
+  ExprAST *given = keyword(expr, name);
+  if (!given)
+    return true;
+  std::string what = "random_resized_crop's " + name.str();
+  auto *list = llvm::dyn_cast<ListExprAST>(given);
+  if (!list || list->elements.size() != 2)
+    return error(given->getLoc(), what + " is [lo, hi], two numbers");
+  for (size_t i = 0; i < 2; ++i) {
+    auto *number = llvm::dyn_cast<NumberExprAST>(list->elements[i].get());
+    if (!number)
+      return error(list->elements[i]->getLoc(),
+                   what + " is [lo, hi], two number literals");
+    range[i] = number->isFloat ? number->floatValue : double(number->intValue);
+  }
+  if (!(range[0] > 0) || !(range[0] <= range[1]) || !std::isfinite(range[1]))
+    return error(given->getLoc(),
+                 what + " [lo, hi] needs 0 < lo <= hi, both finite");
+  list->type = ExprType{};
   return true;
 }

@@ -448,6 +448,13 @@ private:
                                          at<pipe_i64>(*params[0], i),
                                          at<pipe_i64>(*params[1], i));
           break;
+        case RandomDistribution::resized_crop:
+          po[i] = pipe_random_resized_crop<T>(
+              seed, run, stream, at_i, at<double>(*params[0], i),
+              at<double>(*params[1], i), at<double>(*params[2], i),
+              at<double>(*params[3], i), at<double>(*params[4], i),
+              at<double>(*params[5], i));
+          break;
         }
       }
     });
@@ -524,7 +531,9 @@ private:
         param ? pipe_resample_param_divisor(
                     is.data(), int(rank),
                     int(param->shape().size()) -
-                        (op.getTransform() == ResampleTransform::affine ? 2 : 0))
+                        (op.getTransform() == ResampleTransform::affine   ? 2
+                         : op.getTransform() == ResampleTransform::resize ? 1
+                                                                          : 0))
               : 0;
     float fill = float(op.getFill().convertToDouble());
     visitStorageType(in.dtype(), [&](auto inTag) {
@@ -532,16 +541,16 @@ private:
       visitStorageType(out->dtype(), [&](auto outTag) {
         using Out = decltype(outTag);
         for (int64_t s = 0; s < samples; ++s) {
-          pipe_affine a = pipe_resample_matrix(
-              transform,
+          const float *p =
               pipe_resample_param(param ? param->as<float>() : nullptr,
-                                  transform, s, divisor),
-              h, w, oh, ow);
+                                  transform, s, divisor);
+          pipe_affine a = pipe_resample_matrix(transform, p, h, w, oh, ow);
+          pipe_box box = pipe_resample_region(transform, p, h, w);
           const In *image = in.as<In>() + s * h * w * c;
           Out *y = out->as<Out>() + s * oh * ow * c;
           for (int64_t oy = 0; oy < oh; ++oy)
             for (int64_t ox = 0; ox < ow; ++ox)
-              pipe_resample_pixel(image, h, w, c, a, oy, ox,
+              pipe_resample_pixel(image, h, w, c, a, box, oh, ow, oy, ox,
                                   int(op.getInterp()), int(op.getBorder()),
                                   fill, op.getAntialias(),
                                   y + (oy * ow + ox) * c);

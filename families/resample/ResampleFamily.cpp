@@ -69,14 +69,18 @@ public:
                   resample.getFill().convertToDouble());
     os << "  for (long long row = blockIdx.x; row < rows; row += gridDim.x) {\n"
        << "    const long long sample = row / oh, oy = row % oh;\n"
+       << "    const float *p = pipe_resample_param(param, " << params.transform
+       << ", sample, paramDivisor);\n"
        << "    const pipe_affine a = pipe_resample_matrix(" << params.transform
-       << ",\n        pipe_resample_param(param, " << params.transform
-       << ", sample, paramDivisor), h, w, oh, ow);\n"
+       << ", p, h, w, oh, ow);\n"
+       << "    const pipe_box box = pipe_resample_region(" << params.transform
+       << ", p, h, w);\n"
        << "    const " << in << " *image = in + sample * h * w * channels;\n"
        << "    " << out << " *line = out + row * ow * channels;\n"
        // A thread per output pixel: its taps once, then every channel.
        << "    for (long long ox = threadIdx.x; ox < ow; ox += blockDim.x)\n"
-       << "      pipe_resample_pixel(image, h, w, channels, a, oy, ox, "
+       << "      pipe_resample_pixel(image, h, w, channels, a, box, oh, ow, "
+          "oy, ox, "
        << int(resample.getInterp()) << ", " << int(resample.getBorder())
        << ", " << fill << ", "
        << (resample.getAntialias() ? "true" : "false")

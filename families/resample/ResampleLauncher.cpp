@@ -51,7 +51,9 @@ public:
     long long paramDivisor = 0;
     if (kernel.inputs.size() > 1) {
       param = ctx.ptrs[kernel.inputs[1]];
-      int trailing = params.transform == PIPE_RESAMPLE_AFFINE ? 2 : 0;
+      int trailing = params.transform == PIPE_RESAMPLE_AFFINE   ? 2
+                     : params.transform == PIPE_RESAMPLE_RESIZE ? 1
+                                                                : 0;
       paramDivisor = pipe_resample_param_divisor(
           in.data(), int(rank),
           int(ctx.shapes[kernel.inputs[1]].size()) - trailing);

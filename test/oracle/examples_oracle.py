@@ -13,6 +13,8 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import oracle  # noqa: E402
 from oracle import check, random, rng, run  # noqa: E402
+from philox_model import philox, unit  # noqa: E402
+from resample_model import crop_windows, resize_aa  # noqa: E402
 
 EXAMPLES = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..',
                         'examples')
@@ -113,5 +115,35 @@ again = example('rotate_random', {'images': images}, options=['--seed=3'])
 check('rotate_random replays', again['rotated'], first['rotated'])
 corners = first['rotated'][:, [0, 0, -1, -1], [0, -1, 0, -1]]
 check('rotate_random fills the corners', corners, np.zeros_like(corners))
+
+# imagenet_train: torchvision's RandomResizedCrop windows (stream 0) on the
+# documented draws, the crop resized with antialiasing to u8 (torchvision
+# on a u8 tensor), mirrored where coin_flip (stream 1) says, normalized,
+# CHW: within one u8 step of the model, i.e. 1 / 57.12 after the
+# normalization; f16 within its rounding besides.
+n, h, w = 3, 300, 257
+images = rng.integers(0, 256, (n, h, w, 3), dtype=np.uint8)
+for seed, run_number in [(1, 0), (77, 5)]:
+    opts = [f'--seed={seed}', f'--random-run={run_number}']
+    got = example('imagenet_train', {'images': images},
+                  pipeline='imagenet_train', options=opts)
+    got16 = example('imagenet_train', {'images': images},
+                    pipeline='imagenet_train_f16', options=opts)
+    windows = crop_windows(n, h, w, 0, run_number, seed, (0.08, 1.0),
+                           (0.75, 4 / 3))
+    r = philox(np.arange(n), 1, run_number, seed)
+    mirror = unit(r[0], r[1]) < 0.5
+    crops = []
+    for i, (t, l, b, r_) in enumerate(windows):
+        c = np.clip(np.rint(resize_aa(images[i, t:b, l:r_], 224, 224)), 0, 255)
+        crops.append(c[:, ::-1] if mirror[i] else c)
+    want = normalize_chw(np.stack(crops).astype(np.uint8))
+    for name, out, tol in [('f32', got['out'], 0), ('f16', got16['out'], 4e-3)]:
+        diff = float(np.max(np.abs(out.astype(np.float64) - want)))
+        check(f'imagenet_train {name} seed {seed} run {run_number} '
+              f'({mirror.sum()} of {n} mirrored): within one u8 step '
+              f'({diff:.4f})',
+              np.asarray(diff <= 1 / 57.12 + 1e-5 + tol * np.abs(want).max()),
+              np.asarray(True))
 
 oracle.finish()

@@ -83,6 +83,20 @@ TEST(Random, LogAndCosineAreAccurate) {
   EXPECT_NEAR(pipe_random_log(0x1p-53), -53 * std::log(2.0), 1e-13);
 }
 
+// random_resized_crop's exponential (exact alike on both sides) against
+// libm, over the whole range it gives finite values in, and its ends.
+TEST(Random, ExpIsAccurate) {
+  for (int i = -70800; i <= 70977; ++i) {
+    double x = double(i) / 100.0 + 0.003;
+    EXPECT_NEAR(pipe_random_exp(x) / std::exp(x), 1.0, 4e-16) << "exp " << x;
+  }
+  EXPECT_NEAR(pipe_random_exp(-740.0) / std::exp(-740.0), 1.0, 1e-6);
+  EXPECT_EQ(pipe_random_exp(0.0), 1.0);
+  EXPECT_EQ(pipe_random_exp(1000.0), HUGE_VAL);
+  EXPECT_EQ(pipe_random_exp(-1000.0), 0.0);
+  EXPECT_TRUE(std::isnan(pipe_random_exp(std::nan(""))));
+}
+
 TEST(Random, DistributionsFollowTheirDefinitions) {
   auto pipeline = compileOrDie(R"(
 pipeline p(x: u8[N]) -> (u: f32[N], z: f64[N], c: bool[N], k: i32[N], s: f32[N]) {
@@ -248,5 +262,28 @@ pipeline p(x: f32[N, H, W], lo: f32[N, 1, 1], p: f32[W]) -> (
                                  std::to_string(h) + "x" + std::to_string(w) +
                                  ", run " + std::to_string(run));
     EXPECT_EQ(pipeline->randomState().run, 19u);
+  }
+}
+
+// random_resized_crop on the GPU: the windows (exp, sqrt and rounding in
+// f64) and the resize of each give the reference's bits, at odd sizes, for
+// integer and float outputs, each run anew.
+TEST(GpuRandom, ResizedCropMatchesTheReferenceBitForBit) {
+  REQUIRE_GPU();
+  auto pipeline = compileOrDie(R"(
+pipeline p(x: u8[N, H, W, 3]) -> (a: u8[N, 17, 23, 3], b: f32[N, 224, 224, 3]) {
+  a = random_resized_crop(x, size = [17, 23])
+  b = random_resized_crop(x, size = [224, 224], scale = [0.3, 1], ratio = [0.5, 2], dtype = f32)
+})");
+  ASSERT_TRUE(pipeline);
+  for (auto [n, h, w] : {std::tuple{1, 1, 1}, {3, 7, 13}, {2, 333, 129},
+                         {5, 480, 641}}) {
+    std::vector<HostTensor> in{randomTensor(DType::U8, {n, h, w, 3}, 4, 0, 255)};
+    pipeline->setRandomState({uint64_t(n * 7 + h), 3});
+    for (int run = 0; run < 2; ++run)
+      expectMatchesReference(*pipeline, in, 0,
+                             "shape " + std::to_string(n) + "x" +
+                                 std::to_string(h) + "x" + std::to_string(w) +
+                                 ", run " + std::to_string(run));
   }
 }

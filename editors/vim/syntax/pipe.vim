@@ -12,7 +12,7 @@ syn keyword pipeFunction abs all any atan2 brightness_contrast ceil clamp
 syn keyword pipeFunction coin_flip color_space_conversion color_twist concat
 syn keyword pipeFunction cos cpu crop erase exp flip floor full gather
 syn keyword pipeFunction gaussian_blur gpu hsv hue iota log max mean min
-syn keyword pipeFunction normal ones pad pow prod randint reshape resize
+syn keyword pipeFunction normal ones pad pow prod randint random_resized_crop reshape resize
 syn keyword pipeFunction rotate round rsqrt saturation select sin sqrt stack
 syn keyword pipeFunction sum take tanh transpose uniform warp_affine zeros
 " `max` of a loop (`for i in 0 .. n max 4`), not the function.

@@ -1,0 +1,81 @@
+// RUN: pipe-opt %s -split-input-file -verify-diagnostics
+// The resampling and random ops' verifiers: what the resample family and
+// the random draws rely on.
+
+pipe.pipeline @rotate_without_angle(%x: tensor<?x?x?x3xui8, ["N", "H", "W"]> {pipe.name = "x"}) -> (tensor<?x?x?x3xui8, ["N", "H", "W"]> {pipe.name = "y"}) {
+  // expected-error @+1 {{'pipe.resample' op takes a parameter unless it is a resize}}
+  %y = pipe.resample %x rotate linear constant fill 0.0 : tensor<?x?x?x3xui8, ["N", "H", "W"]> to tensor<?x?x?x3xui8, ["N", "H", "W"]>
+  pipe.return %y : tensor<?x?x?x3xui8, ["N", "H", "W"]>
+}
+
+// -----
+
+pipe.pipeline @rotate_antialias(%x: tensor<?x?x?x3xui8, ["N", "H", "W"]> {pipe.name = "x"}, %a: tensor<?xf32, ["N"]> {pipe.name = "a"}) -> (tensor<?x?x?x3xui8, ["N", "H", "W"]> {pipe.name = "y"}) {
+  // expected-error @+1 {{'pipe.resample' op antialiases resizes only}}
+  %y = pipe.resample %x, %a : tensor<?xf32, ["N"]> rotate linear constant fill 0.0 antialias : tensor<?x?x?x3xui8, ["N", "H", "W"]> to tensor<?x?x?x3xui8, ["N", "H", "W"]>
+  pipe.return %y : tensor<?x?x?x3xui8, ["N", "H", "W"]>
+}
+
+// -----
+
+pipe.pipeline @resize_region_of_three(%x: tensor<?x?x?x3xui8, ["N", "H", "W"]> {pipe.name = "x"}, %r: tensor<?x3xf32, ["N"]> {pipe.name = "r"}) -> (tensor<?x4x4x3xui8, ["N"]> {pipe.name = "y"}) {
+  // expected-error @+1 {{'pipe.resample' op parameter must be f32 [samples..., 4]}}
+  %y = pipe.resample %x, %r : tensor<?x3xf32, ["N"]> resize linear clamp fill 0.0 : tensor<?x?x?x3xui8, ["N", "H", "W"]> to tensor<?x4x4x3xui8, ["N"]>
+  pipe.return %y : tensor<?x4x4x3xui8, ["N"]>
+}
+
+// -----
+
+pipe.pipeline @resize_region_of_other_samples(%x: tensor<?x?x?x3xui8, ["N", "H", "W"]> {pipe.name = "x"}, %r: tensor<?x4xf32, ["M"]> {pipe.name = "r"}) -> (tensor<?x4x4x3xui8, ["N"]> {pipe.name = "y"}) {
+  // expected-error @+1 {{'pipe.resample' op parameter must be f32 [samples..., 4]}}
+  %y = pipe.resample %x, %r : tensor<?x4xf32, ["M"]> resize linear clamp fill 0.0 : tensor<?x?x?x3xui8, ["N", "H", "W"]> to tensor<?x4x4x3xui8, ["N"]>
+  pipe.return %y : tensor<?x4x4x3xui8, ["N"]>
+}
+
+// -----
+
+pipe.pipeline @affine_matrix_shape(%x: tensor<?x?x?x3xui8, ["N", "H", "W"]> {pipe.name = "x"}, %m: tensor<3x2xf32> {pipe.name = "m"}) -> (tensor<?x?x?x3xui8, ["N", "H", "W"]> {pipe.name = "y"}) {
+  // expected-error @+1 {{'pipe.resample' op parameter must be f32 [samples..., 2, 3]}}
+  %y = pipe.resample %x, %m : tensor<3x2xf32> affine linear constant fill 0.0 : tensor<?x?x?x3xui8, ["N", "H", "W"]> to tensor<?x?x?x3xui8, ["N", "H", "W"]>
+  pipe.return %y : tensor<?x?x?x3xui8, ["N", "H", "W"]>
+}
+
+// -----
+
+pipe.pipeline @resize_channels(%x: tensor<?x?x?x3xui8, ["N", "H", "W"]> {pipe.name = "x"}) -> (tensor<?x4x4x4xui8, ["N"]> {pipe.name = "y"}) {
+  // expected-error @+1 {{'pipe.resample' op keeps the sample dims and the channels}}
+  %y = pipe.resample %x resize linear clamp fill 0.0 : tensor<?x?x?x3xui8, ["N", "H", "W"]> to tensor<?x4x4x4xui8, ["N"]>
+  pipe.return %y : tensor<?x4x4x4xui8, ["N"]>
+}
+
+// -----
+
+pipe.pipeline @windows_of_three(%i: tensor<?x3xsi64, ["N"]> {pipe.name = "i"}, %p: tensor<f64> {pipe.name = "p"}) -> (tensor<?x3xf32, ["N"]> {pipe.name = "y"}) {
+  // expected-error @+1 {{'pipe.random' op draws windows [..., 4]}}
+  %y = pipe.random resized_crop stream 0 (%i, %p, %p, %p, %p, %p, %p : tensor<?x3xsi64, ["N"]>, tensor<f64>, tensor<f64>, tensor<f64>, tensor<f64>, tensor<f64>, tensor<f64>) : tensor<?x3xf32, ["N"]>
+  pipe.return %y : tensor<?x3xf32, ["N"]>
+}
+
+// -----
+
+pipe.pipeline @windows_params(%i: tensor<?x4xsi64, ["N"]> {pipe.name = "i"}, %p: tensor<f64> {pipe.name = "p"}) -> (tensor<?x4xf32, ["N"]> {pipe.name = "y"}) {
+  // expected-error @+1 {{'pipe.random' op 'resized_crop' takes 6 parameters}}
+  %y = pipe.random resized_crop stream 0 (%i, %p, %p : tensor<?x4xsi64, ["N"]>, tensor<f64>, tensor<f64>) : tensor<?x4xf32, ["N"]>
+  pipe.return %y : tensor<?x4xf32, ["N"]>
+}
+
+// -----
+
+pipe.pipeline @windows_integers(%i: tensor<?x4xsi64, ["N"]> {pipe.name = "i"}, %p: tensor<f64> {pipe.name = "p"}) -> (tensor<?x4xsi32, ["N"]> {pipe.name = "y"}) {
+  // expected-error @+1 {{'pipe.random' op draws floats}}
+  %y = pipe.random resized_crop stream 0 (%i, %p, %p, %p, %p, %p, %p : tensor<?x4xsi64, ["N"]>, tensor<f64>, tensor<f64>, tensor<f64>, tensor<f64>, tensor<f64>, tensor<f64>) : tensor<?x4xsi32, ["N"]>
+  pipe.return %y : tensor<?x4xsi32, ["N"]>
+}
+
+// -----
+
+pipe.pipeline @random_stream(%i: tensor<?xsi64, ["N"]> {pipe.name = "i"}, %p: tensor<f64> {pipe.name = "p"}) -> (tensor<?xf32, ["N"]> {pipe.name = "y"}) {
+  // expected-error @+1 {{'pipe.random' op stream must be in [0, 65536)}}
+  %y = pipe.random uniform stream 65536 (%i, %p, %p : tensor<?xsi64, ["N"]>, tensor<f64>, tensor<f64>) : tensor<?xf32, ["N"]>
+  pipe.return %y : tensor<?xf32, ["N"]>
+}
