@@ -17,6 +17,14 @@ timed in the same run on the GPU machine:
                 torch.nn.functional.interpolate(antialias=True) on the
                 NCHW float image, and torchvision v2 resize per image.
 
+  train_aug     u8[256, 480, 640, 3] -> f32[256, 3, 224, 224], ImageNet
+                training augmentation (RandomResizedCrop(224), flip p = 0.5,
+                normalize, CHW): torchvision v2 as users write it (per
+                image), the same on the whole batch (one window and one
+                flip for all: faster, but not per image), and per-sample
+                windows batched with torchvision.ops.roi_align (bilinear,
+                2x2 samples per output pixel, no antialias) in eager.
+
 Run there as: python3 bench/peers_color.py [--quick]   (JSON lines)
 """
 import math
@@ -223,3 +231,79 @@ def resize_torchvision():
 attempt("torchvision resize", lambda: record(
     "resize", "torchvision v2 resize (per image, uint8 CHW)",
     ms(resize_torchvision, warmup=2, rep=10), nbytes=nb))
+del images
+
+# train_aug
+N = 64 if QUICK else 256
+images = torch.randint(0, 256, (N, 480, 640, 3), dtype=torch.uint8,
+                       device=dev, generator=g)
+# The bytes the work must touch, as pipe_bench counts them.
+nb = N * (0.433 * 480 * 640 * 3 + 3 * 224 * 224 * 4)
+MEAN = [0.485, 0.456, 0.406]
+STD = [0.229, 0.224, 0.225]
+
+
+def train_transform():
+    from torchvision.transforms import v2
+    return v2.Compose([v2.RandomResizedCrop(224, antialias=True),
+                       v2.RandomHorizontalFlip(),
+                       v2.ToDtype(torch.float32, scale=True),
+                       v2.Normalize(MEAN, STD)])
+
+
+def train_per_image(t):
+    chw = images.permute(0, 3, 1, 2)
+    return torch.stack([t(chw[i]) for i in range(N)])
+
+
+def train_batch(t):
+    return t(images.permute(0, 3, 1, 2))
+
+
+def run_torchvision_train():
+    t = train_transform()
+    record("train_aug", "torchvision v2 (per image, as users write it)",
+           ms(lambda: train_per_image(t), warmup=2, rep=5), nbytes=nb)
+    record("train_aug", "torchvision v2 (whole batch, one window for all)",
+           ms(lambda: train_batch(t)), nbytes=nb)
+
+
+attempt("torchvision train", run_torchvision_train)
+
+mean = torch.tensor(MEAN, device=dev).view(1, 3, 1, 1) * 255
+std = torch.tensor(STD, device=dev).view(1, 3, 1, 1) * 255
+
+
+def boxes_per_sample():
+    """torchvision's RandomResizedCrop windows, drawn per sample on the
+    GPU (ten tries in parallel, the first that fits)."""
+    h, w = 480, 640
+    area = h * w * torch.empty((N, 10), device=dev).uniform_(0.08, 1.0)
+    logr = torch.empty((N, 10), device=dev).uniform_(math.log(3 / 4),
+                                                     math.log(4 / 3))
+    aspect = torch.exp(logr)
+    cw = torch.sqrt(area * aspect).round()
+    ch = torch.sqrt(area / aspect).round()
+    fits = (cw > 0) & (cw <= w) & (ch > 0) & (ch <= h)
+    first = torch.argmax(fits.int(), dim=1, keepdim=True)
+    cw = torch.where(fits.any(1), cw.gather(1, first)[:, 0], float(w))
+    ch = torch.where(fits.any(1), ch.gather(1, first)[:, 0], float(h))
+    top = (torch.rand(N, device=dev) * (h - ch + 1)).floor()
+    left = (torch.rand(N, device=dev) * (w - cw + 1)).floor()
+    index = torch.arange(N, device=dev, dtype=torch.float32)
+    return torch.stack([index, left, top, left + cw, top + ch], 1)
+
+
+def train_roi_align():
+    from torchvision.ops import roi_align
+    x = images.permute(0, 3, 1, 2).float()
+    y = roi_align(x, boxes_per_sample(), output_size=224, spatial_scale=1.0,
+                  sampling_ratio=2, aligned=True)
+    flip = torch.rand(N, device=dev) < 0.5
+    y = torch.where(flip.view(N, 1, 1, 1), y.flip(3), y)
+    return (y - mean) / std
+
+
+attempt("roi_align train", lambda: record(
+    "train_aug", "torch eager (per-sample windows, torchvision.ops.roi_align)",
+    ms(train_roi_align), nbytes=nb))

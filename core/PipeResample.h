@@ -257,14 +257,17 @@ PIPE_HD void pipe_resample_pixel(const T *in, long long h, long long w,
                                 wx, PIPE_RESAMPLE_MAX_TAPS);
     int ny = pipe_resample_taps(oy, oh, a.m[4], a.m[5], box.y0, box.y1, &y0,
                                 wy, PIPE_RESAMPLE_MAX_TAPS);
+    // Down the columns, then along the row: the order in which the
+    // kernels' row-at-a-time path (pipe_resize_row) adds them too.
     for (long long ch = 0; ch < channels; ++ch) {
       float acc = 0.0f;
-      for (int i = 0; i < ny; ++i) {
-        float row = 0.0f;
-        for (int j = 0; j < nx; ++j)
-          row = row + wx[j] * pipe_resample_read(in, box, w, channels, ch,
-                                                 y0 + i, x0 + j, border, fill);
-        acc = acc + wy[i] * row;
+      for (int j = 0; j < nx; ++j) {
+        float column = 0.0f;
+        for (int i = 0; i < ny; ++i)
+          column = column + wy[i] * pipe_resample_read(in, box, w, channels, ch,
+                                                       y0 + i, x0 + j, border,
+                                                       fill);
+        acc = acc + wx[j] * column;
       }
       out[ch] = pipe_cast<Out>(acc);
     }
@@ -302,5 +305,99 @@ PIPE_HD void pipe_resample_pixel(const T *in, long long h, long long w,
     out[ch] = pipe_cast<Out>((1.0f - fy) * top + fy * bottom);
   }
 }
+
+#if defined(__CUDACC_RTC__) || defined(__CUDACC__)
+/// pipe_resample_pixel out of line, for the rare pixels of
+/// pipe_resize_row's slow path: inlined, its own taps and loops would
+/// take the fast path's registers.
+template <typename T, typename Out>
+__device__ __noinline__ void
+pipe_resample_pixel_outlined(const T *in, long long h, long long w,
+                             long long channels, const pipe_affine &a,
+                             const pipe_box &box, long long oh, long long ow,
+                             long long oy, long long ox, int border,
+                             float fill, Out *out) {
+  pipe_resample_pixel(in, h, w, channels, a, box, oh, ow, oy, ox,
+                      PIPE_INTERP_LINEAR, border, fill, true, out);
+}
+
+/// The floats of `pipe_resize_row`'s shared row: 2048 (8 KiB), the columns
+/// of 128 output pixels of 3 channels at downscales up to about 5.
+#define PIPE_RESAMPLE_ROW 2048
+
+/// Output row `oy` of an antialiased resize by the block, 128 pixels at a
+/// time: the block first sums the input columns those pixels' taps
+/// cover, down the vertical taps (each input byte read once, coalesced),
+/// into the shared `row`; then each thread sums its pixel's horizontal
+/// taps from it. The same sums, in the same order, as
+/// pipe_resample_pixel's (which takes the pixels whose columns do not fit
+/// in `row`). Every thread of the block calls it for the same row.
+template <typename T, typename Out>
+__device__ void pipe_resize_row(const T *in, long long h, long long w,
+                                long long channels, const pipe_affine &a,
+                                const pipe_box &box, long long oh,
+                                long long ow, long long oy, int border,
+                                float fill, Out *line, float *row) {
+  long long y0;
+  float wy[PIPE_RESAMPLE_MAX_TAPS], wx[PIPE_RESAMPLE_MAX_TAPS];
+  int ny = pipe_resample_taps(oy, oh, a.m[4], a.m[5], box.y0, box.y1, &y0, wy,
+                              PIPE_RESAMPLE_MAX_TAPS);
+  for (long long base = 0; base < ow; base += blockDim.x) {
+    long long ox = base + threadIdx.x;
+    long long last = base + blockDim.x < ow ? base + blockDim.x - 1 : ow - 1;
+    // The input columns [lo, hi) the chunk reads (either end first when
+    // the region is flipped).
+    long long f0, f1;
+    int n0 = pipe_resample_taps(base, ow, a.m[0], a.m[2], box.x0, box.x1, &f0,
+                                wx, PIPE_RESAMPLE_MAX_TAPS);
+    int n1 = pipe_resample_taps(last, ow, a.m[0], a.m[2], box.x0, box.x1, &f1,
+                                wx, PIPE_RESAMPLE_MAX_TAPS);
+    long long lo = f0 < f1 ? f0 : f1;
+    long long hi = f0 + n0 > f1 + n1 ? f0 + n0 : f1 + n1;
+    long long count = (hi - lo) * channels;
+    __syncthreads(); // the previous chunk is done with `row`
+    if (h <= 0 || w <= 0 || count > PIPE_RESAMPLE_ROW) {
+      if (ox < ow)
+        pipe_resample_pixel_outlined(in, h, w, channels, a, box, oh, ow, oy,
+                                     ox, border, fill, line + ox * channels);
+      continue;
+    }
+    const T *source = in + (y0 * w + lo) * channels;
+    const long long stride = w * channels;
+    for (long long k = threadIdx.x; k < count; k += blockDim.x) {
+      // Four rows' loads in flight at a time, summed in order.
+      const T *at = source + k;
+      float column = 0.0f;
+      int i = 0;
+      for (; i + 4 <= ny; i += 4) {
+        float v0 = pipe_cast<float>(at[i * stride]);
+        float v1 = pipe_cast<float>(at[(i + 1) * stride]);
+        float v2 = pipe_cast<float>(at[(i + 2) * stride]);
+        float v3 = pipe_cast<float>(at[(i + 3) * stride]);
+        column = column + wy[i] * v0;
+        column = column + wy[i + 1] * v1;
+        column = column + wy[i + 2] * v2;
+        column = column + wy[i + 3] * v3;
+      }
+      for (; i < ny; ++i)
+        column = column + wy[i] * pipe_cast<float>(at[i * stride]);
+      row[k] = column;
+    }
+    __syncthreads();
+    if (ox >= ow)
+      continue;
+    long long x0;
+    int nx = pipe_resample_taps(ox, ow, a.m[0], a.m[2], box.x0, box.x1, &x0,
+                                wx, PIPE_RESAMPLE_MAX_TAPS);
+    const float *taps = row + (x0 - lo) * channels;
+    for (long long ch = 0; ch < channels; ++ch) {
+      float acc = 0.0f;
+      for (int j = 0; j < nx; ++j)
+        acc = acc + wx[j] * taps[j * channels + ch];
+      line[ox * channels + ch] = pipe_cast<Out>(acc);
+    }
+  }
+}
+#endif
 
 #endif // PIPE_CORE_PIPERESAMPLE_H
