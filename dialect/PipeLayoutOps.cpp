@@ -821,8 +821,9 @@ std::string DimOp::getScalarExpression(ArrayRef<std::string>) {
 LogicalResult CheckBoundsOp::verify() {
   auto type = cast<RankedTensorType>(getValue().getType());
   Type element = type.getElementType();
-  if (!isa<IntegerType>(element) || element.isInteger(1))
-    return emitOpError() << "checks integers, not " << element;
+  if ((!isa<IntegerType>(element) && !isa<FloatType>(element)) ||
+      element.isInteger(1))
+    return emitOpError() << "checks integers or floats, not " << element;
   size_t columns = getLo().size();
   if (columns == 0 || getHi().size() != columns ||
       getMessages().size() != columns)

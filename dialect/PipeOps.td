@@ -490,7 +490,8 @@ def Pipe_CheckBoundsOp : Pipe_Op<"check_bounds", [
     AllTypesMatch<["value", "result"]>]> {
   let summary = "Fails the run where an element of `value` leaves its bounds";
   let description = [{
-    Its result is `value` (the same memory); ops that must not see a value
+    `value` holds integers or floats (compared in f64; NaN is in no
+    bounds). Its result is `value` (the same memory); ops that must not see a value
     out of bounds (an unclamped crop's anchors, a take's indices) read the
     result. `lo`, `hi` and `messages` hold one entry for every element, or
     one per index of `value`'s last dim (static): a crop's anchors given as

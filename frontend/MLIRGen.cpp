@@ -800,7 +800,37 @@ private:
         corners.push_back(value);
       }
     }
-    return stackLast(corners, sampleDims(call), where);
+    Value regions = stackLast(corners, sampleDims(call), where);
+    // Coordinates only the run knows are checked then: each in [0, H] or
+    // [0, W] (NaN in neither), or the run fails naming the sample.
+    bool literal = true;
+    for (const char *name : {"roi_start", "roi_end"})
+      if (auto *list = llvm::dyn_cast<ListExprAST>(keywordValue(call, name)))
+        for (const ExprPtr &element : list->elements)
+          literal &= llvm::isa<NumberExprAST>(*element);
+      else
+        literal = false;
+    if (literal)
+      return regions;
+    std::string height = dimOf(images, firstAxis).str();
+    std::string width = dimOf(images, firstAxis + 1).str();
+    std::string at = pipe::describeLocation(where);
+    SmallVector<Attribute> lows, highs, messages;
+    for (int64_t column = 0; column < 4; ++column) {
+      bool y = column % 2 == 0;
+      lows.push_back(builder.getStringAttr("0"));
+      highs.push_back(builder.getStringAttr(y ? height : width));
+      messages.push_back(builder.getStringAttr(
+          "resize" + (at.empty() ? "" : " at " + at) + ": " +
+          (column < 2 ? "roi_start" : "roi_end") + "'s " + (y ? "y" : "x") +
+          " of sample {at} is {value}" +
+          (call.relativeRoi ? " pixels" : "") +
+          ", outside the image's [{lo}, {hi}]"));
+    }
+    return pipe::CheckBoundsOp::create(builder, where, regions,
+                                       builder.getArrayAttr(lows),
+                                       builder.getArrayAttr(highs),
+                                       builder.getArrayAttr(messages));
   }
 
   /// random_resized_crop's windows: pipe.random resized_crop over

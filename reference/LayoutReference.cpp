@@ -61,6 +61,27 @@ int64_t intAt(const HostTensor &t, int64_t i) {
   return value;
 }
 
+/// Whether `t` holds floats (f16, bf16, f32, f64).
+bool isFloat(const HostTensor &t) {
+  bool floating = false;
+  pipert::visitStorageType(t.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    floating = !std::is_integral_v<T> && !std::is_same_v<T, pipe_bool>;
+  });
+  return floating;
+}
+
+/// Element `i` of a float tensor as an f64.
+double floatAt(const HostTensor &t, int64_t i) {
+  double value = 0;
+  pipert::visitStorageType(t.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    if constexpr (!std::is_integral_v<T> && !std::is_same_v<T, pipe_bool>)
+      value = pipe_cast<double>(t.as<T>()[i]);
+  });
+  return value;
+}
+
 /// A per-sample parameter's element for result coordinates `c`: its rank
 /// leading coordinates pick it.
 int64_t paramAt(const HostTensor &param, const std::vector<int64_t> &c) {
@@ -337,19 +358,28 @@ Status pipec::runLayoutReference(
           int64_t hi = dimValue(text(check.getHi(), c));
           if (!error.empty())
             return;
-          int64_t x = intAt(value, i);
-          // u64 past 2^63 is out of any bounds (not a negative index).
-          bool huge = value.dtype() == pipert::DType::U64 &&
-                      value.as<uint64_t>()[i] > uint64_t(INT64_MAX);
-          if (!huge && x >= lo && x <= hi)
-            continue;
+          std::string shown;
+          if (isFloat(value)) {
+            // Floats in f64; NaN is in no bounds.
+            double x = floatAt(value, i);
+            if (x >= double(lo) && x <= double(hi))
+              continue;
+            shown = pipert::formatCheckFloat(x);
+          } else {
+            int64_t x = intAt(value, i);
+            // u64 past 2^63 is out of any bounds (not a negative index).
+            bool huge = value.dtype() == pipert::DType::U64 &&
+                        value.as<uint64_t>()[i] > uint64_t(INT64_MAX);
+            if (!huge && x >= lo && x <= hi)
+              continue;
+            shown = huge ? std::to_string(value.as<uint64_t>()[i])
+                         : std::to_string(x);
+          }
           if (columns > 1)
             at.pop_back();
-          error = pipert::formatCheckMessage(
-                      text(check.getMessages(), c), describeSample(at),
-                      huge ? std::to_string(value.as<uint64_t>()[i])
-                           : std::to_string(x),
-                      lo, hi) +
+          error = pipert::formatCheckMessage(text(check.getMessages(), c),
+                                             describeSample(at), shown, lo,
+                                             hi) +
                   "; nothing was written";
           return;
         }

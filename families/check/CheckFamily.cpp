@@ -41,6 +41,7 @@ public:
     size_t columns = check.getLo().size();
     pipert::CheckParams params;
     params.unsigned64 = type.getElementType().isUnsignedInteger(64);
+    params.floating = isa<FloatType>(type.getElementType());
     for (size_t c = 0; c < columns; ++c)
       params.columns.push_back(
           {cast<StringAttr>(check.getLo()[c]).getValue().str(),
@@ -74,7 +75,11 @@ public:
     // Unsigned 64-bit values past 2^63 stay unsigned: never in bounds that
     // fit a long long (they would read as negative indices).
     bool wide = type.getElementType().isUnsignedInteger(64);
-    if (wide)
+    if (params.floating)
+      // Compared in f64 (every float dtype and every bound fit); NaN fails.
+      os << "    const double x = pipe_cast<double>(value[i]);\n"
+         << "    const bool huge = false;\n";
+    else if (wide)
       os << "    const unsigned long long u = value[i];\n"
          << "    const long long x = u > 9223372036854775807ull ? -1 : "
             "(long long)u;\n"
@@ -89,7 +94,9 @@ public:
     // The first bad element's word: the run's number above the index's
     // complement, so that atomicMax keeps the lowest index of the latest
     // run (CheckParams.h).
-    os << "    if (!huge && x >= bounds.v[2 * c] && x <= bounds.v[2 * c + 1])\n"
+    os << "    if (!huge && x >= " << (params.floating ? "(double)" : "")
+       << "bounds.v[2 * c] && x <= " << (params.floating ? "(double)" : "")
+       << "bounds.v[2 * c + 1])\n"
        << "      continue;\n"
        << "    atomicMax(first, (run << " << pipert::kCheckIndexBits
        << ") | (" << pipert::kCheckIndexMask
@@ -115,7 +122,9 @@ public:
        << "  const long long i = (long long)(" << pipert::kCheckIndexMask
        << "ull - (word & " << pipert::kCheckIndexMask << "ull));\n"
        << "  report[1] = i;\n"
-       << "  report[2] = (long long)value[i];\n"
+       << (params.floating
+               ? "  report[2] = __double_as_longlong(pipe_cast<double>(value[i]));\n"
+               : "  report[2] = (long long)value[i];\n")
        << "  __threadfence_system();\n"
        << "  report[0] = (long long)run;\n}\n";
     pipert::PlanKernel kernel;

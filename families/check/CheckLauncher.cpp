@@ -18,6 +18,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <cstring>
 #include <type_traits>
 #include <vector>
 
@@ -191,7 +192,18 @@ Status CheckLauncher::checkOnHost(const Plan &plan,
   Status status;
   visitStorageType(value.dtype, [&](auto tag) {
     using T = decltype(tag);
-    if constexpr (std::is_integral_v<T>) {
+    if constexpr (!std::is_integral_v<T>) {
+      // Floats (f16 and bf16 through their widening): NaN is out.
+      const T *data = static_cast<const T *>(value.data);
+      for (int64_t i = 0; i < n && status.ok(); ++i) {
+        size_t c = columns > 1 ? size_t(i % int64_t(columns)) : 0;
+        double x = pipe_cast<double>(data[i]);
+        if (x >= double(bounds[2 * c]) && x <= double(bounds[2 * c + 1]))
+          continue;
+        status = describeFailure(params, value.shape, i, bounds,
+                                 formatCheckFloat(x));
+      }
+    } else {
       const T *data = static_cast<const T *>(value.data);
       for (int64_t i = 0; i < n && status.ok(); ++i) {
         size_t c = columns > 1 ? size_t(i % int64_t(columns)) : 0;
@@ -215,6 +227,12 @@ Status CheckLauncher::verdict() const {
   if (report->run == 0)
     return Status();
   long long value = report->value;
+  if (params.floating) {
+    double x;
+    std::memcpy(&x, &value, sizeof(x));
+    return describeFailure(params, shape, report->index, bounds,
+                           formatCheckFloat(x));
+  }
   return describeFailure(params, shape, report->index, bounds,
                          params.unsigned64
                              ? std::to_string((unsigned long long)value)

@@ -11,6 +11,8 @@
 
 #include "runtime/KernelParams.h"
 
+#include <cstdio>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -35,11 +37,15 @@ struct CheckParams {
   std::vector<Column> columns;
   /// The values are u64 (the report's value is their bits).
   bool unsigned64 = false;
+  /// The values are floats (the report's value is their f64 bits); NaN is
+  /// in no bounds.
+  bool floating = false;
 
   std::string encode() const {
     KernelParamWriter writer;
     writer.add("columns", int64_t(columns.size()));
     writer.add("unsigned64", unsigned64);
+    writer.add("floating", floating);
     for (size_t c = 0; c < columns.size(); ++c) {
       std::string k = std::to_string(c);
       writer.addText("lo" + k, columns[c].lo)
@@ -55,6 +61,7 @@ struct CheckParams {
     CheckParams params;
     int64_t count = reader->getInt("columns");
     params.unsigned64 = reader->getInt("unsigned64") != 0;
+    params.floating = reader->getInt("floating") != 0;
     for (int64_t c = 0; c < count && c < 64; ++c) {
       std::string k = std::to_string(c);
       params.columns.push_back({reader->getText("lo" + k),
@@ -69,6 +76,19 @@ struct CheckParams {
     return params;
   }
 };
+
+/// A checked float as a message shows it: the shortest of %g's forms that
+/// reads back as the same f32 or f64 (nan, inf, -inf as such).
+inline std::string formatCheckFloat(double value) {
+  char text[40];
+  for (int digits = 6; digits <= 17; ++digits) {
+    std::snprintf(text, sizeof(text), "%.*g", digits, value);
+    double back = std::strtod(text, nullptr);
+    if (back == value || float(back) == float(value) || value != value)
+      break;
+  }
+  return text;
+}
 
 /// `message` with {at} (the bad element's coordinates), {value} (as
 /// text: a u64 may exceed every long long), {lo} and {hi} filled in.

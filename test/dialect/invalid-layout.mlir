@@ -97,8 +97,8 @@ pipe.pipeline @check_columns(%a: tensor<?x3xsi32, ["N"]> {pipe.name = "a"}) -> (
 
 // -----
 
-pipe.pipeline @check_float(%a: tensor<?xf32, ["N"]> {pipe.name = "a"}) -> (tensor<?xf32, ["N"]> {pipe.name = "y"}) {
-  // expected-error @+1 {{'pipe.check_bounds' op checks integers, not 'f32'}}
-  %y = pipe.check_bounds %a lo ["0"] hi ["9"] messages ["m"] : tensor<?xf32, ["N"]>
-  pipe.return %y : tensor<?xf32, ["N"]>
+pipe.pipeline @check_bool(%a: tensor<?xi1, ["N"]> {pipe.name = "a"}) -> (tensor<?xi1, ["N"]> {pipe.name = "y"}) {
+  // expected-error @+1 {{'pipe.check_bounds' op checks integers or floats, not 'i1'}}
+  %y = pipe.check_bounds %a lo ["0"] hi ["9"] messages ["m"] : tensor<?xi1, ["N"]>
+  pipe.return %y : tensor<?xi1, ["N"]>
 }

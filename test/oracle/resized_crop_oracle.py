@@ -6,7 +6,7 @@ random_resized_crop's windows are torchvision's RandomResizedCrop
 algorithm run on the Philox draws of docs/language.md (philox_model.py).
 u8 within 1 of the model, floats within 1e-3; the windows themselves
 exactly."""
-from oracle import check, finish, rng, run
+from oracle import check, expect_failure, finish, rng, run
 from resample_model import (crop_windows, near, resize_aa, resize_roi_aa,
                             resize_roi_linear, to)
 import numpy as np
@@ -71,6 +71,36 @@ for n, h, w in [(2, 12, 14), (3, 37, 45), (4, 64, 57)]:
             near(f'random_resized_crop scale ratio {case} [{i}] window '
                  f'{windows2[i]}', got['rrc2'][i],
                  to(resize_aa(img[t:b, l:r], 7, 9), np.float32))
+
+# Regions from tensors are checked when the pipeline runs: a coordinate
+# outside the image (or NaN) fails the run, naming the sample, its value
+# and the bounds, and nothing is written.
+CHECKED = """
+pipeline p(x: u8[N, H, W, 3], s: f32[N, 2], e: f32[N, 2]) -> (y: u8[N, 5, 5, 3]) {
+  y = resize(x, size = [5, 5], roi_start = s, roi_end = e)
+}
+"""
+x = rng.integers(0, 256, (3, 20, 30, 3), dtype=np.uint8)
+s = np.zeros((3, 2), np.float32)
+e = np.tile(np.array([[20, 30]], np.float32), (3, 1))
+for what, bad_s, bad_e, text in [
+        ('x past W', None, [2, 1, 30.5],
+         "roi_end's x of sample [2] is 30.5, outside the image's [0, 30]"),
+        ('negative y', [1, 0, -0.25], None,
+         "roi_start's y of sample [1] is -0.25, outside the image's [0, 20]"),
+        ('NaN', [0, 1, np.nan], None,
+         "roi_start's x of sample [0] is nan, outside the image's [0, 30]")]:
+    s2, e2 = s.copy(), e.copy()
+    if bad_s:
+        s2[bad_s[0], bad_s[1]] = bad_s[2]
+    if bad_e:
+        e2[bad_e[0], bad_e[1]] = bad_e[2]
+    code, err = run(CHECKED, {'x': x, 's': s2, 'e': e2}, expect_error=True)
+    expect_failure(f'region outside the image: {what}', code, err,
+                   text + '; nothing was written')
+got = run(CHECKED, {'x': x, 's': s, 'e': e})
+near('region the whole image, checked', got['y'][0],
+     to(resize_aa(x[0], 5, 5), np.uint8))
 
 # The model's windows keep torchvision's promises: inside the image, an
 # aspect in the ratio range (to rounding), and areas distributed as the
