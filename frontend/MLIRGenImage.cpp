@@ -1,0 +1,435 @@
+//===- MLIRGenImage.cpp - Resampling, color and random numbers ------------===//
+//
+// warp_affine, rotate, resize and random_resized_crop (pipe.resample with
+// its matrices, angles, regions or drawn windows), the color functions
+// (channel mixes by per-sample matrices built from core/PipeColor.h) and
+// the random sources (pipe.random over each element's row-major index).
+//
+//===----------------------------------------------------------------------===//
+
+#include "frontend/MLIRGenerator.h"
+#include "frontend/Sema.h"
+
+#include "core/PipeColor.h"
+
+#include "llvm/Support/Casting.h"
+
+using namespace mlir;
+
+namespace pipec {
+namespace mlirgen {
+
+/// A constant tensor of `shape` (row-major `values`) in `dtype`.
+Value Generator::constantTensor(ArrayRef<int64_t> shape,
+                                ArrayRef<double> values, llvm::StringRef dtype,
+                                Location where) {
+  Type element = elementType(dtype);
+  SmallVector<Attribute> attrs;
+  for (double value : values)
+    attrs.push_back(builder.getFloatAttr(element, value));
+  // Tensor constants are lists; a matrix is a reshaped one (a view).
+  auto list = RankedTensorType::get({int64_t(values.size())}, element);
+  Value constant = pipe::ConstantOp::create(
+      builder, where, DenseElementsAttr::get(list, attrs));
+  if (shape.size() == 1)
+    return constant;
+  return pipe::ReshapeOp::create(
+      builder, where, RankedTensorType::get(shape, element), constant);
+}
+
+/// `value` (rank 0, or a prefix of `dims`) broadcast to `dims`, its dims
+/// leading: a per-sample parameter spread over each sample.
+Value Generator::spreadLeading(Value value, const std::vector<DimAST> &dims,
+                               Location where) {
+  auto type = cast<RankedTensorType>(value.getType());
+  return pipe::createLeadingBroadcast(
+      builder, where, value,
+      tensorType(pipe::getDTypeName(type.getElementType()), dims), 0);
+}
+
+/// warp_affine, rotate, resize: pipe.resample with the matrices (f32
+/// [..., 2, 3]) or the angles (f32, per sample) as its parameter.
+Value Generator::emitResampleOp(const CallExprAST &call, RankedTensorType type,
+                                Location where, llvm::StringRef) {
+  Value input = emitExpr(*call.args[0], call.operandDType);
+  Value param;
+  pipe::ResampleTransform transform;
+  if (call.callee == "rotate") {
+    transform = pipe::ResampleTransform::rotate;
+    param = castTo(emitExpr(*keywordValue(call, "angle"), "f32"), "f32", where);
+  } else if (call.callee == "warp_affine") {
+    transform = pipe::ResampleTransform::affine;
+    const ExprAST &matrix = *keywordValue(call, "matrix");
+    param = castTo(emitExpr(matrix, "f32"), "f32", where);
+    if (llvm::isa<ListExprAST>(matrix))
+      param = pipe::ReshapeOp::create(
+          builder, where, RankedTensorType::get({2, 3}, elementType("f32")),
+          param);
+  } else {
+    transform = pipe::ResampleTransform::resize;
+    if (call.callee == "random_resized_crop")
+      param = emitCropWindows(call, input, where);
+    else if (keywordValue(call, "roi_start"))
+      param = emitResizeRoi(call, input, where);
+  }
+  bool resize = transform == pipe::ResampleTransform::resize;
+  return pipe::ResampleOp::create(
+      builder, where, type, input, param,
+      pipe::ResampleTransformAttr::get(builder.getContext(), transform),
+      pipe::InterpAttr::get(builder.getContext(),
+                            *pipe::symbolizeInterp(call.interp)),
+      pipe::BorderAttr::get(builder.getContext(), resize
+                                                      ? pipe::Border::clamp
+                                                      : pipe::Border::constant),
+      builder.getF64FloatAttr(call.fill),
+      call.antialias ? builder.getUnitAttr() : UnitAttr());
+}
+
+/// The dims of a resampling call's images before H, W and C: one image
+/// each.
+std::vector<DimAST> Generator::sampleDims(const CallExprAST &call) {
+  const std::vector<DimAST> &dims = call.args[0]->type.dims;
+  return std::vector<DimAST>(dims.begin(), dims.end() - 3);
+}
+
+/// Size `axis` of `value`'s type as a dim expression.
+pipert::DimExpr Generator::dimOf(Value value, int64_t axis) {
+  auto type = cast<RankedTensorType>(value.getType());
+  if (!type.isDynamicDim(axis))
+    return pipert::DimExpr::constant(type.getDimSize(axis));
+  return *pipert::DimExpr::parse(pipe::getDimNames(type)[axis]);
+}
+
+/// `values` (each rank 0 or a prefix of `dims`), as f32, side by side
+/// along a new last dim: [dims..., values.size()], or [values.size()]
+/// when each is a scalar.
+Value Generator::stackLast(ArrayRef<Value> values, std::vector<DimAST> dims,
+                           Location where) {
+  // Scalars only: one row for all.
+  if (llvm::all_of(values, [](Value value) {
+        return cast<RankedTensorType>(value.getType()).getRank() == 0;
+      }))
+    dims.clear();
+  DimAST one;
+  one.size = 1;
+  std::vector<DimAST> column = dims;
+  column.push_back(one);
+  SmallVector<Value> columns;
+  for (Value value : values) {
+    Value spread = spreadLeading(castTo(value, "f32", where), dims, where);
+    // (A scalar stays rank 0: its broadcast maps no dims.)
+    SmallVector<int64_t> dimensions;
+    for (int64_t d = 0; d < cast<RankedTensorType>(spread.getType()).getRank();
+         ++d)
+      dimensions.push_back(d);
+    columns.push_back(pipe::BroadcastOp::create(
+        builder, where, tensorType("f32", column), spread,
+        builder.getDenseI64ArrayAttr(dimensions)));
+  }
+  DimAST count;
+  count.size = int64_t(values.size());
+  dims.push_back(count);
+  return pipe::ConcatOp::create(
+      builder, where, tensorType("f32", dims), columns,
+      builder.getI64IntegerAttr(int64_t(dims.size()) - 1));
+}
+
+/// resize's region of interest (roi_start, roi_end, each [y, x] or one
+/// per sample [..., 2]) as the resample's (y0, x0, y1, x1) per sample,
+/// in pixels (relative_roi scales by H and W).
+Value Generator::emitResizeRoi(const CallExprAST &call, Value images,
+                               Location where) {
+  auto imagesType = cast<RankedTensorType>(images.getType());
+  int64_t firstAxis = imagesType.getRank() - 3;
+  SmallVector<Value> corners;
+  for (const char *name : {"roi_start", "roi_end"}) {
+    const ExprAST &corner = *keywordValue(call, name);
+    for (int64_t i = 0; i < 2; ++i) {
+      Value value;
+      if (auto *list = llvm::dyn_cast<ListExprAST>(&corner))
+        value =
+            castTo(emitExpr(*list->elements[size_t(i)], "f32"), "f32", where);
+      else
+        value = pipe::createTrailingSlice(
+            builder, where, castTo(emitExpr(corner, "f32"), "f32", where), {i});
+      if (call.relativeRoi) {
+        Value size =
+            castTo(dimValue(dimOf(images, firstAxis + i), where), "f32", where);
+        value =
+            pipe::MulOp::create(builder, where, value.getType(), value, size);
+      }
+      corners.push_back(value);
+    }
+  }
+  Value regions = stackLast(corners, sampleDims(call), where);
+  // Coordinates only the run knows are checked then: each in [0, H] or
+  // [0, W] (NaN in neither), or the run fails naming the sample.
+  bool literal = true;
+  for (const char *name : {"roi_start", "roi_end"})
+    if (auto *list = llvm::dyn_cast<ListExprAST>(keywordValue(call, name)))
+      for (const ExprPtr &element : list->elements)
+        literal &= llvm::isa<NumberExprAST>(*element);
+    else
+      literal = false;
+  if (literal)
+    return regions;
+  std::string height = dimOf(images, firstAxis).str();
+  std::string width = dimOf(images, firstAxis + 1).str();
+  std::string at = pipe::describeLocation(where);
+  SmallVector<Attribute> lows, highs, messages;
+  for (int64_t column = 0; column < 4; ++column) {
+    bool y = column % 2 == 0;
+    lows.push_back(builder.getStringAttr("0"));
+    highs.push_back(builder.getStringAttr(y ? height : width));
+    messages.push_back(builder.getStringAttr(
+        "resize" + (at.empty() ? "" : " at " + at) + ": " +
+        (column < 2 ? "roi_start" : "roi_end") + "'s " + (y ? "y" : "x") +
+        " of sample {at} is {value}" + (call.relativeRoi ? " pixels" : "") +
+        ", outside the image's [{lo}, {hi}]"));
+  }
+  return pipe::CheckBoundsOp::create(
+      builder, where, regions, builder.getArrayAttr(lows),
+      builder.getArrayAttr(highs), builder.getArrayAttr(messages));
+}
+
+/// random_resized_crop's windows: pipe.random resized_crop over
+/// [samples..., 4] with the images' height and width.
+Value Generator::emitCropWindows(const CallExprAST &call, Value images,
+                                 Location where) {
+  auto imagesType = cast<RankedTensorType>(images.getType());
+  int64_t firstAxis = imagesType.getRank() - 3;
+  std::vector<DimAST> dims = sampleDims(call);
+  DimAST four;
+  four.size = 4;
+  dims.push_back(four);
+  auto number = [&](double value) -> Value {
+    return pipe::ConstantOp::create(
+        builder, where, builder.getFloatAttr(elementType("f64"), value));
+  };
+  SmallVector<Value> params = {
+      castTo(dimValue(dimOf(images, firstAxis), where), "f64", where),
+      castTo(dimValue(dimOf(images, firstAxis + 1), where), "f64", where),
+      number(call.cropScale[0]),
+      number(call.cropScale[1]),
+      number(call.cropRatio[0]),
+      number(call.cropRatio[1])};
+  return pipe::RandomOp::create(
+      builder, where, tensorType("f32", dims), randomIndex(dims, where), params,
+      pipe::RandomDistributionAttr::get(builder.getContext(),
+                                        pipe::RandomDistribution::resized_crop),
+      builder.getI64IntegerAttr(randomStreams++),
+      call.seed ? builder.getI64IntegerAttr(int64_t(*call.seed))
+                : IntegerAttr());
+}
+
+/// The color functions. brightness_contrast is elementwise; the others
+/// mix the channels by a 3x3 matrix per sample (pipe.channel_mix), DALI's
+/// YIQ formulas (core/PipeColor.h documents them).
+Value Generator::emitChannelMixOp(const CallExprAST &call,
+                                  RankedTensorType type, Location where,
+                                  llvm::StringRef) {
+  const std::string &callee = call.callee;
+  Value input = emitExpr(*call.args[0], call.operandDType);
+  const std::string &in = call.operandDType, &out = call.type.dtype;
+  std::string f = in == "f64" || out == "f64" ? "f64" : "f32";
+  const std::vector<DimAST> &dims = call.args[0]->type.dims;
+  int64_t rank = int64_t(dims.size());
+  std::vector<DimAST> samples(dims.begin(),
+                              dims.begin() + std::max<int64_t>(rank - 3, 0));
+  auto number = [&](double value) -> Value {
+    return pipe::ConstantOp::create(
+        builder, where, builder.getFloatAttr(elementType(f), value));
+  };
+  // A parameter as `f` over the sample dims (or a scalar).
+  auto param = [&](llvm::StringRef name, double fallback) -> Value {
+    const ExprAST *given = keywordValue(call, name);
+    if (!given)
+      return number(fallback);
+    return spreadLeading(castTo(emitExpr(*given, f), f, where), samples, where);
+  };
+  auto shapeOf = [&](Value a, Value b) {
+    auto ta = cast<RankedTensorType>(a.getType());
+    return ta.getRank() ? ta : cast<RankedTensorType>(b.getType());
+  };
+  auto mul = [&](Value a, Value b) -> Value {
+    return pipe::MulOp::create(builder, where, shapeOf(a, b), a, b);
+  };
+  auto add = [&](Value a, Value b) -> Value {
+    return pipe::AddOp::create(builder, where, shapeOf(a, b), a, b);
+  };
+  auto sub = [&](Value a, Value b) -> Value {
+    return pipe::SubOp::create(builder, where, shapeOf(a, b), a, b);
+  };
+
+  if (callee == "brightness_contrast") {
+    // DALI: out = shift * range(out) + brightness * (centre + contrast
+    // * (in - centre)), as addend + multiplier * in: addend = shift *
+    // range(out) + brightness * (centre - contrast * centre),
+    // multiplier = brightness * contrast.
+    double centre = pipert::getColorHalfRange(in);
+    if (const ExprAST *given = keywordValue(call, "contrast_center")) {
+      auto *literal = llvm::cast<NumberExprAST>(given);
+      centre =
+          literal->isFloat ? literal->floatValue : double(literal->intValue);
+    }
+    double outRange = pipert::getColorFullRange(out);
+    Value b = param("brightness", 1);
+    Value contrast = param("contrast", 1);
+    Value addend =
+        add(mul(param("brightness_shift", 0), number(outRange)),
+            mul(b, sub(number(centre), mul(contrast, number(centre)))));
+    Value multiplier = mul(b, contrast);
+    Value x = castTo(input, f, where);
+    Value scaled = pipe::MulOp::create(builder, where, tensorType(f, dims), x,
+                                       spreadLeading(multiplier, dims, where));
+    Value sum = pipe::AddOp::create(builder, where, tensorType(f, dims),
+                                    spreadLeading(addend, dims, where), scaled);
+    return castTo(sum, out, where);
+  }
+
+  Value matrix, offset = number(0);
+  DimAST three;
+  three.size = 3;
+  if (callee == "color_space_conversion") {
+    pipert::ColorConversion conversion =
+        pipert::getColorConversion(call.fromColor, call.toColor, in);
+    int64_t c = int64_t(conversion.offset.size());
+    int64_t k = int64_t(conversion.matrix.size()) / c;
+    matrix = constantTensor({c, k}, conversion.matrix, f, where);
+    offset = constantTensor({c}, conversion.offset, f, where);
+  } else {
+    // M = value * brightness * contrast * (A0 + s cos(h) A1 + s sin(h) A2),
+    // the product Yiq2Rgb * hue * saturation * Rgb2Yiq expanded.
+    pipert::ColorYiqTerms terms = pipert::getColorYiqTerms();
+    Value h = param("hue", 0), s = param("saturation", 1);
+    Value radians = mul(h, number(M_PI / 180));
+    auto trig = [&](bool sine) -> Value {
+      auto t = cast<RankedTensorType>(radians.getType());
+      return sine ? Value(pipe::SinOp::create(builder, where, t, radians))
+                  : Value(pipe::CosOp::create(builder, where, t, radians));
+    };
+    Value scale = param("value", 1);
+    if (callee == "color_twist")
+      scale = mul(param("brightness", 1), param("contrast", 1));
+    std::vector<DimAST> full = samples;
+    full.push_back(three);
+    full.push_back(three);
+    RankedTensorType fullType = tensorType(f, full);
+    auto term = [&](ArrayRef<double> a, Value weight) -> Value {
+      Value constant = constantTensor({3, 3}, a, f, where);
+      if (!samples.empty())
+        constant = broadcastTo(constant, full, where);
+      return pipe::MulOp::create(builder, where, fullType, constant,
+                                 spreadLeading(weight, full, where));
+    };
+    Value sum = pipe::AddOp::create(
+        builder, where, fullType,
+        pipe::AddOp::create(builder, where, fullType, term(terms.a0, number(1)),
+                            term(terms.a1, mul(s, trig(false)))),
+        term(terms.a2, mul(s, trig(true))));
+    matrix = pipe::MulOp::create(builder, where, fullType, sum,
+                                 spreadLeading(scale, full, where));
+    if (callee == "color_twist") {
+      // DALI's offset: (half - half * contrast) * brightness, each
+      // channel, half being 0.5 for float images and 128 for any integer
+      // one (color_twist.h; brightness_contrast's centre is the dtype's).
+      double half = isFloatDType(in) ? 0.5 : 128.0;
+      Value o = mul(sub(number(half), mul(number(half), param("contrast", 1))),
+                    param("brightness", 1));
+      std::vector<DimAST> offsetDims = samples;
+      offsetDims.push_back(three);
+      offset = spreadLeading(o, offsetDims, where);
+      if (cast<RankedTensorType>(offset.getType()).getRank() == 0)
+        offset =
+            pipe::BroadcastOp::create(builder, where, tensorType(f, {three}),
+                                      offset, builder.getDenseI64ArrayAttr({}));
+    }
+  }
+  return pipe::ChannelMixOp::create(builder, where, type, input, matrix,
+                                    offset);
+}
+
+/// Each element's row-major index in `dims`, as si64 of that shape:
+/// what a random op draws from.
+Value Generator::randomIndex(const std::vector<DimAST> &dims, Location where) {
+  // index = sum of c<d> * (product of the sizes after d).
+  RankedTensorType indexType = tensorType("i64", dims);
+  Value index;
+  pipert::DimExpr stride = pipert::DimExpr::constant(1);
+  for (int64_t d = int64_t(dims.size()) - 1; d >= 0; --d) {
+    const DimAST &dim = dims[size_t(d)];
+    if (!dim.isSymbolic() && dim.size == 1)
+      continue; // its coordinate is 0
+    Value term = pipe::CoordinateOp::create(builder, where, indexType,
+                                            builder.getI64IntegerAttr(d));
+    if (!(stride.isConstant() && stride.getConstant() == 1))
+      term = pipe::MulOp::create(builder, where, indexType, term,
+                                 dimValue(stride, where));
+    index =
+        index
+            ? Value(pipe::AddOp::create(builder, where, indexType, index, term))
+            : term;
+    stride = stride * *pipert::DimExpr::parse(dim.str());
+  }
+  if (!index)
+    index = dimValue(pipert::DimExpr::constant(0), where);
+  return index;
+}
+
+/// uniform, normal, coin_flip, randint: pipe.random over each element's
+/// row-major index in the shape drawn, with the distribution's
+/// parameters as f64 (si64 for randint) broadcast to it.
+Value Generator::emitRandomOp(const CallExprAST &call, RankedTensorType type,
+                              Location where, llvm::StringRef) {
+  const std::vector<DimAST> &dims = call.type.dims;
+  bool randint = call.callee == "randint";
+  llvm::StringRef paramDType = randint ? "i64" : "f64";
+  Value index = randomIndex(dims, where);
+  // The parameters, in pipe.random's order.
+  auto param = [&](const ExprAST *given, double fallback) -> Value {
+    if (given)
+      return operand(*given, paramDType, dims, where);
+    Type element = elementType(paramDType);
+    return pipe::ConstantOp::create(
+        builder, where,
+        randint ? TypedAttr(builder.getIntegerAttr(element, int64_t(fallback)))
+                : TypedAttr(builder.getFloatAttr(element, fallback)));
+  };
+  SmallVector<Value> params;
+  pipe::RandomDistribution kind;
+  if (call.callee == "uniform") {
+    kind = pipe::RandomDistribution::uniform;
+    const ExprAST *range = keywordValue(call, "range");
+    auto *list = llvm::dyn_cast_or_null<ListExprAST>(range);
+    params.push_back(param(list ? list->elements[0].get() : nullptr, 0.0));
+    params.push_back(param(list ? list->elements[1].get() : nullptr, 1.0));
+  } else if (call.callee == "normal") {
+    kind = pipe::RandomDistribution::normal;
+    params.push_back(param(keywordValue(call, "mean"), 0.0));
+    params.push_back(param(keywordValue(call, "stddev"), 1.0));
+  } else if (call.callee == "coin_flip") {
+    kind = pipe::RandomDistribution::coin_flip;
+    const ExprAST *p = keywordValue(call, "probability");
+    params.push_back(param(p ? p : keywordValue(call, "p"), 0.5));
+  } else {
+    kind = pipe::RandomDistribution::randint;
+    const ExprAST *lo = keywordValue(call, "lo");
+    const ExprAST *hi = keywordValue(call, "hi");
+    size_t positional = 0;
+    if (!lo)
+      lo = call.args[positional++].get();
+    if (!hi)
+      hi = call.args[positional].get();
+    params.push_back(param(lo, 0));
+    params.push_back(param(hi, 0));
+  }
+  return pipe::RandomOp::create(
+      builder, where, type, index, params,
+      pipe::RandomDistributionAttr::get(builder.getContext(), kind),
+      builder.getI64IntegerAttr(randomStreams++),
+      call.seed ? builder.getI64IntegerAttr(int64_t(*call.seed))
+                : IntegerAttr());
+}
+
+} // namespace mlirgen
+} // namespace pipec
