@@ -53,6 +53,14 @@ PIPE_HD int pipe_resample_param_size(int transform) {
                                              : 1;
 }
 
+/// The dims after the sample dims in a transform's parameter: [2, 3]
+/// matrices, [4] regions, angles.
+PIPE_HD int pipe_resample_param_rank(int transform) {
+  return transform == PIPE_RESAMPLE_AFFINE   ? 2
+         : transform == PIPE_RESAMPLE_RESIZE ? 1
+                                             : 0;
+}
+
 /// The destination-to-source matrix of one sample: `param` is its 6
 /// matrix entries (affine) or its angle in degrees (rotate; positive turns
 /// the image counter-clockwise as it is shown, y down, about the centres

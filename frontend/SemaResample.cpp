@@ -69,8 +69,7 @@ bool PipelineChecker::checkResampleOp(CallExprAST &expr) {
                                        "' is a finite number literal");
     expr.fill = value;
   }
-  bool resizes = callee == "resize" || callee == "random_resized_crop";
-  expr.antialias = resizes;
+  expr.antialias = callee == "resize" || callee == "random_resized_crop";
   if (ExprAST *antialias = keyword(expr, "antialias")) {
     auto *flag = llvm::dyn_cast<BoolExprAST>(antialias);
     if (!flag)

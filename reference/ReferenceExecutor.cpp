@@ -531,9 +531,7 @@ private:
         param ? pipe_resample_param_divisor(
                     is.data(), int(rank),
                     int(param->shape().size()) -
-                        (op.getTransform() == ResampleTransform::affine   ? 2
-                         : op.getTransform() == ResampleTransform::resize ? 1
-                                                                          : 0))
+                        pipe_resample_param_rank(transform))
               : 0;
     float fill = float(op.getFill().convertToDouble());
     visitStorageType(in.dtype(), [&](auto inTag) {

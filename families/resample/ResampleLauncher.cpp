@@ -51,12 +51,10 @@ public:
     long long paramDivisor = 0;
     if (kernel.inputs.size() > 1) {
       param = ctx.ptrs[kernel.inputs[1]];
-      int trailing = params.transform == PIPE_RESAMPLE_AFFINE   ? 2
-                     : params.transform == PIPE_RESAMPLE_RESIZE ? 1
-                                                                : 0;
       paramDivisor = pipe_resample_param_divisor(
           in.data(), int(rank),
-          int(ctx.shapes[kernel.inputs[1]].size()) - trailing);
+          int(ctx.shapes[kernel.inputs[1]].size()) -
+              pipe_resample_param_rank(params.transform));
     }
     CUdeviceptr output = ctx.ptrs[kernel.outputs[0]];
     std::vector<void *> args = {&input, &param, &output, &rows, &h, &w,
