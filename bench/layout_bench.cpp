@@ -181,6 +181,16 @@ const char *const kResize =
     "pipeline resize(images: u8[N, H, W, 3]) -> (out: u8[N, 512, 512, 3]) {\n"
     "  out = resize(images, size = [512, 512])\n}\n";
 
+/// The window ops on u8[64, 512, 512, 3] (peers_window.py times the same).
+const char *const kWindows[][2] = {
+    {"box5", "y = box_filter(images, window = 5)"},
+    {"erode3", "y = erode(images, window = 3)"},
+    {"median3", "y = median(images, window = 3)"},
+    {"median5", "y = median(images, window = 5)"},
+    {"sobel", "y = conv2d(images, kernel = [[-1, 0, 1], [-2, 0, 2], "
+              "[-1, 0, 1]], dtype = f32)"},
+};
+
 const char *const kTrainAugmentation =
     "pipeline imagenet_train(images: u8[N, H, W, 3]) -> "
     "(out: f32[N, 3, 224, 224]) {\n"
@@ -251,6 +261,23 @@ int runLayout(bool quick) {
     measureLayout("pad32", "pipe", *pipeline, inputs,
                   double(inputs[0].numBytes()) + double(n) * 1024 * 1024 * 3,
                   reps);
+  }
+  return 0;
+}
+
+int runWindow(bool quick) {
+  const int reps = quick ? 20 : 50;
+  const int64_t n = quick ? 16 : 64;
+  std::vector<HostTensor> inputs = {randomU8({n, 512, 512, 3}, 16)};
+  for (const auto &[name, body] : kWindows) {
+    bool sobel = std::string(name) == "sobel";
+    std::string source =
+        std::string("pipeline window(images: u8[N, H, W, 3]) -> (y: ") +
+        (sobel ? "f32" : "u8") + "[N, H, W, 3]) {\n  " + body + "\n}\n";
+    auto pipeline = compile(source.c_str());
+    // Read once, written once.
+    measureLayout(name, "pipe", *pipeline, inputs,
+                  (sobel ? 5.0 : 2.0) * double(inputs[0].numBytes()), reps);
   }
   return 0;
 }

@@ -9,6 +9,8 @@
 //   pipe_bench [--quick] --blur-only   (dyn_blur alone, for tuning)
 //   pipe_bench [--quick] --color       (color jitter, noise: see
 //                                       layout_bench.cpp)
+//   pipe_bench [--quick] --window      (box_filter, erode, median, conv2d:
+//                                       see layout_bench.cpp)
 //   pipe_bench [--quick] --layout      (crop, erase, concat, pad: see
 //                                       layout_bench.cpp)
 //   pipe_bench --call-latency          (one 224x224 image through normalize:
@@ -380,14 +382,16 @@ int runDynamic(bool quick, bool blurOnly) {
 
 int runLayout(bool quick); // layout_bench.cpp
 int runColor(bool quick);  // layout_bench.cpp
+int runWindow(bool quick); // layout_bench.cpp
 
 int main(int argc, char **argv) {
   bool quick = false, dynamic = false, blurOnly = false, layout = false,
-       color = false;
+       color = false, window = false;
   for (int i = 1; i < argc; ++i) {
     quick |= std::string(argv[i]) == "--quick";
     layout |= std::string(argv[i]) == "--layout";
     color |= std::string(argv[i]) == "--color";
+    window |= std::string(argv[i]) == "--window";
     dynamic |= std::string(argv[i]) == "--dynamic";
     blurOnly |= std::string(argv[i]) == "--blur-only";
   }
@@ -441,6 +445,8 @@ int main(int argc, char **argv) {
     return runLayout(quick);
   if (color)
     return runColor(quick);
+  if (window)
+    return runWindow(quick);
 
   // Cold compile: parse to loaded kernel, with and without the disk cache.
   {

@@ -7,6 +7,7 @@
 #   bench/run.sh elementwise [--quick]  the elementwise workloads only
 #   bench/run.sh layout [--quick]     crop, erase, concat, pad only
 #   bench/run.sh color [--quick]      color jitter and noise only
+#   bench/run.sh window [--quick]     box_filter, erode, median, conv2d only
 #   bench/run.sh python               pipegpu's call overhead only
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -14,7 +15,7 @@ bin=$root/.device/build
 log=${OUT:-/tmp}/bench.jsonl
 : > "$log"
 only=""
-case "${1:-}" in dynamic|elementwise|layout|color|python) only=$1; shift ;; esac
+case "${1:-}" in dynamic|elementwise|layout|color|window|python) only=$1; shift ;; esac
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv,noheader | tee -a "$log.txt"
 if [ -z "$only" ] || [ "$only" = elementwise ]; then
   "$bin/bench/pipe_bench" "$@" | tee -a "$log"
@@ -30,6 +31,10 @@ fi
 if [ -z "$only" ] || [ "$only" = color ]; then
   "$bin/bench/pipe_bench" --color "$@" | tee -a "$log"
   PYTHONUNBUFFERED=1 python3 "$root/bench/peers_color.py" "$@" 2>&1 | grep -v Warning | tee -a "$log"
+fi
+if [ -z "$only" ] || [ "$only" = window ]; then
+  "$bin/bench/pipe_bench" --window "$@" | tee -a "$log"
+  PYTHONUNBUFFERED=1 python3 "$root/bench/peers_window.py" "$@" 2>&1 | grep -v Warning | tee -a "$log"
 fi
 if [ -z "$only" ] || [ "$only" = python ]; then
   "$bin/bench/pipe_bench" --call-latency | tee -a "$log"

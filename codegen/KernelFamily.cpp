@@ -27,12 +27,13 @@ const KernelFamily &getReductionFamily();
 const KernelFamily &getBlurFamily();
 const KernelFamily &getCheckFamily();
 const KernelFamily &getResampleFamily();
+const KernelFamily &getWindowFamily();
 } // namespace pipec
 
 llvm::ArrayRef<const KernelFamily *> pipec::getKernelFamilies() {
   static const KernelFamily *const families[] = {
       &getElementwiseFamily(), &getReductionFamily(), &getBlurFamily(),
-      &getCheckFamily(), &getResampleFamily()};
+      &getCheckFamily(), &getResampleFamily(), &getWindowFamily()};
   return families;
 }
 

@@ -52,6 +52,14 @@ def Pipe_ResampleTransform : I32EnumAttr<"ResampleTransform",
   let cppNamespace = "::mlir::pipe";
 }
 
+def Pipe_WindowKind : I32EnumAttr<"WindowKind",
+    "what a window op computes over its taps: box min max median correlate", [
+      I32EnumAttrCase<"box", 0>, I32EnumAttrCase<"min", 1>,
+      I32EnumAttrCase<"max", 2>, I32EnumAttrCase<"median", 3>,
+      I32EnumAttrCase<"correlate", 4>]> {
+  let cppNamespace = "::mlir::pipe";
+}
+
 def Pipe_Interp : I32EnumAttr<"Interp",
     "how a resample reads between pixels: nearest linear", [
       I32EnumAttrCase<"nearest", 0>, I32EnumAttrCase<"linear", 1>]> {

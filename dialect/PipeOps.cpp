@@ -9,6 +9,9 @@
 
 #include "core/DimExpr.h"
 #include "core/ElementwiseOps.h"
+#include "core/PipeScalar.h"
+#include "core/PipeStencil.h"
+#include "core/PipeWindow.h"
 #include "runtime/HostScalars.h"
 
 #include "mlir/IR/Builders.h"
@@ -729,6 +732,63 @@ LogicalResult GaussianBlurOp::verify() {
           getDimNames(type)[d] != getDimNames(input)[d])
         return emitOpError() << "a per-sample parameter must have the "
                                 "input's leading dims";
+  }
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// WindowOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult WindowOp::verify() {
+  auto input = cast<RankedTensorType>(getInput().getType());
+  auto result = cast<RankedTensorType>(getResult().getType());
+  if (!haveSameShape(input, result))
+    return emitOpError() << "result must have the input's shape";
+  ArrayRef<int64_t> axes = getAxes(), window = getWindow();
+  if (axes.empty() || axes.size() > 2)
+    return emitOpError() << "takes one or two axes";
+  for (auto [i, axis] : llvm::enumerate(axes))
+    if (axis < 0 || axis >= input.getRank() || (i > 0 && axes[i - 1] >= axis))
+      return emitOpError() << "axes must be increasing dims of the input";
+  if (window.size() != axes.size())
+    return emitOpError() << "needs one window size per axis";
+  int64_t taps = 1;
+  for (int64_t size : window) {
+    if (size < 1 || size > PIPE_WINDOW_MAX_TAPS)
+      return emitOpError() << "window sizes must be positive";
+    taps *= size;
+  }
+  if (taps > PIPE_WINDOW_MAX_TAPS)
+    return emitOpError() << "a window has at most " << PIPE_WINDOW_MAX_TAPS
+                         << " taps";
+  WindowKind kind = getKind();
+  bool selects = kind == WindowKind::min || kind == WindowKind::max ||
+                 kind == WindowKind::median;
+  if (selects && input.getElementType() != result.getElementType())
+    return emitOpError() << "min, max and median keep the input's dtype";
+  if (!selects && (input.getElementType().isInteger(1) ||
+                   result.getElementType().isInteger(1)))
+    return emitOpError() << "box and correlate take and give numbers";
+  if (kind == WindowKind::median &&
+      (taps % 2 == 0 || taps > PIPE_WINDOW_MAX_MEDIAN_TAPS))
+    return emitOpError() << "a median takes an odd number of taps, at most "
+                         << PIPE_WINDOW_MAX_MEDIAN_TAPS;
+  Value weights = getWeights();
+  if ((kind == WindowKind::correlate) != bool(weights))
+    return emitOpError() << "has weights if and only if it correlates";
+  if (weights) {
+    auto type = cast<RankedTensorType>(weights.getType());
+    int64_t samples = type.getRank() - int64_t(window.size());
+    bool ok = type.getElementType().isF32() && samples >= 0 &&
+              samples <= axes.front() &&
+              haveSameLeadingDims(type, input, samples);
+    for (size_t i = 0; ok && i < window.size(); ++i)
+      ok = type.getDimSize(samples + int64_t(i)) == window[i];
+    if (!ok)
+      return emitOpError() << "weights must be f32 [samples..., window...], "
+                              "the samples the input's dims before the "
+                              "first axis";
   }
   return success();
 }

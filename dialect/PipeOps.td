@@ -643,6 +643,44 @@ def Pipe_GaussianBlurOp : Pipe_Op<"gaussian_blur", [Pure,
   let hasVerifier = 1;
 }
 
+def Pipe_WindowOp : Pipe_Op<"window", [Pure]> {
+  let summary = "box_filter, erode, dilate, median, conv2d: a window per element";
+  let description = [{
+    Each result element is computed from the input's taps in a window over
+    `axes` (one or two increasing dims) of `window` sizes, starting size / 2
+    before the element along each (core/PipeWindow.h): their mean (box),
+    least (min), greatest (max), median, or their correlation with
+    `weights` (f32 [S'..., window...], S'... a prefix of the input's dims
+    before the first axis: one kernel per sample). Taps past an edge read
+    by `border`, `fill` for a constant one. min, max and median keep the
+    input's dtype; box and correlate give any number dtype. Computed by
+    the window kernel family.
+
+    ```mlir
+    %m = pipe.window %x median axes [1, 2] window [3, 3] border clamp fill 0.0 : tensor<?x?x?xui8, ["N", "H", "W"]> to tensor<?x?x?xui8, ["N", "H", "W"]>
+    ```
+  }];
+  list<Pipe_Function> functions = [
+      Pipe_Function<"box_filter", 1, ["window", "axes", "border", "fill",
+                                      "dtype"]>,
+      Pipe_Function<"erode", 1, ["window", "axes", "border", "fill"]>,
+      Pipe_Function<"dilate", 1, ["window", "axes", "border", "fill"]>,
+      Pipe_Function<"median", 1, ["window", "axes", "border", "fill"]>,
+      Pipe_Function<"conv2d", 1, ["kernel", "axes", "border", "fill",
+                                  "dtype"]>];
+  let arguments = (ins Pipe_Tensor:$input, Optional<Pipe_Tensor>:$weights,
+                       Pipe_WindowKind:$kind, DenseI64ArrayAttr:$axes,
+                       DenseI64ArrayAttr:$window, Pipe_Border:$border,
+                       F64Attr:$fill);
+  let results = (outs Pipe_Tensor:$result);
+  let assemblyFormat = [{
+    $input (`,` $weights^ `:` type($weights))? $kind `axes` $axes `window`
+    $window `border` $border `fill` $fill attr-dict `:` type($input) `to`
+    type($result)
+  }];
+  let hasVerifier = 1;
+}
+
 //===----------------------------------------------------------------------===//
 // Fused kernels
 //===----------------------------------------------------------------------===//

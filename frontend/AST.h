@@ -198,6 +198,8 @@ public:
   /// Set by Sema for pad: widths known only with the dims, which must not
   /// be negative (checked when the pipeline runs).
   std::vector<std::string> dimChecks;
+  /// Set by Sema for the window ops: the window's size along each axis.
+  std::vector<int64_t> windowSizes;
   /// Set by Sema for warp_affine, rotate and resize: the interpolation
   /// (nearest, linear) and whether a resize antialiases; whether a
   /// resize's region of interest is in fractions of the image

@@ -306,6 +306,49 @@ Value Generator::emitGaussianBlur(const CallExprAST &call,
       builder.getF64FloatAttr(call.fill));
 }
 
+Value Generator::emitWindowOp(const CallExprAST &call, RankedTensorType type,
+                              Location where, llvm::StringRef) {
+  Value input = emitExpr(*call.args[0], call.operandDType);
+  pipe::WindowKind kind = call.callee == "box_filter" ? pipe::WindowKind::box
+                          : call.callee == "erode"    ? pipe::WindowKind::min
+                          : call.callee == "dilate"   ? pipe::WindowKind::max
+                          : call.callee == "median" ? pipe::WindowKind::median
+                                                    : pipe::WindowKind::correlate;
+  Value weights;
+  if (kind == pipe::WindowKind::correlate) {
+    const ExprAST &kernel = *keywordValue(call, "kernel");
+    if (auto *rows = llvm::dyn_cast<ListExprAST>(&kernel)) {
+      // Rows of literals: an f32 list constant, seen as [KH, KW].
+      SmallVector<Attribute> elements;
+      for (const ExprPtr &row : rows->elements)
+        for (const ExprPtr &weight : llvm::cast<ListExprAST>(*row).elements)
+          elements.push_back(
+              literalAttr(llvm::cast<NumberExprAST>(*weight), "f32"));
+      Type f32 = elementType("f32");
+      weights = pipe::ConstantOp::create(
+          builder, loc(kernel.getLoc()),
+          DenseElementsAttr::get(
+              RankedTensorType::get({int64_t(elements.size())}, f32),
+              elements));
+      weights = pipe::ReshapeOp::create(
+          builder, where,
+          RankedTensorType::get({call.windowSizes[0], call.windowSizes[1]},
+                                f32),
+          weights);
+    } else {
+      weights = castTo(emitExpr(kernel, "f32"), "f32", where);
+    }
+  }
+  return pipe::WindowOp::create(
+      builder, where, type, input, weights,
+      pipe::WindowKindAttr::get(builder.getContext(), kind),
+      builder.getDenseI64ArrayAttr(call.axes),
+      builder.getDenseI64ArrayAttr(call.windowSizes),
+      pipe::BorderAttr::get(builder.getContext(),
+                            *pipe::symbolizeBorder(call.border)),
+      builder.getF64FloatAttr(call.fill));
+}
+
 /// Emits `expr`; a weak literal becomes a constant of `literalDType`.
 Value Generator::emitExpr(const ExprAST &expr, llvm::StringRef literalDType) {
   switch (expr.getKind()) {

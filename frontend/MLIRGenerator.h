@@ -123,6 +123,11 @@ private:
   Value emitGaussianBlur(const CallExprAST &call, RankedTensorType type,
                          Location where);
 
+  /// box_filter, erode, dilate, median, conv2d: pipe.window (conv2d's
+  /// kernel f32 [..., KH, KW], a constant when written as rows).
+  Value emitWindowOp(const CallExprAST &call, RankedTensorType type,
+                     Location where, llvm::StringRef);
+
   /// Emits `expr`; a weak literal becomes a constant of `literalDType`.
   Value emitExpr(const ExprAST &expr, llvm::StringRef literalDType);
 

@@ -147,6 +147,12 @@ private:
   bool checkCropRange(CallExprAST &expr, llvm::StringRef name,
                       double range[2]);
 
+  // Window ops: box_filter, erode, dilate, median, conv2d (SemaWindow.cpp).
+  bool checkWindowOp(CallExprAST &expr);
+  /// conv2d's kernel: rows of literals or a tensor [..., KH, KW], its
+  /// sizes into expr.windowSizes.
+  bool checkConvKernel(CallExprAST &expr, const ExprType &input);
+
   // Color functions (SemaColor.cpp).
   bool checkChannelMixOp(CallExprAST &expr);
 

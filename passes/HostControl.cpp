@@ -110,6 +110,8 @@ std::string getCostlyWork(ArrayRef<Operation *> ops) {
       return "a " + stringifyReductionKind(cast<ReduceOp>(op).getKind()).str();
     if (isa<GaussianBlurOp>(op))
       return "a gaussian_blur";
+    if (auto window = dyn_cast<WindowOp>(op))
+      return "a " + stringifyWindowKind(window.getKind()).str() + " window";
     if (isa<ChooseOp>(op))
       return "a branch decided on the host";
   }

@@ -8,6 +8,7 @@
 #include "core/StorageTypes.h"
 #include "core/PipeReduce.h"
 #include "core/PipeStencil.h"
+#include "core/PipeWindow.h"
 #include "core/PipeRandom.h"
 #include "core/PipeResample.h"
 #include "core/DimExpr.h"
@@ -136,6 +137,7 @@ private:
         .Case<RandomOp>([&](RandomOp random) { runRandom(random); })
         .Case<ChannelMixOp>([&](ChannelMixOp mix) { runChannelMix(mix); })
         .Case<ResampleOp>([&](ResampleOp op) { runResample(op); })
+        .Case<WindowOp>([&](WindowOp op) { runWindow(op); })
         .Case<ChooseOp>([&](ChooseOp choose) {
           // Both sides were computed (the reference runs every op); the
           // result is the chosen one's tensor, as on the GPU.
@@ -554,6 +556,79 @@ private:
                                   y + (oy * ow + ox) * c);
         }
       });
+    });
+    values[op.getResult()] = out;
+  }
+
+  /// box_filter, erode, dilate, median, conv2d through core/PipeWindow.h,
+  /// as the window family's kernels compute them.
+  void runWindow(WindowOp op) {
+    TensorPtr out = allocate(op.getResult());
+    const HostTensor &in = *values.lookup(op.getInput());
+    const HostTensor *weights =
+        op.getWeights() ? values.lookup(op.getWeights()).get() : nullptr;
+    const std::vector<int64_t> &shape = in.shape();
+    ArrayRef<int64_t> axes = op.getAxes(), sizes = op.getWindow();
+    pipe_window_geometry<long long> g = {1, 1, 1, 1, 1, 0, 1, 0};
+    long long *n[2] = {&g.n0, &g.n1}, *stride[2] = {&g.stride0, &g.stride1};
+    int *size[2] = {&g.size0, &g.size1}, *anchor[2] = {&g.anchor0, &g.anchor1};
+    for (size_t i = 0; i < axes.size(); ++i) {
+      *n[i] = shape[size_t(axes[i])];
+      for (size_t d = size_t(axes[i]) + 1; d < shape.size(); ++d)
+        *stride[i] *= shape[d];
+      *size[i] = int(sizes[i]);
+      *anchor[i] = int(sizes[i] / 2);
+    }
+    long long taps = 1, weightStride = 0;
+    for (int64_t s : sizes)
+      taps *= s;
+    if (weights && weights->shape().size() > axes.size()) {
+      weightStride = 1;
+      for (size_t d = weights->shape().size() - axes.size(); d < shape.size();
+           ++d)
+        weightStride *= shape[d];
+    }
+    int border = int(op.getBorder());
+    double fill = op.getFill().convertToDouble();
+    WindowKind kind = op.getKind();
+    long long total = in.numElements();
+    visitStorageType(in.dtype(), [&](auto inTag) {
+      using In = decltype(inTag);
+      const In *x = in.as<In>();
+      if (kind == WindowKind::min || kind == WindowKind::max ||
+          kind == WindowKind::median) {
+        In *y = out->as<In>();
+        In f = pipe_cast<In>(fill);
+        for (long long e = 0; e < total; ++e)
+          y[e] = kind == WindowKind::median
+                     ? pipe_window_median<long long>(
+                           x, pipe_window_locate(e, g), g, border, f)
+                     : pipe_window_extreme<long long>(
+                           x, pipe_window_locate(e, g), g, border, f,
+                           kind == WindowKind::max);
+        return;
+      }
+      if constexpr (!std::is_same_v<In, pipe_bool>) {
+        visitStorageType(out->dtype(), [&](auto outTag) {
+          using Out = decltype(outTag);
+          Out *y = out->as<Out>();
+          auto run = [&](auto accTag) {
+            using Acc = decltype(accTag);
+            for (long long e = 0; e < total; ++e) {
+              const float *w = nullptr;
+              if (weights)
+                w = weights->as<float>() +
+                    (weightStride ? e / weightStride * taps : 0);
+              y[e] = pipe_window_sum<Acc, Out, long long>(
+                  x, pipe_window_locate(e, g), g, border, Acc(fill), w);
+            }
+          };
+          if (in.dtype() == DType::F64 || out->dtype() == DType::F64)
+            run(double{});
+          else
+            run(float{});
+        });
+      }
     });
     values[op.getResult()] = out;
   }

@@ -23,6 +23,8 @@ Result<std::unique_ptr<KernelLauncher>> createCheckLauncher(const Plan &plan,
                                                             size_t index);
 Result<std::unique_ptr<KernelLauncher>>
 createResampleLauncher(const Plan &plan, size_t index);
+Result<std::unique_ptr<KernelLauncher>>
+createWindowLauncher(const Plan &plan, size_t index);
 } // namespace pipert
 
 namespace {
@@ -36,6 +38,7 @@ const Family kFamilies[] = {
     {"blur", createBlurLauncher},
     {"check", createCheckLauncher},
     {"resample", createResampleLauncher},
+    {"window", createWindowLauncher},
 };
 } // namespace
 

@@ -1,0 +1,279 @@
+//===- PipeWindow.h - box_filter, erode, dilate, median, conv2d -*- C++ -*-===//
+//
+// One definition of what the window ops compute for one output element,
+// compiled into the window family's kernels (families/window, pasted after
+// PipeScalar.h and PipeStencil.h) and called by the CPU reference, so that
+// the two give the same bits. A window spans one or two axes of the tensor
+// (axis 0 and axis 1 below; a window over one axis has axis 1 of length 1);
+// along each its `size` taps start `anchor` = size / 2 before the element
+// (OpenCV's default anchor: centred for odd sizes). Taps past an edge read
+// through pipe_border_index_of (PipeStencil.h), a constant border reading
+// the fill value.
+//
+//   box_filter: the taps' sum in Acc, in row-major tap order, divided by
+//               the number of taps;
+//   conv2d:     acc = fma(weight[k], tap[k], acc) in row-major tap order
+//               (a correlation, the kernel not flipped, as OpenCV's
+//               filter2D and DALI's filter);
+//   erode, dilate: the least / greatest tap, NaN if any tap is NaN;
+//   median:     the middle of the taps sorted with NaN last (np.sort), an
+//               odd number of taps, found by a sorting network's
+//               exchanges (pipe_window_median_network).
+//
+// Acc is double when the input or the result is f64, else float; the sums
+// are converted to the result's dtype as casts do (round half to even,
+// saturate). erode, dilate and median select a tap: no arithmetic.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef PIPE_CORE_PIPEWINDOW_H
+#define PIPE_CORE_PIPEWINDOW_H
+
+/// The window ops (the dialect's WindowKind, in its order).
+enum pipe_window_kind {
+  PIPE_WINDOW_BOX,
+  PIPE_WINDOW_MIN,
+  PIPE_WINDOW_MAX,
+  PIPE_WINDOW_MEDIAN,
+  PIPE_WINDOW_CORRELATE
+};
+
+/// Loops whose trip counts the kernel compiles in unroll fully on the GPU,
+/// so that a median's taps stay in registers.
+#if defined(__CUDACC__) || defined(__CUDACC_RTC__)
+#define PIPE_WINDOW_UNROLL _Pragma("unroll")
+#else
+#define PIPE_WINDOW_UNROLL
+#endif
+
+/// The most taps a window has (a 32x32 box), and a median's (7x7): the
+/// median keeps its taps in registers.
+#define PIPE_WINDOW_MAX_TAPS 1024
+#define PIPE_WINDOW_MAX_MEDIAN_TAPS 49
+
+/// Where an element's window lies: each axis's length and stride (in
+/// elements), the window's size along it and its anchor.
+template <typename I> struct pipe_window_geometry {
+  I n0, stride0, n1, stride1;
+  int size0, anchor0, size1, anchor1;
+};
+
+/// An element of the input and its position along the window's axes:
+/// i0 = (e / stride0) % n0, i1 = (e / stride1) % n1 (the kernels divide
+/// by multiplying, pipe_window_locate).
+template <typename I> struct pipe_window_element {
+  I e, i0, i1;
+};
+
+template <typename I>
+PIPE_HD pipe_window_element<I>
+pipe_window_locate(I e, const pipe_window_geometry<I> &g) {
+  return {e, (e / g.stride0) % g.n0, (e / g.stride1) % g.n1};
+}
+
+/// Calls visit(k, at, inside) for each tap k (row-major) of element
+/// `el.e`, at the input index the tap reads, or -1 where a constant border
+/// gives the fill. Elements whose window lies inside the tensor (`inside`
+/// true, a literal, so that the visitor's check of `at` folds away) skip
+/// the border's rules: each tap is an offset from the element.
+template <typename I, typename Visit>
+PIPE_HD void pipe_window_taps(const pipe_window_element<I> &el,
+                              const pipe_window_geometry<I> &g, int border,
+                              Visit visit) {
+  const I e = el.e, i0 = el.i0, i1 = el.i1;
+  if (i0 >= g.anchor0 && i0 - g.anchor0 + g.size0 <= g.n0 &&
+      i1 >= g.anchor1 && i1 - g.anchor1 + g.size1 <= g.n1) {
+    const I first = e - g.anchor0 * g.stride0 - g.anchor1 * g.stride1;
+    PIPE_WINDOW_UNROLL
+    for (int k0 = 0; k0 < g.size0; ++k0) {
+      const I row = first + k0 * g.stride0;
+      PIPE_WINDOW_UNROLL
+      for (int k1 = 0; k1 < g.size1; ++k1)
+        visit(k0 * g.size1 + k1, row + k1 * g.stride1, true);
+    }
+    return;
+  }
+  PIPE_WINDOW_UNROLL
+  for (int k0 = 0; k0 < g.size0; ++k0) {
+    const I j0 = pipe_border_index_of<I>(i0 - g.anchor0 + k0, g.n0, border);
+    PIPE_WINDOW_UNROLL
+    for (int k1 = 0; k1 < g.size1; ++k1) {
+      const I j1 =
+          pipe_border_index_of<I>(i1 - g.anchor1 + k1, g.n1, border);
+      const I at = j0 < 0 || j1 < 0
+                       ? I(-1)
+                       : e + (j0 - i0) * g.stride0 + (j1 - i1) * g.stride1;
+      visit(k0 * g.size1 + k1, at, false);
+    }
+  }
+}
+
+/// One fused multiply-add, rounded once, on the host as on the GPU.
+PIPE_HD float pipe_window_fma(float a, float b, float c) {
+  return fmaf(a, b, c);
+}
+PIPE_HD double pipe_window_fma(double a, double b, double c) {
+  return fma(a, b, c);
+}
+
+/// box_filter (weights null) and conv2d: the element's value in Out.
+template <typename Acc, typename Out, typename I, typename In>
+PIPE_HD Out pipe_window_sum(const In *x, const pipe_window_element<I> &e,
+                            const pipe_window_geometry<I> &g, int border,
+                            Acc fill, const float *weights) {
+  Acc acc = 0;
+  pipe_window_taps<I>(e, g, border, [&](int k, I at, bool inside) {
+    Acc v = inside || at >= 0 ? pipe_cast<Acc>(x[at]) : fill;
+    if (weights)
+      acc = pipe_window_fma(Acc(weights[k]), v, acc);
+    else
+      acc += v;
+  });
+  if (!weights)
+    acc /= Acc(g.size0 * g.size1);
+  return pipe_cast<Out>(acc);
+}
+
+/// Whether a tap's value sorts before another's: NaN last.
+template <typename T> PIPE_HD bool pipe_window_before(T a, T b) {
+  return a < b || (a == a && b != b);
+}
+
+/// erode (greatest = false) and dilate: the least or greatest tap, NaN as
+/// soon as one is NaN.
+template <typename I, typename In>
+PIPE_HD In pipe_window_extreme(const In *x, const pipe_window_element<I> &e,
+                               const pipe_window_geometry<I> &g, int border,
+                               In fill, bool greatest) {
+  typedef pipe_traits<In> T;
+  In best = fill;
+  pipe_window_taps<I>(e, g, border, [&](int k, I at, bool inside) {
+    In v = inside || at >= 0 ? x[at] : fill;
+    auto a = T::widen(v), b = T::widen(best);
+    // The first tap, then any lesser (greater) one; a NaN, once taken,
+    // stays.
+    if (k == 0 || (b == b && (a != a || (greatest ? b < a : a < b))))
+      best = v;
+  });
+  return best;
+}
+
+/// The window's taps, row-major, into taps[].
+template <typename I, typename In>
+PIPE_HD void pipe_window_gather(const In *x, const pipe_window_element<I> &e,
+                                const pipe_window_geometry<I> &g, int border,
+                                In fill, In *taps) {
+  pipe_window_taps<I>(e, g, border, [&](int k, I at, bool inside) {
+    taps[k] = inside || at >= 0 ? x[at] : fill;
+  });
+}
+
+/// One compare-exchange of a sorting network: a before b afterwards (NaN
+/// last).
+template <typename In> PIPE_HD void pipe_window_exchange(In &a, In &b) {
+  typedef pipe_traits<In> T;
+  if (pipe_window_before(T::widen(b), T::widen(a))) {
+    In t = a;
+    a = b;
+    b = t;
+  }
+}
+
+#ifdef __CUDACC_RTC__
+/// Division by a divisor fixed for the kernel, of numerators below 2^31,
+/// by a multiply and a shift (Granlund and Montgomery; PyTorch's
+/// IntDivider): the window kernels' per-element positions.
+struct pipe_window_divider {
+  unsigned magic;
+  int shift;
+};
+__device__ __forceinline__ pipe_window_divider
+pipe_window_make_divider(unsigned d) {
+  int shift = 0;
+  while (shift < 32 && (1ull << shift) < d)
+    ++shift;
+  unsigned long long magic =
+      ((1ull << 32) * ((1ull << shift) - d)) / d + 1;
+  return {(unsigned)magic, shift};
+}
+__device__ __forceinline__ unsigned pipe_window_divide(unsigned n,
+                                                       pipe_window_divider d) {
+  return (__umulhi(n, d.magic) + n) >> d.shift;
+}
+/// pipe_window_locate's divisions, each made once per thread.
+struct pipe_window_dividers {
+  pipe_window_divider stride0, n0, stride1, n1;
+};
+__device__ __forceinline__ pipe_window_dividers
+pipe_window_make_dividers(const pipe_window_geometry<int> &g) {
+  return {pipe_window_make_divider(g.stride0), pipe_window_make_divider(g.n0),
+          pipe_window_make_divider(g.stride1), pipe_window_make_divider(g.n1)};
+}
+__device__ __forceinline__ pipe_window_element<int>
+pipe_window_locate_fast(int e, const pipe_window_geometry<int> &g,
+                        const pipe_window_dividers &d) {
+  unsigned q0 = pipe_window_divide((unsigned)e, d.stride0);
+  unsigned q1 = pipe_window_divide((unsigned)e, d.stride1);
+  return {e, (int)(q0 - pipe_window_divide(q0, d.n0) * (unsigned)g.n0),
+          (int)(q1 - pipe_window_divide(q1, d.n1) * (unsigned)g.n1)};
+}
+#endif
+
+/// The most compare-exchanges a median's network has (49 taps: 319).
+#define PIPE_WINDOW_MAX_EXCHANGES 640
+
+/// The compare-exchanges (pairs[2 c], pairs[2 c + 1]) that put the middle
+/// of `taps` values (odd) in place: Batcher's odd-even merge sort of that
+/// many values, less every exchange the middle does not depend on; their
+/// number. The window kernels run them as straight-line code (emitted by
+/// the window family), the reference in a loop: the same exchanges in the
+/// same order, so the same bits (the sign of a zero included).
+#ifndef __CUDACC_RTC__
+inline int pipe_window_median_network(int taps, short *pairs) {
+  short all[2 * 2048];
+  int count = 0;
+  for (int p = 1; p < taps; p += p)
+    for (int k = p; k >= 1; k /= 2)
+      for (int j = k % p; j + k < taps; j += 2 * k)
+        for (int i = 0; i < k && i < taps - j - k; ++i)
+          if ((i + j) / (2 * p) == (i + j + k) / (2 * p)) {
+            all[2 * count] = short(i + j);
+            all[2 * count + 1] = short(i + j + k);
+            ++count;
+          }
+  // Backwards from the middle: keep what reaches it.
+  bool needed[PIPE_WINDOW_MAX_MEDIAN_TAPS] = {};
+  bool keep[2048] = {};
+  needed[taps / 2] = true;
+  for (int c = count - 1; c >= 0; --c)
+    if (needed[all[2 * c]] || needed[all[2 * c + 1]])
+      keep[c] = needed[all[2 * c]] = needed[all[2 * c + 1]] = true;
+  int kept = 0;
+  for (int c = 0; c < count; ++c)
+    if (keep[c]) {
+      pairs[2 * kept] = all[2 * c];
+      pairs[2 * kept + 1] = all[2 * c + 1];
+      ++kept;
+    }
+  return kept;
+}
+#endif
+
+/// median on the host: the network above run in a loop.
+#ifndef __CUDACC_RTC__
+template <typename I, typename In>
+inline In pipe_window_median(const In *x, const pipe_window_element<I> &e,
+                             const pipe_window_geometry<I> &g, int border,
+                             In fill) {
+  In taps[PIPE_WINDOW_MAX_MEDIAN_TAPS];
+  short pairs[2 * PIPE_WINDOW_MAX_EXCHANGES];
+  pipe_window_gather<I>(x, e, g, border, fill, taps);
+  int n = g.size0 * g.size1;
+  int count = pipe_window_median_network(n, pairs);
+  for (int c = 0; c < count; ++c)
+    pipe_window_exchange(taps[pairs[2 * c]], taps[pairs[2 * c + 1]]);
+  return taps[n / 2];
+}
+#endif
+
+#endif // PIPE_CORE_PIPEWINDOW_H

@@ -1,0 +1,88 @@
+//===- WindowLauncher.cpp - Launching box_filter, erode, conv2d, ... ------===//
+//
+// One launch per window op (see WindowFamily.cpp): blocks of 256 threads,
+// up to a few per SM's worth, each thread an output element at a time.
+// The axes' lengths and strides come from the input's shape.
+//
+//===----------------------------------------------------------------------===//
+
+#include "families/window/WindowParams.h"
+
+#include "runtime/CudaDriver.h"
+#include "runtime/KernelLauncher.h"
+
+#include <algorithm>
+
+using namespace pipert;
+
+namespace {
+
+class WindowLauncher : public KernelLauncher {
+public:
+  WindowLauncher(const PlanKernel &kernel, WindowParams params)
+      : kernel(kernel), params(std::move(params)) {}
+
+  Status load(const CudaDriver &cu, CUmodule module) override {
+    if (kernel.entries.size() != 1 || kernel.inputs.empty() ||
+        kernel.outputs.size() != 1)
+      return Status::error("window kernel '" + kernel.name +
+                           "' does not have one entry, an input and an "
+                           "output");
+    return getFunction(cu, module, kernel.entries[0], &function);
+  }
+
+  Status launch(const LaunchContext &ctx) override {
+    const std::vector<int64_t> &in = ctx.shapes[kernel.inputs[0]];
+    long long total = numElementsOf(in);
+    if (total == 0)
+      return Status();
+    // Each axis's length and stride, in elements.
+    long long n[2] = {1, 1}, stride[2] = {1, 1};
+    for (size_t i = 0; i < params.axes.size(); ++i) {
+      size_t axis = size_t(params.axes[i]);
+      if (axis >= in.size())
+        return Status::error("window kernel '" + kernel.name +
+                             "' has an axis past its input's rank");
+      n[i] = in[axis];
+      for (size_t d = axis + 1; d < in.size(); ++d)
+        stride[i] *= in[d];
+    }
+    CUdeviceptr input = ctx.ptrs[kernel.inputs[0]];
+    CUdeviceptr weights = 0;
+    long long weightStride = 0;
+    if (kernel.inputs.size() > 1) {
+      weights = ctx.ptrs[kernel.inputs[1]];
+      // [samples..., window...]: a sample's elements are those of the
+      // input's dims after the samples'.
+      size_t samples =
+          ctx.shapes[kernel.inputs[1]].size() - params.axes.size();
+      if (samples > 0) {
+        weightStride = 1;
+        for (size_t d = samples; d < in.size(); ++d)
+          weightStride *= in[d];
+      }
+    }
+    CUdeviceptr output = ctx.ptrs[kernel.outputs[0]];
+    std::vector<void *> args = {&input, &weights,   &output,
+                                &total, &n[0],      &stride[0],
+                                &n[1],  &stride[1], &weightStride};
+    addGuardArgs(ctx, kernel, args);
+    long long blocks = std::min<long long>(
+        (total + 255) / 256, (long long)ctx.device.multiprocessors * 8);
+    return launchKernel(ctx, function, kernel.entries[0], blocks, 256, 1, args);
+  }
+
+private:
+  const PlanKernel &kernel;
+  WindowParams params;
+  CUfunction function = nullptr;
+};
+
+} // namespace
+
+namespace pipert {
+Result<std::unique_ptr<KernelLauncher>>
+createWindowLauncher(const Plan &plan, size_t index) {
+  return createLauncherOf<WindowLauncher, WindowParams>(plan, index);
+}
+} // namespace pipert

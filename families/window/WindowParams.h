@@ -1,0 +1,47 @@
+//===- WindowParams.h - What a window kernel carries ------------*- C++ -*-===//
+//
+// Shared by the window family's compiler half (WindowFamily.cpp) and its
+// launcher (WindowLauncher.cpp). The kernel's one entry takes (const In
+// *in, const float *weights, Out *out, long long total, long long n0, long
+// long stride0, long long n1, long long stride1, long long weightStride[,
+// guard, run]): a thread per output element, grid-stride; axis 0 and 1
+// are the window's axes (n1 = stride1 = 1 for a window over one axis);
+// element e reads the weights of sample e / weightStride, or the first when
+// weightStride is 0. The window's sizes and anchors are compiled in.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef PIPE_FAMILIES_WINDOW_WINDOWPARAMS_H
+#define PIPE_FAMILIES_WINDOW_WINDOWPARAMS_H
+
+#include "runtime/KernelParams.h"
+
+#include <string>
+#include <vector>
+
+namespace pipert {
+
+struct WindowParams {
+  /// The window's axes of the input (one or two, increasing).
+  std::vector<int64_t> axes;
+
+  std::string encode() const {
+    return KernelParamWriter().add("axes", axes).str();
+  }
+  static Result<WindowParams> decode(const std::string &text) {
+    auto reader = KernelParamReader::parse("window", text);
+    if (!reader)
+      return reader.status();
+    WindowParams params;
+    params.axes = reader->getInts("axes");
+    if (!reader->status().ok())
+      return reader->status();
+    if (params.axes.empty() || params.axes.size() > 2)
+      return Status::error("a 'window' kernel has one or two axes");
+    return params;
+  }
+};
+
+} // namespace pipert
+
+#endif // PIPE_FAMILIES_WINDOW_WINDOWPARAMS_H

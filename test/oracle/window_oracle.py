@@ -1,0 +1,192 @@
+"""The window ops against NumPy (float64) models of their documented
+formulas (docs/language.md): box_filter (the mean), erode and dilate (the
+least and greatest tap, NaN if any is), median (np.sort's middle, NaN
+last), conv2d (a correlation, as OpenCV's filter2D and DALI's filter);
+taps past an edge as np.pad's modes (reflect101 = 'reflect', clamp =
+'edge', constant, wrap), the anchor at size // 2. Random inputs of odd
+sizes, images smaller than the window, special values; every border,
+dtypes u8 to f64 (bool for the selections), windows over one or two axes,
+literal and per-sample kernels. The selections agree exactly (the sign of
+a zero aside: -0 and 0 are equal taps); sums converted to an integer
+within 1, float sums within their rounding (f32: 1e-5 of the sum of
+|weight * tap|). On the GPU, each result is also the reference's, bit for
+bit."""
+from oracle import check, failures, finish, random, rng, run
+import oracle
+import numpy as np
+
+NP = {'u8': np.uint8, 'i8': np.int8, 'i16': np.int16, 'u16': np.uint16,
+      'i32': np.int32, 'f16': np.float16, 'f32': np.float32,
+      'f64': np.float64, 'bool': np.bool_}
+MODES = {'reflect101': 'reflect', 'clamp': 'edge', 'constant': 'constant',
+         'wrap': 'wrap'}
+
+
+def windows(x, axes, sizes, border, fill):
+    """x's windows: x's shape, then the window's taps (row-major)."""
+    pad = [(0, 0)] * x.ndim
+    for axis, size in zip(axes, sizes):
+        pad[axis] = (size // 2, size - 1 - size // 2)
+    kw = {'constant_values': fill} if border == 'constant' else {}
+    padded = np.pad(x, pad, mode=MODES[border], **kw)
+    view = np.lib.stride_tricks.sliding_window_view(padded, sizes, axis=axes)
+    return view.reshape(x.shape + (-1,))
+
+
+def to_dtype(y, dtype):
+    t = NP[dtype]
+    if np.issubdtype(t, np.integer):
+        info = np.iinfo(t)
+        with np.errstate(invalid='ignore'):
+            y = np.where(np.isnan(y), 0, y)
+            return np.clip(np.rint(y), info.min, info.max).astype(t)
+    return y.astype(t)
+
+
+def model(kind, x, axes, sizes, border, fill, kernel=None, out=None):
+    if kind in ('erode', 'dilate', 'median'):
+        f = np.array(fill).astype(x.dtype) if x.dtype != np.bool_ else \
+            np.bool_(fill)
+        w = windows(x, axes, sizes, border, f)
+        if kind == 'median':
+            return np.sort(w, axis=-1)[..., w.shape[-1] // 2], None
+        if x.dtype == np.bool_:
+            return (w.all(-1) if kind == 'erode' else w.any(-1)), None
+        return (w.min(-1) if kind == 'erode' else w.max(-1)), None
+    w = windows(x.astype(np.float64), axes, sizes, border, fill)
+    if kind == 'box':
+        y, bound = w.mean(-1), np.abs(w).mean(-1)
+    else:
+        # kernel: [KH, KW] or [N, KH, KW], one per sample (the first dim).
+        k = kernel.astype(np.float64).reshape(kernel.shape[:-2] + (-1,))
+        if k.ndim == 1:
+            k = np.broadcast_to(k, (x.shape[0], k.size))
+        k = k.reshape((x.shape[0],) + (1,) * (x.ndim - 1) + (-1,))
+        with np.errstate(invalid='ignore'):
+            y = (w * k).sum(-1)
+            bound = np.abs(w * k).sum(-1)
+    return to_dtype(y, out), bound
+
+
+def compare(name, got, want, bound, out):
+    if bound is None:
+        # The selections: exact (-0 and 0 the same tap).
+        oracle.check(name, got + np.zeros((), got.dtype) if got.dtype !=
+                     np.bool_ else got, want + np.zeros((), want.dtype)
+                     if want.dtype != np.bool_ else want)
+        return
+    oracle.cases += 1
+    ok = got.shape == want.shape and got.dtype == want.dtype
+    if ok:
+        g, t = got.astype(np.float64), want.astype(np.float64)
+        if np.issubdtype(NP[out], np.integer):
+            close = np.abs(g - t) <= 1
+        else:
+            eps = 1e-5 if out != 'f16' else 2e-3
+            eps = 1e-12 if out == 'f64' else eps
+            with np.errstate(invalid='ignore'):
+                close = (np.abs(g - t) <= eps * bound + 1e-30) | (g == t) | \
+                    (np.isnan(g) & np.isnan(t))
+        ok = bool(np.all(close))
+        if not ok:
+            bad = np.argwhere(~close)[0]
+            print(f'  first at {bad.tolist()}: {got[tuple(bad)]} vs '
+                  f'{want[tuple(bad)]}')
+    print(('ok      ' if ok else 'MISMATCH ') + name)
+    if not ok:
+        failures.append(name)
+
+
+CALL = {'box': 'box_filter', 'erode': 'erode', 'dilate': 'dilate',
+        'median': 'median', 'conv': 'conv2d'}
+
+
+def case(kind, dtype, shape, sizes, axes=None, border=None, fill=None,
+         out=None, kernel=None, per_sample=False):
+    x = random(dtype, shape)
+    if dtype in ('f16', 'f32', 'f64') and x.size > 8:
+        # Keep the special values away from most windows: a few NaNs and
+        # infinities, not one per image.
+        x.reshape(-1)[4:] = np.where(np.isfinite(x.reshape(-1)[4:]),
+                                     x.reshape(-1)[4:], 1)
+    dims = ', '.join(['N', 'H', 'W', 'C'][:len(shape) - 1] + ['K'])[:0]
+    names = ['N', 'H', 'W', 'C'][:len(shape)]
+    if len(shape) == 2:
+        names = ['H', 'W']
+    args = []
+    if kind == 'conv':
+        if per_sample:
+            k = rng.standard_normal((shape[0],) + tuple(sizes)).astype(
+                np.float32)
+            args.append('kernel = k')
+        else:
+            k = rng.integers(-3, 4, sizes).astype(np.float32)
+            rows = ', '.join('[' + ', '.join(str(int(v)) for v in row) + ']'
+                             for row in k)
+            args.append(f'kernel = [{rows}]')
+    else:
+        k = None
+        args.append('window = [' + ', '.join(map(str, sizes)) + ']')
+    if axes is not None:
+        args.append('axes = [' + ', '.join(map(str, axes)) + ']')
+    if border:
+        args.append(f'border = {border}')
+    if fill is not None:
+        args.append(f'fill = {fill}')
+    if out:
+        args.append(f'dtype = {out}')
+    out = out or dtype
+    ty = f'{dtype}[{", ".join(names)}]'
+    params = f'x: {ty}'
+    if kind == 'conv' and per_sample:
+        params += f', k: f32[{names[0]}, {sizes[0]}, {sizes[1]}]'
+    source = (f'pipeline w({params}) -> (y: {out}[{", ".join(names)}]) {{\n'
+              f'  y = {CALL[kind]}(x, {", ".join(args)})\n}}\n')
+    inputs = {'x': x}
+    if kind == 'conv' and per_sample:
+        inputs['k'] = k
+    got = run(source, inputs)['y']
+    if oracle.BACKEND == 'gpu':
+        # The GPU gives the reference's bits (core/PipeWindow.h for both).
+        oracle.BACKEND = 'reference'
+        check(f'{kind} {ty} {sizes} GPU == reference', got,
+              run(source, inputs)['y'])
+        oracle.BACKEND = 'gpu'
+    rank = len(shape)
+    axes = axes or ([1, 2] if rank > 2 else [0, 1])
+    default = 'clamp' if kind in ('erode', 'dilate', 'median') else \
+        'reflect101'
+    want, bound = model(kind, x, tuple(axes), tuple(sizes), border or default,
+                        fill or 0, k, out)
+    compare(f'{kind} {ty} window {sizes} axes {axes} {border or default}'
+            f'{" fill " + str(fill) if fill is not None else ""} -> {out}'
+            f'{" per sample" if per_sample else ""}', got, want, bound, out)
+
+
+for dtype in ('u8', 'i16', 'f32', 'f64'):
+    case('box', dtype, (2, 7, 9, 3), (3, 5))
+    case('erode', dtype, (2, 7, 9, 3), (3, 3))
+    case('dilate', dtype, (2, 7, 9, 3), (2, 4))
+    case('median', dtype, (2, 7, 9, 3), (5, 5))
+    case('conv', dtype, (2, 7, 9, 3), (3, 3), out='f32')
+for border in ('reflect101', 'clamp', 'constant', 'wrap'):
+    fill = 7 if border == 'constant' else None
+    # An image smaller than the window: taps reach past both edges.
+    case('box', 'u8', (3, 2, 3, 1), (5, 7), border=border, fill=fill)
+    case('erode', 'u8', (2, 5, 6), (3, 5), border=border, fill=fill)
+    case('median', 'f32', (2, 3, 4, 2), (5, 3), border=border, fill=fill)
+    case('conv', 'f32', (2, 4, 5, 3), (3, 5), border=border, fill=fill,
+         per_sample=True)
+case('dilate', 'bool', (2, 6, 7), (3, 3))
+case('erode', 'bool', (2, 6, 7), (3, 3), border='constant', fill=0)
+case('median', 'bool', (2, 6, 7), (3, 3))
+case('median', 'f16', (2, 6, 7, 3), (3, 3))
+case('dilate', 'i8', (2, 6, 7, 3), (1, 5))
+case('box', 'u8', (2, 6, 7, 3), (9,), axes=[2])
+case('median', 'u16', (5, 33), (3, 3))
+case('box', 'u8', (2, 6, 7, 3), (4, 4), out='f32')
+case('conv', 'u8', (2, 6, 7, 3), (3, 3))
+case('conv', 'u8', (2, 6, 7, 3), (3, 3), out='i16', border='clamp')
+case('conv', 'f32', (2, 6, 7, 3), (1, 7), axes=[1, 2], per_sample=True)
+case('box', 'f32', (2, 40, 37, 1), (31, 31))
+finish()
