@@ -14,6 +14,8 @@
 
 #include "llvm/Support/Casting.h"
 
+#include <cmath>
+
 using namespace mlir;
 
 namespace pipec {
@@ -49,14 +51,44 @@ Value Generator::spreadLeading(Value value, const std::vector<DimAST> &dims,
 
 /// warp_affine, rotate, resize: pipe.resample with the matrices (f32
 /// [..., 2, 3]) or the angles (f32, per sample) as its parameter.
+/// Whether `expr` is a uniform or normal draw whose parameters are all
+/// modest literals: its values are finite, in f32 too.
+static bool isFiniteDraw(const ExprAST &expr) {
+  auto *call = llvm::dyn_cast<CallExprAST>(&expr);
+  if (!call || (call->callee != "uniform" && call->callee != "normal"))
+    return false;
+  auto modest = [](const ExprAST &e) {
+    auto *number = llvm::dyn_cast<NumberExprAST>(&e);
+    return number && std::fabs(number->isFloat ? number->floatValue
+                                               : double(number->intValue)) <
+                         1e30;
+  };
+  return llvm::all_of(call->kwargs, [&](const KeywordArgAST &kwarg) {
+    const ExprAST &value = *kwarg.value;
+    if (kwarg.name == "shape" || kwarg.name == "dtype" || kwarg.name == "seed")
+      return true;
+    if (auto *list = llvm::dyn_cast<ListExprAST>(&value))
+      return llvm::all_of(list->elements,
+                          [&](const ExprPtr &element) { return modest(*element); });
+    return modest(value);
+  });
+}
+
 Value Generator::emitResampleOp(const CallExprAST &call, RankedTensorType type,
                                 Location where, llvm::StringRef) {
   Value input = emitExpr(*call.args[0], call.operandDType);
   Value param;
   pipe::ResampleTransform transform;
+  std::string at = pipe::describeLocation(where);
+  std::string prefix = call.callee + (at.empty() ? "" : " at " + at) + ": ";
   if (call.callee == "rotate") {
     transform = pipe::ResampleTransform::rotate;
-    param = castTo(emitExpr(*keywordValue(call, "angle"), "f32"), "f32", where);
+    const ExprAST &angle = *keywordValue(call, "angle");
+    param = castTo(emitExpr(angle, "f32"), "f32", where);
+    // A NaN or infinite angle (from a tensor) fails the run; a literal or
+    // a draw of literal parameters is finite already.
+    if (!llvm::isa<NumberExprAST>(angle) && !isFiniteDraw(angle))
+      param = checkedFinite(param, prefix + "the angle of sample {at}", where);
   } else if (call.callee == "warp_affine") {
     transform = pipe::ResampleTransform::affine;
     const ExprAST &matrix = *keywordValue(call, "matrix");
@@ -65,6 +97,10 @@ Value Generator::emitResampleOp(const CallExprAST &call, RankedTensorType type,
       param = pipe::ReshapeOp::create(
           builder, where, RankedTensorType::get({2, 3}, elementType("f32")),
           param);
+    else
+      param = checkedFinite(
+          param, prefix + "the matrices' element {at} (sample..., row, column)",
+          where);
   } else {
     transform = pipe::ResampleTransform::resize;
     if (call.callee == "random_resized_crop")
@@ -190,6 +226,21 @@ Value Generator::emitResizeRoi(const CallExprAST &call, Value images,
   return pipe::CheckBoundsOp::create(
       builder, where, regions, builder.getArrayAttr(lows),
       builder.getArrayAttr(highs), builder.getArrayAttr(messages));
+}
+
+Value Generator::checkedRange(Value value, llvm::StringRef lo,
+                              llvm::StringRef hi, const std::string &message,
+                              Location where) {
+  return pipe::CheckBoundsOp::create(
+      builder, where, value, builder.getArrayAttr({builder.getStringAttr(lo)}),
+      builder.getArrayAttr({builder.getStringAttr(hi)}),
+      builder.getArrayAttr({builder.getStringAttr(message)}));
+}
+
+Value Generator::checkedFinite(Value value, const std::string &what,
+                               Location where) {
+  return checkedRange(value, "0 - 4611686018427387904", "4611686018427387904",
+                      what + " is {value}, not a finite number", where);
 }
 
 /// random_resized_crop's windows: pipe.random resized_crop over
@@ -410,7 +461,17 @@ Value Generator::emitRandomOp(const CallExprAST &call, RankedTensorType type,
   } else if (call.callee == "coin_flip") {
     kind = pipe::RandomDistribution::coin_flip;
     const ExprAST *p = keywordValue(call, "probability");
-    params.push_back(param(p ? p : keywordValue(call, "p"), 0.5));
+    const ExprAST *given = p ? p : keywordValue(call, "p");
+    params.push_back(param(given, 0.5));
+    // A probability only the run knows is checked then.
+    if (given && !llvm::isa<NumberExprAST>(*given)) {
+      std::string at = pipe::describeLocation(where);
+      params.back() = checkedRange(
+          params.back(), "0", "1",
+          "coin_flip" + (at.empty() ? "" : " at " + at) +
+              ": the probability of element {at} is {value}, outside [0, 1]",
+          where);
+    }
   } else {
     kind = pipe::RandomDistribution::randint;
     const ExprAST *lo = keywordValue(call, "lo");

@@ -210,6 +210,14 @@ private:
   /// per sample [..., 2]) as the resample's (y0, x0, y1, x1) per sample,
   /// in pixels (relative_roi scales by H and W).
   Value emitResizeRoi(const CallExprAST &call, Value images, Location where);
+  /// `value` checked when the pipeline runs: each element in [lo, hi] (dim
+  /// expressions; NaN in none), or the run fails with `message` ({at},
+  /// {value}, {lo}, {hi} filled in) and writes nothing.
+  Value checkedRange(Value value, llvm::StringRef lo, llvm::StringRef hi,
+                     const std::string &message, Location where);
+  /// A parameter only the run knows, checked to be finite (within
+  /// +-2^62: angles and matrices past that are no geometry either).
+  Value checkedFinite(Value value, const std::string &what, Location where);
 
   /// random_resized_crop's windows: pipe.random resized_crop over
   /// [samples..., 4] with the images' height and width.

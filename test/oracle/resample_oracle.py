@@ -3,7 +3,7 @@ from the definitions in docs/language.md (DALI's pixel centres; torch's
 align_corners=False bilinear; PIL's antialias filter), on random images
 of odd sizes with per-sample matrices and angles. u8 results within 1 of
 the model, floats within 1e-3."""
-from oracle import check, finish, rng, run
+from oracle import check, expect_failure, finish, rng, run
 from resample_model import affine, near, resize_aa, rotation, to
 import numpy as np
 
@@ -58,4 +58,41 @@ for n, h, w in [(1, 1, 1), (3, 37, 45), (2, 64, 57)]:
              to(affine(img, scale, 23, 61, 'nearest', border='clamp'),
                 np.uint8))
 
+# Bad parameters only the run knows (docs/language.md, Resampling): a NaN
+# or infinite angle or matrix element fails the run naming the sample and
+# its value, and writes nothing; a coin_flip's probability outside [0, 1]
+# likewise.
+BAD = """
+pipeline bad(x: u8[N, H, W, 3], a: f32[N], m: f32[N, 2, 3], q: f32[N]) -> (
+    r: u8[N, H, W, 3], w: u8[N, H, W, 3], f: bool[N]) {
+  r = rotate(x, angle = a)
+  w = warp_affine(x, matrix = m)
+  f = coin_flip(p = q, shape = [N])
+}
+"""
+good = {'x': rng.integers(0, 256, (3, 5, 7, 3), dtype=np.uint8),
+        'a': np.array([10, -5, 30], np.float32),
+        'm': np.tile(np.array([[1, 0, 0.5], [0, 1, -1]], np.float32),
+                     (3, 1, 1)),
+        'q': np.array([0, 0.5, 1], np.float32)}
+got = run(BAD, good)
+for i in range(3):
+    near(f'rotate, checked angles [{i}]', got['r'][i],
+         to(affine(good['x'][i], rotation(float(good['a'][i]), 5, 7, 5, 7),
+                   5, 7), np.uint8))
+for name, value, text in [
+        ('a', np.array([10, np.nan, 30], np.float32),
+         'the angle of sample [1] is nan, not a finite number'),
+        ('a', np.array([10, 5, -np.inf], np.float32),
+         'the angle of sample [2] is -inf, not a finite number'),
+        ('m', np.where(np.arange(18).reshape(3, 2, 3) == 10, np.inf,
+                       good['m']).astype(np.float32),
+         "the matrices' element [1, 1, 1] (sample..., row, column) is inf, not a finite number"),
+        ('q', np.array([0.5, 1.5, 0], np.float32),
+         'the probability of element [1] is 1.5, outside [0, 1]'),
+        ('q', np.array([0.5, 0.5, -0.25], np.float32),
+         'the probability of element [2] is -0.25, outside [0, 1]')]:
+    code, err = run(BAD, {**good, name: value}, expect_error=True)
+    expect_failure(f'bad {name}: {text}', code, err,
+                   text + '; nothing was written')
 finish()
