@@ -51,6 +51,17 @@ const KernelFamily *pipec::findKernelFamily(llvm::StringRef name) {
   return nullptr;
 }
 
+std::string pipec::getGuardedKernelOpening(const KernelOptions &options) {
+  std::string text;
+  if (options.guarded)
+    text += ",\n    const unsigned long long *__restrict__ pipe_guard, "
+            "unsigned long long pipe_run";
+  text += ") {\n  pipe_wait_for_previous_kernel();\n";
+  if (options.guarded)
+    text += "  if (pipe_check_failed(pipe_guard, pipe_run))\n    return;\n";
+  return text;
+}
+
 std::string pipec::getCudaPrelude(bool withStencils) {
   std::string prelude = std::string(kPipeScalarSource) + "\n" +
                        kPipeRandomSource + "\n";

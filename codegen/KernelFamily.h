@@ -112,6 +112,11 @@ std::string getCudaPrelude(bool withStencils = false);
 /// "[a, b, c]".
 std::string formatList(llvm::ArrayRef<int64_t> values);
 
+/// The end of a one-entry kernel's parameter list and the start of its
+/// body: the guard's two parameters when `options.guarded`, the wait for
+/// the previous kernel, and the return when a check of the run failed.
+std::string getGuardedKernelOpening(const KernelOptions &options);
+
 } // namespace pipec
 
 #endif // PIPE_CODEGEN_KERNELFAMILY_H

@@ -65,6 +65,21 @@ template <typename I> struct pipe_window_element {
   I e, i0, i1;
 };
 
+/// The input elements that share one kernel of conv2d's weights [samples...,
+/// window...] (`weightRank` dims, `axes` of them the window's) over an
+/// input of `rank` dims `shape`: the product of the dims after the samples',
+/// or 0 when every element reads the one kernel.
+PIPE_HD long long pipe_window_weight_stride(const long long *shape, int rank,
+                                            int weightRank, int axes) {
+  int samples = weightRank - axes;
+  if (samples <= 0)
+    return 0;
+  long long stride = 1;
+  for (int d = samples; d < rank; ++d)
+    stride *= shape[d];
+  return stride;
+}
+
 template <typename I>
 PIPE_HD pipe_window_element<I>
 pipe_window_locate(I e, const pipe_window_geometry<I> &g) {
@@ -259,17 +274,16 @@ inline int pipe_window_median_network(int taps, short *pairs) {
 }
 #endif
 
-/// median on the host: the network above run in a loop.
+/// median on the host: the network above (`count` exchanges in `pairs`,
+/// made once for the window) run in a loop.
 #ifndef __CUDACC_RTC__
 template <typename I, typename In>
 inline In pipe_window_median(const In *x, const pipe_window_element<I> &e,
                              const pipe_window_geometry<I> &g, int border,
-                             In fill) {
+                             In fill, const short *pairs, int count) {
   In taps[PIPE_WINDOW_MAX_MEDIAN_TAPS];
-  short pairs[2 * PIPE_WINDOW_MAX_EXCHANGES];
   pipe_window_gather<I>(x, e, g, border, fill, taps);
   int n = g.size0 * g.size1;
-  int count = pipe_window_median_network(n, pairs);
   for (int c = 0; c < count; ++c)
     pipe_window_exchange(taps[pairs[2 * c]], taps[pairs[2 * c + 1]]);
   return taps[n / 2];

@@ -580,14 +580,18 @@ private:
       *anchor[i] = int(sizes[i] / 2);
     }
     long long taps = 1, weightStride = 0;
-    for (int64_t s : sizes)
-      taps *= s;
-    if (weights && weights->shape().size() > axes.size()) {
-      weightStride = 1;
-      for (size_t d = weights->shape().size() - axes.size(); d < shape.size();
-           ++d)
-        weightStride *= shape[d];
+    for (int64_t size : sizes)
+      taps *= size;
+    if (weights) {
+      std::vector<long long> dims(shape.begin(), shape.end());
+      weightStride = pipe_window_weight_stride(
+          dims.data(), int(dims.size()), int(weights->shape().size()),
+          int(axes.size()));
     }
+    short pairs[2 * PIPE_WINDOW_MAX_EXCHANGES];
+    int exchanges = op.getKind() == WindowKind::median
+                        ? pipe_window_median_network(int(taps), pairs)
+                        : 0;
     int border = int(op.getBorder());
     double fill = op.getFill().convertToDouble();
     WindowKind kind = op.getKind();
@@ -602,7 +606,8 @@ private:
         for (long long e = 0; e < total; ++e)
           y[e] = kind == WindowKind::median
                      ? pipe_window_median<long long>(
-                           x, pipe_window_locate(e, g), g, border, f)
+                           x, pipe_window_locate(e, g), g, border, f, pairs,
+                           exchanges)
                      : pipe_window_extreme<long long>(
                            x, pipe_window_locate(e, g), g, border, f,
                            kind == WindowKind::max);

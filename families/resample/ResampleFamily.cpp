@@ -70,13 +70,8 @@ public:
        << "    const float *__restrict__ param, " << out
        << " *__restrict__ out,\n"
        << "    long long rows, long long h, long long w, long long channels,\n"
-       << "    long long oh, long long ow, long long paramDivisor";
-    if (options.guarded)
-      os << ",\n    const unsigned long long *__restrict__ pipe_guard, "
-            "unsigned long long pipe_run";
-    os << ") {\n  pipe_wait_for_previous_kernel();\n";
-    if (options.guarded)
-      os << "  if (pipe_check_failed(pipe_guard, pipe_run))\n    return;\n";
+       << "    long long oh, long long ow, long long paramDivisor"
+       << pipec::getGuardedKernelOpening(options);
     char fill[40];
     std::snprintf(fill, sizeof(fill), "(float)%.17g",
                   resample.getFill().convertToDouble());

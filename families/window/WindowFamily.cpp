@@ -132,13 +132,8 @@ public:
        << " *__restrict__ out,\n"
        << "    long long total, long long n0, long long stride0, long long "
           "n1,\n"
-       << "    long long stride1, long long weightStride";
-    if (options.guarded)
-      os << ",\n    const unsigned long long *__restrict__ pipe_guard, "
-            "unsigned long long pipe_run";
-    os << ") {\n  pipe_wait_for_previous_kernel();\n";
-    if (options.guarded)
-      os << "  if (pipe_check_failed(pipe_guard, pipe_run))\n    return;\n";
+       << "    long long stride1, long long weightStride"
+       << pipec::getGuardedKernelOpening(options);
     std::string geometry = std::to_string(size0) + ", " +
                            std::to_string(size0 / 2) + ", " +
                            std::to_string(size1) + ", " +

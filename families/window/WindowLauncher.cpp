@@ -8,6 +8,10 @@
 
 #include "families/window/WindowParams.h"
 
+#include "core/PipeScalar.h"
+#include "core/PipeStencil.h"
+#include "core/PipeWindow.h"
+
 #include "runtime/CudaDriver.h"
 #include "runtime/KernelLauncher.h"
 
@@ -52,15 +56,10 @@ public:
     long long weightStride = 0;
     if (kernel.inputs.size() > 1) {
       weights = ctx.ptrs[kernel.inputs[1]];
-      // [samples..., window...]: a sample's elements are those of the
-      // input's dims after the samples'.
-      size_t samples =
-          ctx.shapes[kernel.inputs[1]].size() - params.axes.size();
-      if (samples > 0) {
-        weightStride = 1;
-        for (size_t d = samples; d < in.size(); ++d)
-          weightStride *= in[d];
-      }
+      std::vector<long long> shape(in.begin(), in.end());
+      weightStride = pipe_window_weight_stride(
+          shape.data(), int(shape.size()),
+          int(ctx.shapes[kernel.inputs[1]].size()), int(params.axes.size()));
     }
     CUdeviceptr output = ctx.ptrs[kernel.outputs[0]];
     std::vector<void *> args = {&input, &weights,   &output,

@@ -109,7 +109,6 @@ def case(kind, dtype, shape, sizes, axes=None, border=None, fill=None,
         # infinities, not one per image.
         x.reshape(-1)[4:] = np.where(np.isfinite(x.reshape(-1)[4:]),
                                      x.reshape(-1)[4:], 1)
-    dims = ', '.join(['N', 'H', 'W', 'C'][:len(shape) - 1] + ['K'])[:0]
     names = ['N', 'H', 'W', 'C'][:len(shape)]
     if len(shape) == 2:
         names = ['H', 'W']
