@@ -239,6 +239,12 @@ PIPE_HD int pipe_resample_taps(long long o, long long outputs, float scale,
   return count;
 }
 
+/// acc + w x v rounded once (fused), alike on both sides: the sums of an
+/// antialiased resize.
+PIPE_HD float pipe_resample_madd(float acc, float w, float v) {
+  return fmaf(w, v, acc);
+}
+
 /// The most taps an antialiased axis takes (a downscale by up to 31).
 #define PIPE_RESAMPLE_MAX_TAPS 64
 
@@ -266,16 +272,17 @@ PIPE_HD void pipe_resample_pixel(const T *in, long long h, long long w,
     int ny = pipe_resample_taps(oy, oh, a.m[4], a.m[5], box.y0, box.y1, &y0,
                                 wy, PIPE_RESAMPLE_MAX_TAPS);
     // Down the columns, then along the row: the order in which the
-    // kernels' row-at-a-time path (pipe_resize_row) adds them too.
+    // kernels' tiled path (pipe_resize_tile) adds them too.
     for (long long ch = 0; ch < channels; ++ch) {
       float acc = 0.0f;
       for (int j = 0; j < nx; ++j) {
         float column = 0.0f;
         for (int i = 0; i < ny; ++i)
-          column = column + wy[i] * pipe_resample_read(in, box, w, channels, ch,
-                                                       y0 + i, x0 + j, border,
-                                                       fill);
-        acc = acc + wx[j] * column;
+          column = pipe_resample_madd(
+              column, wy[i],
+              pipe_resample_read(in, box, w, channels, ch, y0 + i, x0 + j,
+                                 border, fill));
+        acc = pipe_resample_madd(acc, wx[j], column);
       }
       out[ch] = pipe_cast<Out>(acc);
     }
@@ -314,9 +321,25 @@ PIPE_HD void pipe_resample_pixel(const T *in, long long h, long long w,
   }
 }
 
+/// An antialiased resize's output tiles (pipe_resize_tile): rows x
+/// columns of pixels (every channel), each the work of one block of
+/// PIPE_RESIZE_THREADS threads.
+#define PIPE_RESIZE_THREADS 256
+#define PIPE_RESIZE_TILE_ROWS 8
+#define PIPE_RESIZE_TILE_COLS 64
+/// The most taps an axis keeps in the tiled path, 2 x support + 2 at most:
+/// downscales up to PIPE_RESIZE_TILE_SCALE; larger ones take the pixel
+/// path.
+#define PIPE_RESIZE_TILE_TAPS 16
+#define PIPE_RESIZE_TILE_SCALE 6.5f
+/// Shared room for a chunk's input rows (bytes) and column sums (floats);
+/// a tile takes its columns in chunks narrow enough to fit.
+#define PIPE_RESIZE_TILE_BYTES 16384
+#define PIPE_RESIZE_TILE_SUMS 4096
+
 #if defined(__CUDACC_RTC__) || defined(__CUDACC__)
-/// pipe_resample_pixel out of line, for the rare pixels of
-/// pipe_resize_row's slow path: inlined, its own taps and loops would
+/// pipe_resample_pixel out of line, for the rare tiles of
+/// pipe_resize_tile's slow path: inlined, its own taps and loops would
 /// take the fast path's registers.
 template <typename T, typename Out>
 __device__ __noinline__ void
@@ -329,80 +352,365 @@ pipe_resample_pixel_outlined(const T *in, long long h, long long w,
                       PIPE_INTERP_LINEAR, border, fill, true, out);
 }
 
-/// The floats of `pipe_resize_row`'s shared row: 2048 (8 KiB), the columns
-/// of 128 output pixels of 3 channels at downscales up to about 5.
-#define PIPE_RESAMPLE_ROW 2048
+/// What a block of pipe_resize_tile keeps in shared memory.
+struct pipe_resize_shared {
+  float wy[PIPE_RESIZE_TILE_ROWS][PIPE_RESIZE_TILE_TAPS];
+  float wx[PIPE_RESIZE_TILE_COLS][PIPE_RESIZE_TILE_TAPS];
+  long long fy[PIPE_RESIZE_TILE_ROWS], fx[PIPE_RESIZE_TILE_COLS];
+  int ny[PIPE_RESIZE_TILE_ROWS], nx[PIPE_RESIZE_TILE_COLS];
+  /// The current sample's matrix and region (pipe_resize_tiles).
+  pipe_affine a;
+  pipe_box box;
+  alignas(16) unsigned long long input[PIPE_RESIZE_TILE_BYTES / 8];
+  alignas(16) float sums[PIPE_RESIZE_TILE_SUMS];
+};
 
-/// Output row `oy` of an antialiased resize by the block, 128 pixels at a
-/// time: the block first sums the input columns those pixels' taps
-/// cover, down the vertical taps (each input byte read once, coalesced),
-/// into the shared `row`; then each thread sums its pixel's horizontal
-/// taps from it. The same sums, in the same order, as
-/// pipe_resample_pixel's (which takes the pixels whose columns do not fit
-/// in `row`). Every thread of the block calls it for the same row.
-template <typename T, typename Out>
-__device__ void pipe_resize_row(const T *in, long long h, long long w,
-                                long long channels, const pipe_affine &a,
-                                const pipe_box &box, long long oh,
-                                long long ow, long long oy, int border,
-                                float fill, Out *line, float *row) {
-  long long y0;
-  float wy[PIPE_RESAMPLE_MAX_TAPS], wx[PIPE_RESAMPLE_MAX_TAPS];
-  int ny = pipe_resample_taps(oy, oh, a.m[4], a.m[5], box.y0, box.y1, &y0, wy,
-                              PIPE_RESAMPLE_MAX_TAPS);
-  for (long long base = 0; base < ow; base += blockDim.x) {
-    long long ox = base + threadIdx.x;
-    long long last = base + blockDim.x < ow ? base + blockDim.x - 1 : ow - 1;
-    // The input columns [lo, hi) the chunk reads (either end first when
-    // the region is flipped).
-    long long f0, f1;
-    int n0 = pipe_resample_taps(base, ow, a.m[0], a.m[2], box.x0, box.x1, &f0,
-                                wx, PIPE_RESAMPLE_MAX_TAPS);
-    int n1 = pipe_resample_taps(last, ow, a.m[0], a.m[2], box.x0, box.x1, &f1,
-                                wx, PIPE_RESAMPLE_MAX_TAPS);
-    long long lo = f0 < f1 ? f0 : f1;
-    long long hi = f0 + n0 > f1 + n1 ? f0 + n0 : f1 + n1;
-    long long count = (hi - lo) * channels;
-    __syncthreads(); // the previous chunk is done with `row`
-    if (h <= 0 || w <= 0 || count > PIPE_RESAMPLE_ROW) {
-      if (ox < ow)
-        pipe_resample_pixel_outlined(in, h, w, channels, a, box, oh, ow, oy,
-                                     ox, border, fill, line + ox * channels);
+/// Steps the mixed-radix index (*hi, *mid, *lo) of extents (-, mid, lo)
+/// on by (stepHi, stepMid, stepLo), each digit of the step below its
+/// extent: the flat index of a block's loop advanced without a division.
+PIPE_HD void pipe_resize_step(int *hi, int *mid, int *lo, int mids, int los,
+                              int stepHi, int stepMid, int stepLo) {
+  *lo += stepLo;
+  if (*lo >= los) {
+    *lo -= los;
+    *mid += 1;
+  }
+  *mid += stepMid;
+  if (*mid >= mids) {
+    *mid -= mids;
+    *hi += 1;
+  }
+  *hi += stepHi;
+}
+
+/// The unit pipe_resize_tile moves a thread at a time: a 4-byte word of
+/// values narrower than 4 bytes (4 u8, 2 f16), or one wider value.
+template <typename T> struct pipe_resize_group {
+  static const int values = sizeof(T) < 4 ? 4 / (int)sizeof(T) : 1;
+  union {
+    unsigned int word;
+    T v[values];
+  };
+};
+
+/// The groups of pipe_resize_group<T> that hold `count` values.
+template <typename T> PIPE_HD int pipe_resize_groups(long long count) {
+  const int values = pipe_resize_group<T>::values;
+  return (int)((count + values - 1) / values);
+}
+
+/// Value `v` of a group as a float: a cast, or for u8 the byte placed in
+/// the mantissa of 2^23 (exact, two instructions).
+template <typename T>
+__device__ __forceinline__ float
+pipe_resize_value(const pipe_resize_group<T> &u, int v) {
+  return pipe_cast<float>(u.v[v]);
+}
+template <>
+__device__ __forceinline__ float
+pipe_resize_value<unsigned char>(const pipe_resize_group<unsigned char> &u,
+                                 int v) {
+  return __int_as_float((int)__byte_perm(u.word, 0x4B000000u, 0x7440 + v)) -
+         8388608.0f;
+}
+
+/// Copies input rows [r0, r0 + rowsIn), values [first, first + count) of
+/// each, of the image at `image` (rows of `stride` values) into
+/// `s.input`, each row starting a group (pipe_resize_group): a row of
+/// `groups` groups, a warp a row. Narrow values travel as aligned 4-byte
+/// words, shifted into place; rows whose words reach outside the tensor
+/// [begin, end) are put together byte by byte.
+template <typename T>
+__device__ void pipe_resize_load(const T *image, long long stride,
+                                 long long r0, int rowsIn, long long first,
+                                 int groups, const T *begin, const T *end,
+                                 pipe_resize_shared &s) {
+  const int lane = threadIdx.x & 31, warps = blockDim.x >> 5;
+  for (int i = threadIdx.x >> 5; i < rowsIn; i += warps) {
+    const T *row = image + (r0 + i) * stride + first;
+    if (sizeof(T) >= 4) {
+      T *to = (T *)s.input + i * groups;
+      for (int g = lane; g < groups; g += 32)
+        to[g] = row[g];
       continue;
     }
-    const T *source = in + (y0 * w + lo) * channels;
-    const long long stride = w * channels;
-    for (long long k = threadIdx.x; k < count; k += blockDim.x) {
-      // Four rows' loads in flight at a time, summed in order.
-      const T *at = source + k;
-      float column = 0.0f;
-      int i = 0;
-      for (; i + 4 <= ny; i += 4) {
-        float v0 = pipe_cast<float>(at[i * stride]);
-        float v1 = pipe_cast<float>(at[(i + 1) * stride]);
-        float v2 = pipe_cast<float>(at[(i + 2) * stride]);
-        float v3 = pipe_cast<float>(at[(i + 3) * stride]);
-        column = column + wy[i] * v0;
-        column = column + wy[i + 1] * v1;
-        column = column + wy[i + 2] * v2;
-        column = column + wy[i + 3] * v3;
+    unsigned int *to = (unsigned int *)s.input + i * groups;
+    const unsigned long long at = (unsigned long long)row,
+                             base = at & ~3ull;
+    const unsigned int shift = 8 * (unsigned int)(at - base);
+    const unsigned int *words = (const unsigned int *)base;
+    if (base >= (unsigned long long)begin &&
+        base + 4ull * (unsigned long long)(groups + 1) <=
+            (unsigned long long)end) {
+      // Four words a lane in flight before any is used (read-only loads,
+      // free to move past the shared stores).
+      for (int g0 = lane; g0 < groups; g0 += 4 * 32) {
+        unsigned int lo[4], hi[4];
+#pragma unroll
+        for (int u = 0; u < 4; ++u) {
+          const int g = g0 + 32 * u;
+          lo[u] = g < groups ? __ldg(words + g) : 0u;
+          hi[u] = g < groups && shift ? __ldg(words + g + 1) : 0u;
+        }
+#pragma unroll
+        for (int u = 0; u < 4; ++u)
+          if (g0 + 32 * u < groups)
+            to[g0 + 32 * u] = __funnelshift_r(lo[u], hi[u], shift);
       }
-      for (; i < ny; ++i)
-        column = column + wy[i] * pipe_cast<float>(at[i * stride]);
-      row[k] = column;
+      continue;
+    }
+    // At the tensor's ends: its own bytes only.
+    for (int g = lane; g < groups; g += 32) {
+      unsigned int a = 0, b = 0;
+      for (int k = 0; k < 8; ++k) {
+        unsigned long long byte = base + 4ull * g + k;
+        if (byte >= (unsigned long long)begin &&
+            byte < (unsigned long long)end)
+          (k < 4 ? a : b) |= (unsigned int)(*(const unsigned char *)byte)
+                             << (8 * (k & 3));
+      }
+      to[g] = __funnelshift_r(a, b, shift);
+    }
+  }
+}
+
+/// The output tile of rows [ty0, ty0 + 8) and columns [tx0, tx0 + 64) of
+/// one sample's antialiased resize (clipped to its oh x ow), by the block:
+/// every thread calls it for the same tile. The tile's taps and weights
+/// are found once, into shared memory; then, a chunk of its columns at a
+/// time, the block copies the input rows and columns the chunk reads into
+/// shared memory (each value read once, in aligned words), sums each
+/// input column down each output row's vertical taps, and sums each
+/// output pixel's horizontal taps from those: the same sums, in the same
+/// order, as pipe_resample_pixel's (which takes tiles whose scale needs
+/// more taps than the tile keeps). `begin` and `end` bound the whole
+/// input tensor. The caller has synchronized the block since the last
+/// tile's use of `s`.
+template <int C, typename T, typename Out>
+__device__ void pipe_resize_tile(const T *in, long long h, long long w,
+                                 long long channels, const pipe_affine &a,
+                                 const pipe_box &box, long long oh,
+                                 long long ow, long long ty0, long long tx0,
+                                 int border, float fill, Out *out,
+                                 const T *begin, const T *end,
+                                 pipe_resize_shared &s) {
+  const int tid = threadIdx.x, threads = blockDim.x;
+  const int rows = (int)(oh - ty0 < PIPE_RESIZE_TILE_ROWS
+                             ? oh - ty0
+                             : PIPE_RESIZE_TILE_ROWS);
+  const int cols = (int)(ow - tx0 < PIPE_RESIZE_TILE_COLS
+                             ? ow - tx0
+                             : PIPE_RESIZE_TILE_COLS);
+  const int c = (int)channels;
+  const float sx = pipe_fabs(a.m[0]), sy = pipe_fabs(a.m[4]);
+  // Uniform over the block: the pixel path for what the tile cannot keep
+  // (a NaN scale included).
+  bool tiled = h > 0 && w > 0 && sx <= PIPE_RESIZE_TILE_SCALE &&
+               sy <= PIPE_RESIZE_TILE_SCALE;
+  if (tiled) {
+    for (int t = tid; t < rows + cols; t += threads) {
+      if (t < rows)
+        s.ny[t] = pipe_resample_taps(ty0 + t, oh, a.m[4], a.m[5], box.y0,
+                                     box.y1, &s.fy[t], s.wy[t],
+                                     PIPE_RESIZE_TILE_TAPS);
+      else
+        s.nx[t - rows] = pipe_resample_taps(
+            tx0 + t - rows, ow, a.m[0], a.m[2], box.x0, box.x1,
+            &s.fx[t - rows], s.wx[t - rows], PIPE_RESIZE_TILE_TAPS);
     }
     __syncthreads();
-    if (ox >= ow)
+  }
+  // The input rows the tile reads (the taps move monotonically along an
+  // axis, either way when the region is flipped).
+  long long r0 = 0, r1 = 0;
+  if (tiled) {
+    long long fa = s.fy[0], fb = s.fy[rows - 1];
+    r0 = fa < fb ? fa : fb;
+    r1 = fa + s.ny[0] > fb + s.ny[rows - 1] ? fa + s.ny[0]
+                                             : fb + s.ny[rows - 1];
+  }
+  // Columns a chunk: the widest whose input fits in the shared room.
+  const int values = pipe_resize_group<T>::values;
+  const int unit = sizeof(T) < 4 ? 4 : (int)sizeof(T); // bytes a group
+  int width = cols;
+  const int rowsIn = (int)(r1 - r0);
+  const float support = sx > 1.0f ? sx : 1.0f;
+  for (; tiled && width > 0; width /= 2) {
+    int groups = pipe_resize_groups<T>(
+        (long long)((float)(width - 1) * sx + 2.0f * support + 4.0f) * c);
+    if (rows * groups * values <= PIPE_RESIZE_TILE_SUMS &&
+        rowsIn * groups * unit <= PIPE_RESIZE_TILE_BYTES)
+      break;
+  }
+  if (!tiled || width == 0) {
+    for (int e = tid; e < rows * cols; e += threads) {
+      long long oy = ty0 + e / cols, ox = tx0 + e % cols;
+      pipe_resample_pixel_outlined(in, h, w, channels, a, box, oh, ow, oy,
+                                   ox, border, fill,
+                                   out + (oy * ow + ox) * channels);
+    }
+    return;
+  }
+  for (int x0 = 0; x0 < cols; x0 += width) {
+    const int n = cols - x0 < width ? cols - x0 : width;
+    long long fa = s.fx[x0], fb = s.fx[x0 + n - 1];
+    long long c0 = fa < fb ? fa : fb;
+    long long c1 = fa + s.nx[x0] > fb + s.nx[x0 + n - 1]
+                       ? fa + s.nx[x0]
+                       : fb + s.nx[x0 + n - 1];
+    // The chunk's input values a row, in groups; its column sums a row.
+    const int groups = pipe_resize_groups<T>((c1 - c0) * channels);
+    const int pitch = groups * values;
+    if (x0 > 0)
+      __syncthreads(); // the previous chunk is done with the input and sums
+    if (rows * pitch > PIPE_RESIZE_TILE_SUMS ||
+        rowsIn * groups * unit > PIPE_RESIZE_TILE_BYTES) {
+      // Past the estimate (uniform over the block): pixel by pixel.
+      for (int e = tid; e < rows * n; e += threads) {
+        long long oy = ty0 + e / n, ox = tx0 + x0 + e % n;
+        pipe_resample_pixel_outlined(in, h, w, channels, a, box, oh, ow, oy,
+                                     ox, border, fill,
+                                     out + (oy * ow + ox) * channels);
+      }
       continue;
-    long long x0;
-    int nx = pipe_resample_taps(ox, ow, a.m[0], a.m[2], box.x0, box.x1, &x0,
-                                wx, PIPE_RESAMPLE_MAX_TAPS);
-    const float *taps = row + (x0 - lo) * channels;
-    for (long long ch = 0; ch < channels; ++ch) {
-      float acc = 0.0f;
-      for (int j = 0; j < nx; ++j)
-        acc = acc + wx[j] * taps[j * channels + ch];
-      line[ox * channels + ch] = pipe_cast<Out>(acc);
+    }
+    pipe_resize_load(in, w * channels, r0, rowsIn, c0 * channels, groups,
+                     begin, end, s);
+    __syncthreads();
+    // Down the vertical taps, a group of input values a thread: sums[t][k]
+    // for output row t, input value k.
+    {
+      int t = tid / groups, g = tid % groups, zero = 0;
+      while (t < rows) {
+        const int ny = s.ny[t], top = (int)(s.fy[t] - r0);
+        const float *wy = s.wy[t];
+        float column[pipe_resize_group<T>::values];
+#pragma unroll
+        for (int v = 0; v < values; ++v)
+          column[v] = 0.0f;
+#pragma unroll 4
+        for (int j = 0; j < ny; ++j) {
+          pipe_resize_group<T> u;
+          if (sizeof(T) < 4)
+            u.word = ((const unsigned int *)s.input)[(top + j) * groups + g];
+          else
+            u.v[0] = ((const T *)s.input)[(top + j) * groups + g];
+          const float weight = wy[j];
+#pragma unroll
+          for (int v = 0; v < values; ++v)
+            column[v] =
+                pipe_resample_madd(column[v], weight, pipe_resize_value(u, v));
+        }
+        float *sum = s.sums + t * pitch + g * values;
+        if (values == 4)
+          *(float4 *)sum =
+              make_float4(column[0], column[values > 1 ? 1 : 0],
+                          column[values > 2 ? 2 : 0], column[values > 3 ? 3 : 0]);
+        else
+#pragma unroll
+          for (int v = 0; v < values; ++v)
+            sum[v] = column[v];
+        pipe_resize_step(&zero, &t, &g, 1 << 30, groups, 0, threads / groups,
+                         threads % groups);
+      }
+    }
+    __syncthreads();
+    // Along the horizontal taps: output (t, x0 + x, ch), a pixel a thread
+    // when the channels are known (C), else a value a thread.
+    Out *corner = out + (ty0 * ow + tx0 + x0) * channels;
+    const long long stride = ow * channels;
+    if (C > 0) {
+      int t = tid / n, x = tid % n, zero = 0;
+      while (t < rows) {
+        const int nx = s.nx[x0 + x];
+        const float *wx = s.wx[x0 + x];
+        const float *taps = s.sums + t * pitch + (int)(s.fx[x0 + x] - c0) * C;
+        float acc[C > 0 ? C : 1];
+#pragma unroll
+        for (int ch = 0; ch < C; ++ch)
+          acc[ch] = 0.0f;
+        for (int j = 0; j < nx; ++j) {
+          const float weight = wx[j];
+#pragma unroll
+          for (int ch = 0; ch < C; ++ch)
+            acc[ch] = pipe_resample_madd(acc[ch], weight, taps[j * C + ch]);
+        }
+        Out *pixel = corner + t * stride + x * C;
+#pragma unroll
+        for (int ch = 0; ch < C; ++ch)
+          pixel[ch] = pipe_cast<Out>(acc[ch]);
+        pipe_resize_step(&zero, &t, &x, 1 << 30, n, 0, threads / n,
+                         threads % n);
+      }
+    } else {
+      int t = tid / (n * c), x = tid / c % n, ch = tid % c;
+      const int stepT = threads / (n * c), stepX = threads / c % n,
+                stepC = threads % c;
+      while (t < rows) {
+        const int nx = s.nx[x0 + x];
+        const float *wx = s.wx[x0 + x];
+        const float *taps =
+            s.sums + t * pitch + (int)(s.fx[x0 + x] - c0) * c + ch;
+        float acc = 0.0f;
+        for (int j = 0; j < nx; ++j)
+          acc = pipe_resample_madd(acc, wx[j], taps[j * c]);
+        corner[t * stride + (x * c + ch)] = pipe_cast<Out>(acc);
+        pipe_resize_step(&t, &x, &ch, n, c, stepT, stepX, stepC);
+      }
+    }
+  }
+}
+
+/// An antialiased resize of `rows` / oh samples (pipe_resample_param's
+/// `param` and `divisor`; none without regions), a tile at a time
+/// (pipe_resize_tile): the block takes a run of consecutive tiles, a
+/// sample's in order, so that it finds the sample's matrix and region
+/// again only when the sample changes, and steps from tile to tile
+/// without a division. `C` is the channels when the kernel knows them
+/// (a pixel a thread in the horizontal sums), else 0.
+template <int C, typename T, typename Out>
+__device__ void pipe_resize_tiles(const T *in, const float *param, Out *out,
+                                  long long rows, long long h, long long w,
+                                  long long channels, long long oh,
+                                  long long ow, long long divisor,
+                                  int border, float fill,
+                                  pipe_resize_shared &s) {
+  const long long tilesY =
+      (oh + PIPE_RESIZE_TILE_ROWS - 1) / PIPE_RESIZE_TILE_ROWS;
+  const long long tilesX =
+      (ow + PIPE_RESIZE_TILE_COLS - 1) / PIPE_RESIZE_TILE_COLS;
+  const long long samples = rows / oh, image = h * w * channels;
+  const long long tiles = samples * tilesY * tilesX;
+  const long long each = (tiles + gridDim.x - 1) / gridDim.x;
+  long long tile = blockIdx.x * each;
+  const long long last = tile + each < tiles ? tile + each : tiles;
+  if (tile >= last)
+    return;
+  long long sample = tile / (tilesY * tilesX);
+  long long ty = tile / tilesX % tilesY, tx = tile % tilesX;
+  long long matrixOf = -1;
+  for (; tile < last; ++tile) {
+    __syncthreads(); // the previous tile is done with `s`
+    if (sample != matrixOf) { // one thread finds it, into `s`
+      if (threadIdx.x == 0) {
+        const float *p = pipe_resample_param(param, PIPE_RESAMPLE_RESIZE,
+                                             sample, divisor);
+        s.a = pipe_resample_matrix(PIPE_RESAMPLE_RESIZE, p, h, w, oh, ow);
+        s.box = pipe_resample_region(PIPE_RESAMPLE_RESIZE, p, h, w);
+      }
+      matrixOf = sample;
+      __syncthreads();
+    }
+    pipe_resize_tile<C>(in + sample * image, h, w, channels, s.a, s.box, oh, ow,
+                     ty * PIPE_RESIZE_TILE_ROWS, tx * PIPE_RESIZE_TILE_COLS,
+                     border, fill, out + sample * oh * ow * channels, in,
+                     in + samples * image, s);
+    if (++tx == tilesX) {
+      tx = 0;
+      if (++ty == tilesY) {
+        ty = 0;
+        ++sample;
+      }
     }
   }
 }

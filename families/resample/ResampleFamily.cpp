@@ -1,13 +1,13 @@
 //===- ResampleFamily.cpp - warp_affine, rotate, resize to CUDA -----------===//
 //
 // The compiler half of the resample family: a `pipe.resample` becomes one
-// kernel, a block per output row, each thread a pixel of the row at a time
-// (its taps and weights found once for all its channels), whose values
-// core/PipeResample.h defines (the reference runs the same functions).
-// Every thread of a block finds the row's matrix itself (the same one).
-// An antialiased resize, which is separable, sums the row's input columns
-// in shared memory first (pipe_resize_row); the others use no shared
-// memory and no barrier.
+// kernel whose values core/PipeResample.h defines (the reference runs the
+// same functions). An antialiased resize, which is separable, takes the
+// output a tile at a time, a block each, through shared memory
+// (pipe_resize_tile); the others a block per output row, each thread a
+// pixel of the row at a time (its taps and weights found once for all its
+// channels), with no shared memory and no barrier. Every thread of a
+// block finds its sample's matrix itself (the same one).
 //
 //===----------------------------------------------------------------------===//
 
@@ -29,7 +29,11 @@ using namespace mlir::pipe;
 namespace {
 
 class ResampleFamily : public pipec::KernelFamily {
-  static constexpr int kMinBlocksPerSM = 8;
+  static constexpr int kRowThreads = 128, kMinBlocksPerSM = 8;
+  // pipe_resize_tile's blocks: its shared memory (~38 KiB) lets 5 share
+  // an SM.
+  static constexpr int kTiledThreads = 256, kMinTiledBlocksPerSM = 4;
+  static constexpr int64_t kMostTiledChannels = 4;
 
 public:
   StringRef getName() const override { return "resample"; }
@@ -50,12 +54,19 @@ public:
     params.transform = int(resample.getTransform());
     std::string in = getCppScalarType(input.getElementType());
     std::string out = getCppScalarType(result.getElementType());
-    // Blocks of 128 that must fit on an SM at once: caps the registers
-    // (255 a thread otherwise, two blocks an SM, with the taps' arrays and
-    // loops inlined). PIPE_TUNE_RESAMPLE_MIN_BLOCKS overrides, for sweeps.
-    int minBlocks = kMinBlocksPerSM;
+    // An antialiased (linear) resize, separable, takes the output a tile
+    // at a time through shared memory (pipe_resize_tile); the others a
+    // row a block, a pixel a thread.
+    params.tiled = resample.getTransform() == ResampleTransform::resize &&
+                   resample.getAntialias() &&
+                   resample.getInterp() == Interp::linear;
+    // Blocks that must fit on an SM at once: caps the registers (255 a
+    // thread otherwise, two blocks an SM, with the taps' arrays and loops
+    // inlined). PIPE_TUNE_RESAMPLE_MIN_BLOCKS overrides, for sweeps.
+    int minBlocks = params.tiled ? kMinTiledBlocksPerSM : kMinBlocksPerSM;
     if (const char *tuned = std::getenv("PIPE_TUNE_RESAMPLE_MIN_BLOCKS"))
       minBlocks = std::atoi(tuned);
+    int threads = params.tiled ? kTiledThreads : kRowThreads;
     std::string text;
     llvm::raw_string_ostream os(text);
     if (options.withPrelude)
@@ -64,7 +75,7 @@ public:
     os << "// " << name << ": " << stringifyResampleTransform(
                                       resample.getTransform())
        << " " << input << " -> " << result << "\n"
-       << "extern \"C\" __global__ void __launch_bounds__(128"
+       << "extern \"C\" __global__ void __launch_bounds__(" << threads
        << (minBlocks > 0 ? ", " + std::to_string(minBlocks) : "") << ")\n"
        << name << "(const " << in << " *__restrict__ in,\n"
        << "    const float *__restrict__ param, " << out
@@ -75,36 +86,38 @@ public:
     char fill[40];
     std::snprintf(fill, sizeof(fill), "(float)%.17g",
                   resample.getFill().convertToDouble());
-    // An antialiased resize takes a row at a time (pipe_resize_row);
-    // the others a pixel per thread.
-    bool byRows = resample.getAntialias() &&
-                  resample.getInterp() == Interp::linear;
-    if (byRows)
-      os << "  __shared__ float pipe_row[PIPE_RESAMPLE_ROW];\n";
-    os << "  for (long long row = blockIdx.x; row < rows; row += gridDim.x) {\n"
-       << "    const long long sample = row / oh, oy = row % oh;\n"
-       << "    const float *p = pipe_resample_param(param, " << params.transform
-       << ", sample, paramDivisor);\n"
-       << "    const pipe_affine a = pipe_resample_matrix(" << params.transform
-       << ", p, h, w, oh, ow);\n"
-       << "    const pipe_box box = pipe_resample_region(" << params.transform
-       << ", p, h, w);\n"
-       << "    const " << in << " *image = in + sample * h * w * channels;\n"
-       << "    " << out << " *line = out + row * ow * channels;\n";
-    if (byRows)
-      os << "    pipe_resize_row(image, h, w, channels, a, box, oh, ow, oy, "
-         << int(resample.getBorder()) << ", " << fill
-         << ", line, pipe_row);\n";
-    else
+    if (params.tiled) {
+      // A known, small channel count lets a thread sum a whole pixel.
+      int64_t channels = input.getShape().back();
+      if (ShapedType::isDynamic(channels) || channels > kMostTiledChannels)
+        channels = 0;
+      os << "  __shared__ pipe_resize_shared pipe_tile;\n"
+         << "  pipe_resize_tiles<" << channels
+         << ">(in, param, out, rows, h, w, channels, oh, ow, "
+            "paramDivisor,\n      "
+         << int(resample.getBorder()) << ", " << fill << ", pipe_tile);\n}\n";
+    } else {
       // A thread per output pixel: its taps once, then every channel.
-      os << "    for (long long ox = threadIdx.x; ox < ow; ox += blockDim.x)\n"
+      os << "  for (long long row = blockIdx.x; row < rows; row += gridDim.x) "
+            "{\n"
+         << "    const long long sample = row / oh, oy = row % oh;\n"
+         << "    const float *p = pipe_resample_param(param, "
+         << params.transform << ", sample, paramDivisor);\n"
+         << "    const pipe_affine a = pipe_resample_matrix(" << params.transform
+         << ", p, h, w, oh, ow);\n"
+         << "    const pipe_box box = pipe_resample_region(" << params.transform
+         << ", p, h, w);\n"
+         << "    const " << in << " *image = in + sample * h * w * channels;\n"
+         << "    " << out << " *line = out + row * ow * channels;\n"
+         << "    for (long long ox = threadIdx.x; ox < ow; ox += blockDim.x)\n"
          << "      pipe_resample_pixel(image, h, w, channels, a, box, oh, ow, "
             "oy, ox, "
          << int(resample.getInterp()) << ", " << int(resample.getBorder())
          << ", " << fill << ", "
          << (resample.getAntialias() ? "true" : "false")
-         << ", line + ox * channels);\n";
-    os << "  }\n}\n";
+         << ", line + ox * channels);\n"
+         << "  }\n}\n";
+    }
     pipert::PlanKernel kernel;
     kernel.name = name;
     kernel.entries = {name};

@@ -1,8 +1,9 @@
 //===- ResampleLauncher.cpp - Launching warp_affine, rotate, resize -------===//
 //
 // One launch per resample (see ResampleFamily.cpp): a block of 128
-// threads per output row, up to a few per SM's worth, the rest taken in
-// turn. The sizes come from the input's and the output's shapes.
+// threads per output row, or of PIPE_RESIZE_THREADS per run of output
+// tiles, a few per SM's worth. The sizes come from the input's and the
+// output's shapes.
 //
 //===----------------------------------------------------------------------===//
 
@@ -16,6 +17,7 @@
 #include "runtime/KernelLauncher.h"
 
 #include <algorithm>
+#include <cstdlib>
 
 using namespace pipert;
 
@@ -60,6 +62,27 @@ public:
     std::vector<void *> args = {&input, &param, &output, &rows, &h, &w,
                                 &channels, &oh, &ow, &paramDivisor};
     addGuardArgs(ctx, kernel, args);
+    if (params.tiled) {
+      long long tilesY =
+          (oh + PIPE_RESIZE_TILE_ROWS - 1) / PIPE_RESIZE_TILE_ROWS;
+      long long tilesX =
+          (ow + PIPE_RESIZE_TILE_COLS - 1) / PIPE_RESIZE_TILE_COLS;
+      long long tiles = rows / oh * tilesY * tilesX;
+      // Each block takes a run of consecutive tiles (pipe_resize_tiles).
+      // Short runs balance best: 32 blocks an SM (8 waves of the 4 that
+      // fit at once) beat one wave on an H100 (bench/NOTES.md: resize
+      // 0.673 -> 0.640 ms, train_aug 0.767 -> 0.608 ms), whose windows
+      // cost unevenly. A tuning knob for sweeps:
+      // PIPE_TUNE_RESIZE_BLOCKS_PER_SM.
+      static const int perSm = [] {
+        const char *value = std::getenv("PIPE_TUNE_RESIZE_BLOCKS_PER_SM");
+        return value && std::atoi(value) > 0 ? std::atoi(value) : 32;
+      }();
+      long long blocks = std::min<long long>(
+          tiles, (long long)ctx.device.multiprocessors * perSm);
+      return launchKernel(ctx, function, kernel.entries[0], blocks,
+                          PIPE_RESIZE_THREADS, 1, args);
+    }
     long long blocks =
         std::min<long long>(rows, (long long)ctx.device.multiprocessors * 16);
     return launchKernel(ctx, function, kernel.entries[0], blocks, 128, 1, args);

@@ -5,7 +5,8 @@
 // (const In *in, const float *param, Out *out, long long rows, long long
 // h, long long w, long long channels, long long oh, long long ow, long
 // long paramDivisor[, guard, run]): one block per output row (sample,
-// oy); `param` holds each sample's matrix (6 floats) or angle (1), image
+// oy), or per tile of the output (PIPE_RESIZE_TILE_ROWS x _COLS of a
+// sample, in order) when `tiled`; `param` holds each sample's matrix (6 floats) or angle (1), image
 // sample s reading the param's s / paramDivisor, or all the first when
 // paramDivisor is 0 (pipe_resample_param_divisor, core/PipeResample.h).
 //
@@ -23,10 +24,14 @@ namespace pipert {
 struct ResampleParams {
   /// PIPE_RESAMPLE_AFFINE, _ROTATE or _RESIZE (core/PipeResample.h).
   int transform = 0;
+  /// Whether the kernel takes the output in tiles (pipe_resize_tile),
+  /// blocks of PIPE_RESIZE_THREADS, rather than a block of 128 per row.
+  bool tiled = false;
 
   std::string encode() const {
     return KernelParamWriter()
         .add("transform", transform)
+        .add("tiled", tiled ? 1 : 0)
         .str();
   }
   static Result<ResampleParams> decode(const std::string &text) {
@@ -35,6 +40,7 @@ struct ResampleParams {
       return reader.status();
     ResampleParams params;
     params.transform = int(reader->getInt("transform"));
+    params.tiled = reader->getInt("tiled") != 0;
     if (!reader->status().ok())
       return reader->status();
     if (params.transform < 0 || params.transform > 2)

@@ -3,6 +3,7 @@ from the definitions in docs/language.md (DALI's pixel centres; torch's
 align_corners=False bilinear; PIL's antialias filter), on random images
 of odd sizes with per-sample matrices and angles. u8 results within 1 of
 the model, floats within 1e-3."""
+import oracle
 from oracle import check, expect_failure, finish, rng, run
 from resample_model import affine, near, resize_aa, rotation, to
 import numpy as np
@@ -57,6 +58,54 @@ for n, h, w in [(1, 1, 1), (3, 37, 45), (2, 64, 57)]:
         near(f'resize nearest {case} [{i}]', got['nearest'][i],
              to(affine(img, scale, 23, 61, 'nearest', border='clamp'),
                 np.uint8))
+
+# The antialiased resize's tiled path (core/PipeResample.h,
+# pipe_resize_tile) on images of many 8 x 64 tiles: partial tiles at the
+# edges, scales whose columns a tile takes in narrower chunks (up to 6.5),
+# scales past what a tile keeps (the pixel path), upscales, a flipped
+# region, values of 1, 2 and 4 bytes and channels of 1, 3 and 5. On the
+# GPU, each result is also the reference's, bit for bit (the same sums in
+# the same order).
+TILES = """
+pipeline t(x: u8[N, H, W, 3], g: u16[N, H, W, 1], f: f32[N, H, W, 5]) -> (
+    half: u8[N, 101, 259, 3], chunked: u8[N, 67, 100, 3],
+    pixel: f32[N, 29, 61, 3], up: u8[N, 210, 530, 3],
+    flip: u8[N, 50, 130, 3], wide: f32[N, 41, 77, 1],
+    five: f32[N, 33, 129, 5]) {
+  half    = resize(x, size = [101, 259])
+  chunked = resize(x, size = [67, 100])
+  pixel   = resize(x, size = [29, 61], dtype = f32)
+  up      = resize(x, size = [210, 530])
+  flip    = resize(x, size = [50, 130], roi_start = [3, W - 2], roi_end = [H, 5])
+  wide    = resize(g, size = [41, 77], dtype = f32)
+  five    = resize(f, size = [33, 129])
+}
+"""
+n, h, w = 2, 203, 517
+x = rng.integers(0, 256, (n, h, w, 3), dtype=np.uint8)
+g = rng.integers(0, 65536, (n, h, w, 1), dtype=np.uint16)
+f = rng.uniform(-100, 100, (n, h, w, 5)).astype(np.float32)
+inputs = {'x': x, 'g': g, 'f': f}
+got = run(TILES, inputs)
+if oracle.BACKEND == 'gpu':
+    oracle.BACKEND = 'reference'
+    want = run(TILES, inputs)
+    oracle.BACKEND = 'gpu'
+    for name in sorted(want):
+        check(f'tiled resize {name}: GPU == reference', got[name], want[name])
+for i in range(n):
+    for name, size in [('half', (101, 259)), ('chunked', (67, 100)),
+                       ('up', (210, 530))]:
+        near(f'tiled resize {name} [{i}]', got[name][i],
+             to(resize_aa(x[i], *size), np.uint8))
+    near(f'tiled resize pixel path [{i}]', got['pixel'][i],
+         to(resize_aa(x[i], 29, 61), np.float32))
+    near(f'tiled resize flipped region [{i}]', got['flip'][i],
+         to(resize_aa(x[i, 3:h, 5:w - 2], 50, 130)[:, ::-1], np.uint8))
+    near(f'tiled resize u16 [{i}]', got['wide'][i],
+         to(resize_aa(g[i], 41, 77), np.float32))
+    near(f'tiled resize 5 channels [{i}]', got['five'][i],
+         to(resize_aa(f[i], 33, 129), np.float32))
 
 # Bad parameters only the run knows (docs/language.md, Resampling): a NaN
 # or infinite angle or matrix element fails the run naming the sample and
