@@ -208,6 +208,11 @@ private:
   /// without one; nullopt after an error.
   std::optional<std::string> numberDType(CallExprAST &expr,
                                          const std::string &fallback);
+  /// Types `expr`, an image op computing in `input`'s dtype, as a tensor
+  /// of `dims` in the number dtype its `dtype =` names (the input's
+  /// without one); false after an error.
+  bool setNumberResult(CallExprAST &expr, const ExprType &input,
+                       std::vector<DimAST> dims);
 
   /// The dtype `operands` are converted to for `what` (promotion, weak
   /// literals), checked against `accepts`; reports and returns nullopt if

@@ -90,10 +90,5 @@ bool PipelineChecker::checkChannelMixOp(CallExprAST &expr) {
         return false;
     }
   }
-  std::optional<std::string> dtype = numberDType(expr, input.dtype);
-  if (!dtype)
-    return false;
-  expr.operandDType = input.dtype;
-  expr.type = ExprType{*dtype, dims};
-  return true;
+  return setNumberResult(expr, input, std::move(dims));
 }

@@ -192,6 +192,17 @@ PipelineChecker::numberDType(CallExprAST &expr, const std::string &fallback) {
   return requested;
 }
 
+bool PipelineChecker::setNumberResult(CallExprAST &expr,
+                                      const ExprType &input,
+                                      std::vector<DimAST> dims) {
+  std::optional<std::string> dtype = numberDType(expr, input.dtype);
+  if (!dtype)
+    return false;
+  expr.operandDType = input.dtype;
+  expr.type = ExprType{*dtype, std::move(dims)};
+  return true;
+}
+
 bool PipelineChecker::checkReduceOp(CallExprAST &expr) {
   const std::string &kind = expr.callee;
   if (expr.args.size() != 1)

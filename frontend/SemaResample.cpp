@@ -130,12 +130,7 @@ bool PipelineChecker::checkResampleOp(CallExprAST &expr) {
                          "over the leading dims of " + input.str());
     }
   }
-  std::optional<std::string> dtype = numberDType(expr, input.dtype);
-  if (!dtype)
-    return false;
-  expr.operandDType = input.dtype;
-  expr.type = ExprType{*dtype, dims};
-  return true;
+  return setNumberResult(expr, input, std::move(dims));
 }
 
 bool PipelineChecker::checkResizeRoi(CallExprAST &expr,
