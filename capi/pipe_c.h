@@ -2,10 +2,16 @@
  *
  * A stable C ABI over the JIT compiler and the runtime, for other languages
  * (the Python module, python/pipegpu, is its first user): compile a
- * pipeline from text or a file, ask for its parameters and results, and
- * run it on DLPack tensors (DLTensor views, the core of both DLManagedTensor
- * and DLPack 1.x's DLManagedTensorVersioned) in host or device memory, on
- * the caller's CUDA stream, or on the CPU reference executor.
+ * pipeline from text or a file, or load one that `pipec --emit=aot`
+ * compiled ahead of time, ask for its parameters and results, and run it
+ * on DLPack tensors (DLTensor views, the core of both DLManagedTensor and
+ * DLPack 1.x's DLManagedTensorVersioned) in host or device memory, on the
+ * caller's CUDA stream, or on the CPU reference executor; read and write
+ * PNG and JPEG images as DLPack tensors.
+ *
+ * Two libraries: libpipe_c.so has it all (MLIR and LLVM linked in);
+ * libpipe_c_runtime.a has all but pipe_compile and pipe_compile_file, and
+ * links against the runtime alone, for programs that run AOT plans.
  *
  * Every function that can fail returns a pipe_status; pipe_last_error()
  * then gives the message, per thread. No C++ exception crosses the API.
@@ -23,6 +29,10 @@
 
 #ifdef __cplusplus
 extern "C" {
+#else
+/* DLPack 1.1 declares the struct without a typedef (C11 allows repeating
+ * one, should a later dlpack.h add it). */
+typedef struct DLManagedTensorVersioned DLManagedTensorVersioned;
 #endif
 
 #if defined(__GNUC__)
@@ -46,6 +56,9 @@ typedef enum pipe_status {
   PIPE_ERROR_RUN = 3,
   /** A failure inside Pipe: the message says where; please report it. */
   PIPE_ERROR_INTERNAL = 4,
+  /** A file that cannot be read, decoded or written (an image): the
+   * message names it. Nothing was written. */
+  PIPE_ERROR_FILE = 5,
 } pipe_status;
 
 typedef enum pipe_backend {
@@ -61,6 +74,11 @@ typedef enum pipe_memory {
 } pipe_memory;
 
 typedef struct pipe_pipeline pipe_pipeline;
+
+/** A plan compiled ahead of time: `pipec --emit=aot` writes, for each
+ * pipeline NAME, `const struct pipe_aot_plan *pipe_aot_NAME(void)` (C
+ * linkage) into its header and source. */
+struct pipe_aot_plan;
 
 /** A parameter or result, valid as long as its pipeline. */
 typedef struct pipe_tensor_info {
@@ -78,6 +96,10 @@ PIPE_C_EXPORT const char *pipe_last_error(void);
 /** "0.1.0": Pipe's version. */
 PIPE_C_EXPORT const char *pipe_version(void);
 
+/** PIPE_OK when there is a GPU to run on; else PIPE_ERROR_RUN, and
+ * pipe_last_error() says why (no driver, no device). */
+PIPE_C_EXPORT pipe_status pipe_gpu_available(void);
+
 /** Compiles pipeline `pipeline_name` (or the only one; NULL) of `source`,
  * naming it `source_name` in diagnostics (NULL: "<string>"). */
 PIPE_C_EXPORT pipe_status pipe_compile(const char *source,
@@ -87,6 +109,13 @@ PIPE_C_EXPORT pipe_status pipe_compile(const char *source,
 PIPE_C_EXPORT pipe_status pipe_compile_file(const char *path,
                                             const char *pipeline_name,
                                             pipe_pipeline **out);
+/** A pipeline over plan `plan` from `pipe_aot_NAME()`: it runs on the GPU
+ * only (its kernels are in the plan; the CPU reference needs the source),
+ * loading them on the first run. Each such pipeline has its own random
+ * state, apart from the C++ entry point's. Its source must come from the
+ * pipec of the Pipe whose runtime the program links. */
+PIPE_C_EXPORT pipe_status pipe_load_aot(const struct pipe_aot_plan *plan,
+                                        pipe_pipeline **out);
 PIPE_C_EXPORT void pipe_release(pipe_pipeline *pipeline);
 
 PIPE_C_EXPORT const char *pipe_pipeline_name(const pipe_pipeline *pipeline);
@@ -151,6 +180,23 @@ pipe_dlpack_unversioned(const DLManagedTensorVersioned *tensor);
  * same tensors as pipe_dlpack_unversioned). */
 PIPE_C_EXPORT DLManagedTensorVersioned *
 pipe_dlpack_share(const DLManagedTensorVersioned *tensor);
+
+/** Reads the PNG or JPEG file `path` as u8[H, W, C] (C: 1 gray, 2 gray and
+ * alpha, 3 RGB, 4 RGBA; a JPEG is gray or RGB), or the images of folder
+ * `path` (.png, .jpg, .jpeg, by name) as one u8[N, H, W, C] batch, into
+ * host memory that `*image` owns (the caller's: delete it with its
+ * deleter). A file that is not a whole image of its kind, or a folder of
+ * differing images, is PIPE_ERROR_FILE, naming the file. */
+PIPE_C_EXPORT pipe_status pipe_image_read(const char *path,
+                                          DLManagedTensorVersioned **image);
+
+/** Writes `image`, u8 (or bool, as 0 and 255) of shape [H, W] or [H, W, C]
+ * with C from 1 to 4, compact, as a PNG file at `path`: whole, or (on an
+ * error) not at all, leaving a file already there as it was. Device memory
+ * is copied with cuMemcpyDtoH, after the work on the legacy default
+ * stream: wait for other streams first. */
+PIPE_C_EXPORT pipe_status pipe_image_write(const char *path,
+                                           const DLTensor *image);
 
 /** For Python producers: the DLPack capsule names, as static strings (a
  * capsule keeps its name's pointer), and the capsule destructor the

@@ -1,5 +1,7 @@
-# `cmake --install`: the runtime's libraries and headers, pipec, the C API,
-# a CMake package (find_package(Pipe CONFIG): Pipe::runtime, Pipe::pipec)
+# `cmake --install`: the runtime's libraries and headers, pipec, the C API
+# (libpipe_c.so, and libpipe_c_runtime.a for AOT programs in C), a CMake
+# package (find_package(Pipe CONFIG): Pipe::runtime, Pipe::c_runtime,
+# Pipe::pipec)
 # and a pkg-config file for the runtime. scripts/check-outside-build.sh
 # builds examples/aot against the installed tree (a ctest test), so that
 # this stays true.
@@ -7,12 +9,14 @@ include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 
 set(PIPE_INCLUDE_DEST ${CMAKE_INSTALL_INCLUDEDIR}/pipe)
-install(TARGETS pipe_runtime pipe_core pipe_cuda_headers EXPORT PipeTargets
+install(TARGETS pipe_runtime pipe_core pipe_cuda_headers pipe_c_runtime
+                pipe_images EXPORT PipeTargets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
 install(TARGETS pipec EXPORT PipeTargets
         RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 install(TARGETS pipe_c LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
-# The headers an AOT program reaches from runtime/Runtime.h, and the C API.
+# The headers an AOT program reaches from runtime/Runtime.h, and the C API
+# with DLPack's header.
 foreach(dir core runtime)
   install(DIRECTORY ${PROJECT_SOURCE_DIR}/${dir}/ DESTINATION ${PIPE_INCLUDE_DEST}/${dir}
           FILES_MATCHING PATTERN "*.h")

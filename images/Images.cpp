@@ -216,6 +216,7 @@ pipeimg::encodePng(const HostTensor &tensor, const ImageLayout &layout,
   image.width = png_uint_32(layout.width);
   image.height = png_uint_32(layout.height);
   image.format = layout.channels == 1   ? PNG_FORMAT_GRAY
+                 : layout.channels == 2 ? PNG_FORMAT_GA
                  : layout.channels == 3 ? PNG_FORMAT_RGB
                                         : PNG_FORMAT_RGBA;
   png_alloc_size_t size = 0;
@@ -227,4 +228,18 @@ pipeimg::encodePng(const HostTensor &tensor, const ImageLayout &layout,
     return Status::error(std::string("cannot encode a PNG: ") + image.message);
   bytes.resize(size);
   return bytes;
+}
+
+Status pipeimg::writePng(const std::string &path, const HostTensor &tensor,
+                         const ImageLayout &layout, int64_t index) {
+  auto bytes = encodePng(tensor, layout, index);
+  if (!bytes)
+    return bytes.status();
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out.write(reinterpret_cast<const char *>(bytes->data()),
+            std::streamsize(bytes->size()));
+  out.close();
+  if (!out)
+    return Status::error("cannot write '" + path + "': " + std::strerror(errno));
+  return Status();
 }

@@ -62,6 +62,12 @@ pipert::Result<std::vector<unsigned char>>
 encodePng(const pipert::HostTensor &tensor, const ImageLayout &layout,
           int64_t index);
 
+/// Encodes image `index` of `tensor` as encodePng does and writes it to
+/// `path` (a temporary of writeFilesAllOrNothing, which names the file it
+/// stands for in its own messages).
+pipert::Status writePng(const std::string &path, const pipert::HostTensor &tensor,
+                        const ImageLayout &layout, int64_t index);
+
 } // namespace pipeimg
 
 #endif // PIPE_IMAGES_IMAGES_H

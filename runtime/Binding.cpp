@@ -40,13 +40,14 @@ pipert::bindDims(const std::string &pipeline, const PlanBuffer *params,
   for (size_t i = 0; i < numParams; ++i) {
     const PlanBuffer &param = params[i];
     const TensorRef &input = inputs[i];
-    std::string what = "input '" + param.name + "'";
+    // Named only for a message: a run's checks make no strings.
+    auto what = [&] { return "input '" + param.name + "'"; };
     if (input.dtype != param.dtype)
-      return Status::error(what + " has dtype " + dtypeName(input.dtype) +
+      return Status::error(what() + " has dtype " + dtypeName(input.dtype) +
                            " but the pipeline expects " +
                            dtypeName(param.dtype) + describeDims(param.dims));
     if (input.shape.size() != param.dims.size())
-      return Status::error(what + " has rank " +
+      return Status::error(what() + " has rank " +
                            std::to_string(input.shape.size()) + " (" +
                            describeTensor(input.dtype, input.shape) +
                            ") but the pipeline expects rank " +
@@ -57,11 +58,11 @@ pipert::bindDims(const std::string &pipeline, const PlanBuffer *params,
       const PlanDim &dim = param.dims[d];
       int64_t size = input.shape[d];
       if (size < 0)
-        return Status::error(what + " has a negative size in dim " +
+        return Status::error(what() + " has a negative size in dim " +
                              std::to_string(d));
       if (dim.symbol.empty()) {
         if (size != dim.size)
-          return Status::error(what + " dim " + std::to_string(d) + " is " +
+          return Status::error(what() + " dim " + std::to_string(d) + " is " +
                                std::to_string(size) + " but must be " +
                                std::to_string(dim.size));
         continue;
@@ -75,18 +76,20 @@ pipert::bindDims(const std::string &pipeline, const PlanBuffer *params,
                              std::to_string(it->second) + " in input '" +
                              params[first].name + "' dim " +
                              std::to_string(firstDim) + " but " +
-                             std::to_string(size) + " in " + what + " dim " +
+                             std::to_string(size) + " in " + what() + " dim " +
                              std::to_string(d));
       }
     }
     if (!checkedNumBytes(input.dtype, input.shape))
-      return Status::error(what + " has shape " +
+      return Status::error(what() + " has shape " +
                            describeTensor(input.dtype, input.shape) +
                            ", whose size in bytes passes 2^63");
     if (input.numElements() > 0 && !input.data)
-      return Status::error(what + " is a null pointer");
-    if (Status s = checkPinnedMemory(what, param.memory, input.memory); !s.ok())
-      return s;
+      return Status::error(what() + " is a null pointer");
+    if (param.memory != PlanMemory::Any)
+      if (Status s = checkPinnedMemory(what(), param.memory, input.memory);
+          !s.ok())
+        return s;
   }
   return sizes;
 }

@@ -193,6 +193,10 @@ private:
   bool hasGuard_ = false;
   unsigned long long guardWords_ = 0;
   Status checkVerdicts() const;
+  Result<std::map<std::string, int64_t>>
+  checkTensors(const std::vector<TensorRef> &inputs,
+               const std::vector<TensorRef> &outputs,
+               std::vector<std::vector<int64_t>> &shapes) const;
 
   /// Where each condition a choice reads sits in the run's block of
   /// conditions (-1 for other buffers), the block's size, and pinned host

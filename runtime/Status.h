@@ -19,7 +19,16 @@ class [[nodiscard]] Status {
 public:
   Status() = default;
   static Status error(std::string message) { return Status(std::move(message)); }
+  /// A caller's tensor that does not fit the pipeline (its count, dtype,
+  /// shape, memory), found before anything ran. The C API reports it as
+  /// PIPE_ERROR_ARGUMENT, and other failures of a run as PIPE_ERROR_RUN.
+  static Status badArgument(std::string message) {
+    Status s(std::move(message));
+    s.badArgument_ = true;
+    return s;
+  }
   bool ok() const { return !message_.has_value(); }
+  bool isBadArgument() const { return badArgument_; }
   explicit operator bool() const { return ok(); }
   const std::string &message() const {
     static const std::string empty;
@@ -29,6 +38,7 @@ public:
 private:
   explicit Status(std::string message) : message_(std::move(message)) {}
   std::optional<std::string> message_;
+  bool badArgument_ = false;
 };
 
 /// A value or the Status that says why there is none.

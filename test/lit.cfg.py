@@ -20,6 +20,7 @@ tools = {
     "pipe-npy": os.path.join(config.pipe_binary_dir, "tools", "pipe-npy", "pipe-npy"),
     "jit_example": os.path.join(config.pipe_binary_dir, "examples", "jit", "jit_example"),
     "aot_example": os.path.join(config.pipe_binary_dir, "examples", "aot", "aot_example"),
+    "aot_c_example": os.path.join(config.pipe_binary_dir, "examples", "aot", "aot_c_example"),
 }
 for name, path in tools.items():
     config.substitutions.append((r"\b%s\b" % name.replace("-", r"\-"), path))

@@ -218,26 +218,6 @@ readInput(const std::string &path, const pipert::PlanBuffer &param) {
   return tensor;
 }
 
-/// Writes image `index` of `tensor` as a PNG file at `path`.
-static pipert::Status writePng(const std::string &path,
-                               const pipert::HostTensor &tensor,
-                               const pipeimg::ImageLayout &layout,
-                               int64_t index) {
-  auto bytes = pipeimg::encodePng(tensor, layout, index);
-  if (!bytes)
-    return bytes.status();
-  std::error_code ec;
-  llvm::raw_fd_ostream out(path, ec);
-  if (ec)
-    return pipert::Status::error("cannot write '" + path + "': " + ec.message());
-  out.write(reinterpret_cast<const char *>(bytes->data()), bytes->size());
-  out.close();
-  if (out.has_error())
-    return pipert::Status::error("cannot write '" + path + "': " +
-                                 out.error().message());
-  return pipert::Status();
-}
-
 static int fail(const llvm::Twine &message) {
   llvm::errs() << "pipec: error: " << message << "\n";
   return 1;
@@ -378,7 +358,7 @@ static int runPipeline(pipe::PipelineOp pipeline, const pipert::Plan &plan) {
       llvm::sys::path::append(png, pipeimg::pngName(name, layout, i));
       writes.push_back({png.str().str(), [&result, layout, i](
                                              const std::string &temporary) {
-                          return writePng(temporary, result, layout, i);
+                          return pipeimg::writePng(temporary, result, layout, i);
                         }});
     }
     if (layout.count == 1)

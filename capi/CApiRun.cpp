@@ -1,15 +1,17 @@
-//===- CApi.cpp - Pipe's C API over the JIT compiler and the runtime ------===//
+//===- CApiRun.cpp - Pipe's C API over a plan and the runtime -------------===//
 //
-// pipe_c.h's functions: each converts DLPack tensors to the runtime's
-// TensorRefs (checking what the runtime assumes: dtype, compact row-major
-// layout, a memory it can reach), calls JitPipeline, and turns a Status
-// into a pipe_status and the thread's last error. Nothing throws across.
+// pipe_c.h's functions that need no compiler: a pipeline's parameters and
+// results, its runs on DLPack tensors, the results' DLPack owners, and
+// pipe_load_aot for a plan compiled ahead of time. Each converts DLPack
+// tensors to the runtime's TensorRefs (checking what the runtime assumes:
+// dtype, compact row-major layout, a memory it can reach) and turns a
+// Status into a pipe_status and the thread's last error. Nothing throws
+// across. pipe_compile is in CApiCompile.cpp, the images in CApiImages.cpp.
 //
 //===----------------------------------------------------------------------===//
 
-#include "capi/pipe_c.h"
+#include "capi/CApiPipeline.h"
 
-#include "compiler/JitPipeline.h"
 #include "runtime/CudaDriver.h"
 
 #include <dlfcn.h>
@@ -17,60 +19,71 @@
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <mutex>
 #include <new>
 #include <string>
 #include <vector>
 
 using pipert::DType;
 using pipert::Status;
+using namespace pipecapi;
 
-struct pipe_pipeline {
-  std::unique_ptr<pipec::JitPipeline> jit;
-  /// What pipe_*_info points into, per parameter and result.
-  struct Info {
-    std::string name;
-    std::vector<int64_t> sizes;
-    std::vector<std::string> dims;
-    std::vector<const char *> dimTexts;
-    pipe_tensor_info info;
+void pipe_pipeline::describe() {
+  const pipert::Plan &p = plan();
+  auto describeBuffers = [&](const std::vector<int> &ids,
+                             const std::vector<std::string> &names,
+                             const std::vector<pipert::PlanMemory> &memories,
+                             std::vector<Info> &out) {
+    out.resize(ids.size());
+    for (size_t i = 0; i < ids.size(); ++i) {
+      const pipert::PlanBuffer &buffer = p.buffers[ids[i]];
+      Info &info = out[i];
+      info.name = names[i];
+      for (const pipert::PlanDim &dim : buffer.dims) {
+        info.sizes.push_back(dim.symbol.empty() ? dim.size : -1);
+        info.dims.push_back(dim.symbol.empty() ? std::to_string(dim.size)
+                                               : dim.symbol);
+      }
+      for (const std::string &dim : info.dims)
+        info.dimTexts.push_back(dim.c_str());
+      pipert::PlanMemory memory =
+          i < memories.size() ? memories[i] : pipert::PlanMemory::Any;
+      info.info = pipe_tensor_info{
+          info.name.c_str(), toDLPack(buffer.dtype), int32_t(info.dims.size()),
+          info.sizes.data(), info.dimTexts.data(),
+          memory == pipert::PlanMemory::Host     ? PIPE_MEMORY_HOST
+          : memory == pipert::PlanMemory::Device ? PIPE_MEMORY_DEVICE
+                                                 : PIPE_MEMORY_ANY};
+    }
   };
-  std::vector<Info> params, results;
-};
+  std::vector<int> ids;
+  std::vector<std::string> names;
+  std::vector<pipert::PlanMemory> memories;
+  for (int i = 0; i < p.numParams; ++i) {
+    ids.push_back(i);
+    names.push_back(p.buffers[i].name);
+    memories.push_back(p.buffers[i].memory);
+  }
+  describeBuffers(ids, names, memories, params);
+  describeBuffers(p.results, p.resultNames, p.resultMemory, results);
+}
 
 namespace {
-
 thread_local std::string lastError;
+} // namespace
 
-pipe_status fail(pipe_status status, std::string message) {
+pipe_status pipecapi::fail(pipe_status status, std::string message) {
   lastError = std::move(message);
   return status;
 }
 
-/// A failure of the runtime or the compiler: an internal error when its
-/// message says so.
-pipe_status fail(pipe_status status, const Status &s) {
+pipe_status pipecapi::fail(pipe_status status, const Status &s) {
   if (s.message().rfind("internal error", 0) == 0)
     status = PIPE_ERROR_INTERNAL;
   return fail(status, s.message());
 }
 
-/// Runs `body` (which returns a pipe_status), turning anything it throws
-/// (std::bad_alloc, above all) into an internal error.
-template <typename Body> pipe_status guarded(const char *function, Body body) {
-  try {
-    return body();
-  } catch (const std::bad_alloc &) {
-    return fail(PIPE_ERROR_RUN, std::string(function) + ": out of host memory");
-  } catch (const std::exception &e) {
-    return fail(PIPE_ERROR_INTERNAL, std::string("internal error in ") +
-                                         function + ": " + e.what());
-  } catch (...) {
-    return fail(PIPE_ERROR_INTERNAL,
-                std::string("internal error in ") + function);
-  }
-}
-
-DLDataType toDLPack(DType dtype) {
+DLDataType pipecapi::toDLPack(DType dtype) {
   auto make = [](uint8_t code, uint8_t bits) {
     return DLDataType{code, bits, 1};
   };
@@ -91,6 +104,8 @@ DLDataType toDLPack(DType dtype) {
   }
   return make(kDLOpaqueHandle, 0);
 }
+
+namespace {
 
 /// "uint8", "float32", "bool8", "float32x4".
 std::string describeDLPack(DLDataType t) {
@@ -119,23 +134,24 @@ std::string describeDevice(DLDevice device) {
   }
 }
 
-/// `tensor` as a TensorRef of parameter or result `buffer` (`what` names
-/// it in errors), or why not.
-pipert::Result<pipert::TensorRef> toTensorRef(const DLTensor &tensor,
-                                              const pipert::PlanBuffer &buffer,
-                                              const std::string &what,
-                                              pipe_backend backend) {
+} // namespace
+
+pipert::Result<pipert::TensorRef>
+pipecapi::toTensorRef(const DLTensor &tensor, DType dtype, const char *kind,
+                      const std::string &name, const char *hostOnlyWhy) {
+  // The name is put together only for a message: a run's checks make no
+  // strings.
+  auto what = [&] { return std::string(kind) + " '" + name + "'"; };
   pipert::TensorRef ref;
-  ref.dtype = buffer.dtype;
-  DLDataType want = toDLPack(buffer.dtype);
+  ref.dtype = dtype;
+  DLDataType want = toDLPack(dtype);
   if (tensor.dtype.code != want.code || tensor.dtype.bits != want.bits ||
       tensor.dtype.lanes != 1)
-    return Status::error(what + " is " + describeDLPack(tensor.dtype) +
-                         " but the pipeline takes " +
-                         pipert::dtypeName(buffer.dtype) + " (" +
-                         describeDLPack(want) + ")");
+    return Status::error(what() + " is " + describeDLPack(tensor.dtype) +
+                         " but the pipeline takes " + pipert::dtypeName(dtype) +
+                         " (" + describeDLPack(want) + ")");
   if (tensor.ndim < 0 || (tensor.ndim > 0 && !tensor.shape))
-    return Status::error(what + " has no shape");
+    return Status::error(what() + " has no shape");
   ref.shape.assign(tensor.shape, tensor.shape + tensor.ndim);
   // Compact row-major: strides absent, or those of that layout (any stride
   // along a dim of size 1; any strides at all when a dim is 0, as torch
@@ -148,10 +164,10 @@ pipert::Result<pipert::TensorRef> toTensorRef(const DLTensor &tensor,
     for (int d = tensor.ndim - 1; d >= 0; --d) {
       if (tensor.shape[d] != 1 && tensor.strides[d] != expected)
         return Status::error(
-            what + " is not compact and row-major (dim " + std::to_string(d) +
-            " has stride " + std::to_string(tensor.strides[d]) +
-            " elements, not " + std::to_string(expected) +
-            "); pass a contiguous copy");
+            what() + " is not compact and row-major (dim " +
+            std::to_string(d) + " has stride " +
+            std::to_string(tensor.strides[d]) + " elements, not " +
+            std::to_string(expected) + "); pass a contiguous copy");
       expected *= tensor.shape[d];
     }
   }
@@ -162,77 +178,127 @@ pipert::Result<pipert::TensorRef> toTensorRef(const DLTensor &tensor,
     break;
   case kDLCUDA:
   case kDLCUDAManaged:
-    if (backend == PIPE_BACKEND_REFERENCE)
-      return Status::error(what + " is on " + describeDevice(tensor.device) +
-                           "; the reference backend runs on the CPU and "
-                           "takes host tensors");
+    if (hostOnlyWhy)
+      return Status::error(what() + " is on " + describeDevice(tensor.device) +
+                           "; " + hostOnlyWhy);
     if (tensor.device.device_id != 0)
-      return Status::error(what + " is on " + describeDevice(tensor.device) +
+      return Status::error(what() + " is on " + describeDevice(tensor.device) +
                            "; Pipe runs on cuda:0");
     ref.memory = pipert::Memory::Device;
     break;
   default:
-    return Status::error(what + " is on " + describeDevice(tensor.device) +
+    return Status::error(what() + " is on " + describeDevice(tensor.device) +
                          ", which Pipe cannot reach (it takes cpu, "
                          "cuda_host and cuda:0 memory)");
   }
   ref.data = static_cast<char *>(tensor.data) + tensor.byte_offset;
   if (ref.numElements() > 0 && !tensor.data)
-    return Status::error(what + " is a null pointer");
+    return Status::error(what() + " is a null pointer");
   return ref;
+}
+
+namespace {
+
+const char *const kReferenceTakesHost =
+    "the reference backend runs on the CPU and takes host tensors";
+
+const char *hostOnlyFor(pipe_backend backend) {
+  return backend == PIPE_BACKEND_REFERENCE ? kReferenceTakesHost : nullptr;
 }
 
 pipert::Result<std::vector<pipert::TensorRef>>
 toInputRefs(const pipe_pipeline &p, const DLTensor *inputs, int32_t count,
             pipe_backend backend) {
-  const pipert::Plan &plan = p.jit->plan();
+  const pipert::Plan &plan = p.plan();
   if (count != plan.numParams || (count > 0 && !inputs))
     return Status::error("pipeline '" + plan.name + "' takes " +
                          std::to_string(plan.numParams) + " inputs, got " +
                          std::to_string(count));
   std::vector<pipert::TensorRef> refs;
+  refs.reserve(size_t(count));
   for (int32_t i = 0; i < count; ++i) {
-    auto ref = toTensorRef(inputs[i], plan.buffers[i],
-                           "input '" + plan.buffers[i].name + "'", backend);
+    auto ref = toTensorRef(inputs[i], plan.buffers[i].dtype, "input",
+                           plan.buffers[i].name, hostOnlyFor(backend));
     if (!ref)
       return ref.status();
-    refs.push_back(*ref);
+    refs.push_back(ref.take());
   }
   return refs;
 }
 
-/// What a run starts from: `inputs` as TensorRefs, checked against the
-/// parameters, and the shape of each result, once the count of outputs
-/// (`outputs` of them) has been checked too.
-struct RunInputs {
-  std::vector<pipert::TensorRef> refs;
-  std::vector<std::vector<int64_t>> shapes;
-};
-pipert::Result<RunInputs> prepareRun(const pipe_pipeline &p,
-                                     const DLTensor *inputs, int32_t numInputs,
-                                     int32_t outputs, bool outputsGiven,
-                                     pipe_backend backend) {
-  const pipert::Plan &plan = p.jit->plan();
+Status checkOutputCount(const pipert::Plan &plan, int32_t outputs,
+                        bool outputsGiven) {
   if (size_t(outputs) != plan.results.size() || (outputs > 0 && !outputsGiven))
     return Status::error("pipeline '" + plan.name + "' has " +
                          std::to_string(plan.results.size()) +
                          " results, got " + std::to_string(outputs) +
                          " output tensors");
-  auto refs = toInputRefs(p, inputs, numInputs, backend);
-  if (!refs)
-    return refs.status();
-  auto shapes = p.jit->resultShapes(*refs);
-  if (!shapes)
-    return shapes.status();
-  return RunInputs{refs.take(), shapes.take()};
+  return Status();
 }
 
-/// Memory a result owns, freed with the last DLPack owner.
+/// An AOT plan's pipeline: the Executable is loaded on the first run (a
+/// failed load is retried on the next), the random state kept until then.
+class AotPipeline final : public pipe_pipeline {
+public:
+  explicit AotPipeline(const pipert::Plan &plan) : plan_(plan) {}
+
+  const pipert::Plan &plan() const override { return plan_; }
+
+  Status run(const std::vector<pipert::TensorRef> &inputs,
+             const std::vector<pipert::TensorRef> &outputs,
+             CUstream stream) override {
+    pipert::Executable *executable = nullptr;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (!executable_) {
+        auto loaded = pipert::Executable::load(plan_);
+        if (!loaded)
+          return loaded.status();
+        executable_ = loaded.take();
+        executable_->setRandomState(random_);
+      }
+      executable = executable_.get();
+    }
+    // Executable::run serializes the runs itself.
+    return executable->run(inputs, outputs, stream, /*wait=*/true);
+  }
+
+  bool hasReference() const override { return false; }
+  pipert::Result<std::vector<pipert::HostTensor>>
+  runReference(const std::vector<pipert::HostTensor> &,
+               pipert::RandomState) const override {
+    return Status::error("internal error: an AOT plan has no reference");
+  }
+
+  pipert::RandomState randomState() const override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return executable_ ? executable_->randomState() : random_;
+  }
+  void setRandomState(pipert::RandomState state) override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (executable_)
+      executable_->setRandomState(state);
+    else
+      random_ = state;
+  }
+
+private:
+  const pipert::Plan &plan_;
+  mutable std::mutex mutex_;
+  std::unique_ptr<pipert::Executable> executable_;
+  pipert::RandomState random_;
+};
+
+/// Memory a result owns, freed with the last DLPack owner: device memory,
+/// host memory from aligned_alloc, or a HostTensor's bytes.
 struct Storage {
   void *data = nullptr;
   bool device = false;
+  /// Set when the memory is `host`'s, freed with it.
+  bool adopted = false;
+  pipert::HostTensor host;
   ~Storage() {
-    if (!data)
+    if (!data || adopted)
       return;
     if (!device) {
       std::free(data);
@@ -282,65 +348,38 @@ std::shared_ptr<Storage> storageOf(const DLManagedTensorVersioned *tensor) {
       ->storage;
 }
 
-void describeBuffers(const pipert::Plan &plan, const std::vector<int> &ids,
-                     const std::vector<std::string> &names,
-                     const std::vector<pipert::PlanMemory> &memories,
-                     std::vector<pipe_pipeline::Info> &out) {
-  out.resize(ids.size());
-  for (size_t i = 0; i < ids.size(); ++i) {
-    const pipert::PlanBuffer &buffer = plan.buffers[ids[i]];
-    pipe_pipeline::Info &info = out[i];
-    info.name = names[i];
-    for (const pipert::PlanDim &dim : buffer.dims) {
-      info.sizes.push_back(dim.symbol.empty() ? dim.size : -1);
-      info.dims.push_back(dim.symbol.empty() ? std::to_string(dim.size)
-                                             : dim.symbol);
-    }
-    for (const std::string &dim : info.dims)
-      info.dimTexts.push_back(dim.c_str());
-    pipert::PlanMemory memory =
-        i < memories.size() ? memories[i] : pipert::PlanMemory::Any;
-    info.info = pipe_tensor_info{
-        info.name.c_str(), toDLPack(buffer.dtype), int32_t(info.dims.size()),
-        info.sizes.data(), info.dimTexts.data(),
-        memory == pipert::PlanMemory::Host     ? PIPE_MEMORY_HOST
-        : memory == pipert::PlanMemory::Device ? PIPE_MEMORY_DEVICE
-                                               : PIPE_MEMORY_ANY};
+/// The outputs of a reference run against the results (a GPU run's are
+/// checked by the runtime): shapes, pinned memory, no overlap.
+Status checkReferenceOutputs(const pipert::Plan &plan,
+                             const std::vector<pipert::TensorRef> &in,
+                             const std::vector<pipert::TensorRef> &out) {
+  auto shapes = pipert::resultShapes(plan, in);
+  if (!shapes)
+    return shapes.status();
+  for (size_t r = 0; r < out.size(); ++r) {
+    std::string what = "output '" + plan.resultNames[r] + "'";
+    if (out[r].shape != (*shapes)[r])
+      return Status::error(what + " is " +
+                           pipert::describeTensor(out[r].dtype, out[r].shape) +
+                           " but the result is " +
+                           pipert::describeTensor(out[r].dtype, (*shapes)[r]));
+    if (r < plan.resultMemory.size())
+      if (Status s = pipert::checkPinnedMemory(what, plan.resultMemory[r],
+                                               out[r].memory);
+          !s.ok())
+        return s;
   }
+  return pipert::checkNoOverlap(plan, in, out);
 }
 
-pipe_status finishCompile(
-    pipert::Result<std::unique_ptr<pipec::JitPipeline>> jit,
-    pipe_pipeline **out) {
-  if (!jit)
-    return fail(PIPE_ERROR_COMPILE, jit.status());
-  auto p = std::make_unique<pipe_pipeline>();
-  p->jit = jit.take();
-  const pipert::Plan &plan = p->jit->plan();
-  std::vector<int> params;
-  std::vector<std::string> names;
-  std::vector<pipert::PlanMemory> memories;
-  for (int i = 0; i < plan.numParams; ++i) {
-    params.push_back(i);
-    names.push_back(plan.buffers[i].name);
-    memories.push_back(plan.buffers[i].memory);
-  }
-  describeBuffers(plan, params, names, memories, p->params);
-  describeBuffers(plan, plan.results, plan.resultNames, plan.resultMemory,
-                  p->results);
-  *out = p.release();
-  return PIPE_OK;
-}
-
-/// Runs into `outputs` (already checked against the results).
+/// Runs into `outputs`. On the GPU the runtime checks them against the
+/// results; on the reference they have been checked already.
 pipe_status runInto(pipe_pipeline &p, const std::vector<pipert::TensorRef> &in,
                     const std::vector<pipert::TensorRef> &out,
                     pipe_backend backend, void *stream) {
   if (backend == PIPE_BACKEND_GPU) {
-    if (Status s = p.jit->run(in, out, static_cast<CUstream>(stream),
-                              /*wait=*/true);
-        !s.ok())
-      return fail(PIPE_ERROR_RUN, s);
+    if (Status s = p.run(in, out, static_cast<CUstream>(stream)); !s.ok())
+      return fail(s.isBadArgument() ? PIPE_ERROR_ARGUMENT : PIPE_ERROR_RUN, s);
     return PIPE_OK;
   }
   // The reference computes into tensors of its own; the outputs are
@@ -353,19 +392,50 @@ pipe_status runInto(pipe_pipeline &p, const std::vector<pipert::TensorRef> &in,
   }
   // Draws what the GPU would, and advances the random run number as a GPU
   // run does, so that a sequence of runs draws alike on either backend.
-  pipert::RandomState random = p.jit->randomState();
-  auto results = p.jit->runReference(hostInputs, random);
+  pipert::RandomState random = p.randomState();
+  auto results = p.runReference(hostInputs, random);
   if (!results)
     return fail(PIPE_ERROR_RUN, results.status());
   random.run += 1;
-  p.jit->setRandomState(random);
+  p.setRandomState(random);
   for (size_t r = 0; r < out.size(); ++r)
     if ((*results)[r].numBytes())
       std::memcpy(out[r].data, (*results)[r].data(), (*results)[r].numBytes());
   return PIPE_OK;
 }
 
+/// Whether `backend` can run `p`: an AOT plan has no reference.
+pipe_status checkBackend(const pipe_pipeline &p, pipe_backend backend) {
+  if (backend == PIPE_BACKEND_GPU ||
+      (backend == PIPE_BACKEND_REFERENCE && p.hasReference()))
+    return PIPE_OK;
+  if (backend == PIPE_BACKEND_REFERENCE)
+    return fail(PIPE_ERROR_ARGUMENT,
+                "pipeline '" + p.plan().name +
+                    "' was compiled ahead of time: it runs on the GPU only "
+                    "(the CPU reference executor needs its source: "
+                    "pipe_compile)");
+  return fail(PIPE_ERROR_ARGUMENT,
+              "no backend " + std::to_string(int(backend)) +
+                  " (PIPE_BACKEND_GPU is 0, PIPE_BACKEND_REFERENCE 1)");
+}
+
 } // namespace
+
+DLManagedTensorVersioned *pipecapi::adoptHostTensor(pipert::HostTensor tensor) {
+  auto storage = std::make_shared<Storage>();
+  storage->host = std::move(tensor);
+  storage->data = storage->host.data();
+  storage->adopted = true;
+  std::vector<int64_t> shape = storage->host.shape();
+  DLTensor view{};
+  view.data = storage->data;
+  view.device = DLDevice{kDLCPU, 0};
+  view.ndim = int32_t(shape.size());
+  view.dtype = toDLPack(storage->host.dtype());
+  view.shape = shape.data();
+  return Owner<DLManagedTensorVersioned>::create(std::move(storage), view);
+}
 
 extern "C" {
 
@@ -373,34 +443,33 @@ const char *pipe_last_error(void) { return lastError.c_str(); }
 
 const char *pipe_version(void) { return PIPE_VERSION; }
 
-pipe_status pipe_compile(const char *source, const char *source_name,
-                         const char *pipeline_name, pipe_pipeline **out) {
-  return guarded("pipe_compile", [&] {
-    if (!source || !out)
-      return fail(PIPE_ERROR_ARGUMENT, "pipe_compile: source and out are required");
-    return finishCompile(
-        pipec::JitPipeline::compile(source, source_name ? source_name : "<string>",
-                                    pipeline_name ? pipeline_name : ""),
-        out);
+pipe_status pipe_gpu_available(void) {
+  return guarded("pipe_gpu_available", [&] {
+    if (Status s = pipert::checkGpuAvailable(); !s.ok())
+      return fail(PIPE_ERROR_RUN, s);
+    return PIPE_OK;
   });
 }
 
-pipe_status pipe_compile_file(const char *path, const char *pipeline_name,
-                              pipe_pipeline **out) {
-  return guarded("pipe_compile_file", [&] {
-    if (!path || !out)
-      return fail(PIPE_ERROR_ARGUMENT,
-                  "pipe_compile_file: path and out are required");
-    return finishCompile(pipec::JitPipeline::compileFile(
-                             path, pipeline_name ? pipeline_name : ""),
-                         out);
+pipe_status pipe_load_aot(const struct pipe_aot_plan *plan,
+                          pipe_pipeline **out) {
+  return guarded("pipe_load_aot", [&] {
+    if (!plan || !out)
+      return fail(PIPE_ERROR_ARGUMENT, "pipe_load_aot: plan and out are required");
+    // The generated pipe_aot_NAME() hands out its pipert::Plan under this
+    // opaque name (codegen/AotEmitter.cpp).
+    auto p = std::make_unique<AotPipeline>(
+        *reinterpret_cast<const pipert::Plan *>(plan));
+    p->describe();
+    *out = p.release();
+    return PIPE_OK;
   });
 }
 
 void pipe_release(pipe_pipeline *pipeline) { delete pipeline; }
 
 const char *pipe_pipeline_name(const pipe_pipeline *pipeline) {
-  return pipeline ? pipeline->jit->plan().name.c_str() : "";
+  return pipeline ? pipeline->plan().name.c_str() : "";
 }
 
 int32_t pipe_num_params(const pipe_pipeline *pipeline) {
@@ -415,7 +484,7 @@ pipe_status pipe_get_random(const pipe_pipeline *pipeline, uint64_t *seed,
                             uint64_t *random_run) {
   if (!pipeline)
     return fail(PIPE_ERROR_ARGUMENT, "pipeline is NULL");
-  pipert::RandomState state = pipeline->jit->randomState();
+  pipert::RandomState state = pipeline->randomState();
   if (seed)
     *seed = state.seed;
   if (random_run)
@@ -427,7 +496,7 @@ pipe_status pipe_set_random(pipe_pipeline *pipeline, uint64_t seed,
                             uint64_t random_run) {
   if (!pipeline)
     return fail(PIPE_ERROR_ARGUMENT, "pipeline is NULL");
-  pipeline->jit->setRandomState({seed, random_run});
+  pipeline->setRandomState({seed, random_run});
   return PIPE_OK;
 }
 
@@ -467,7 +536,7 @@ pipe_status pipe_result_shape(const pipe_pipeline *pipeline,
     auto refs = toInputRefs(*pipeline, inputs, num_inputs, PIPE_BACKEND_GPU);
     if (!refs)
       return fail(PIPE_ERROR_ARGUMENT, refs.status());
-    auto shapes = pipeline->jit->resultShapes(*refs);
+    auto shapes = pipert::resultShapes(pipeline->plan(), *refs);
     if (!shapes)
       return fail(PIPE_ERROR_ARGUMENT, shapes.status());
     std::copy((*shapes)[result].begin(), (*shapes)[result].end(), shape);
@@ -481,35 +550,31 @@ pipe_status pipe_run(pipe_pipeline *pipeline, const DLTensor *inputs,
   return guarded("pipe_run", [&] {
     if (!pipeline)
       return fail(PIPE_ERROR_ARGUMENT, "pipe_run: no pipeline");
-    const pipert::Plan &plan = pipeline->jit->plan();
-    auto run = prepareRun(*pipeline, inputs, num_inputs, num_outputs,
-                          outputs != nullptr, backend);
-    if (!run)
-      return fail(PIPE_ERROR_ARGUMENT, run.status());
-    const std::vector<pipert::TensorRef> &in = run->refs;
-    const std::vector<std::vector<int64_t>> &shapes = run->shapes;
+    if (pipe_status s = checkBackend(*pipeline, backend); s != PIPE_OK)
+      return s;
+    const pipert::Plan &plan = pipeline->plan();
+    if (Status s = checkOutputCount(plan, num_outputs, outputs != nullptr);
+        !s.ok())
+      return fail(PIPE_ERROR_ARGUMENT, s);
+    auto in = toInputRefs(*pipeline, inputs, num_inputs, backend);
+    if (!in)
+      return fail(PIPE_ERROR_ARGUMENT, in.status());
     std::vector<pipert::TensorRef> out;
+    out.reserve(size_t(num_outputs));
     for (int32_t r = 0; r < num_outputs; ++r) {
-      std::string what = "output '" + plan.resultNames[r] + "'";
-      auto ref = toTensorRef(outputs[r], plan.buffers[plan.results[r]], what,
-                             backend);
+      auto ref = toTensorRef(outputs[r], plan.buffers[plan.results[r]].dtype,
+                             "output", plan.resultNames[r],
+                             hostOnlyFor(backend));
       if (!ref)
         return fail(PIPE_ERROR_ARGUMENT, ref.status());
-      if (ref->shape != shapes[r])
-        return fail(PIPE_ERROR_ARGUMENT,
-                    what + " is " + pipert::describeTensor(ref->dtype, ref->shape) +
-                        " but the result is " +
-                        pipert::describeTensor(ref->dtype, shapes[r]));
-      if (size_t(r) < plan.resultMemory.size())
-        if (Status s = pipert::checkPinnedMemory(what, plan.resultMemory[r],
-                                                 ref->memory);
-            !s.ok())
-          return fail(PIPE_ERROR_ARGUMENT, s);
-      out.push_back(*ref);
+      out.push_back(ref.take());
     }
-    if (Status s = pipert::checkNoOverlap(plan, in, out); !s.ok())
-      return fail(PIPE_ERROR_ARGUMENT, s);
-    return runInto(*pipeline, in, out, backend, stream);
+    // A GPU run checks the outputs' shapes, memory and overlap itself
+    // (Executable::run, once); the reference's outputs are checked here.
+    if (backend == PIPE_BACKEND_REFERENCE)
+      if (Status s = checkReferenceOutputs(plan, *in, out); !s.ok())
+        return fail(PIPE_ERROR_ARGUMENT, s);
+    return runInto(*pipeline, *in, out, backend, stream);
   });
 }
 
@@ -521,12 +586,19 @@ pipe_status pipe_run_alloc(pipe_pipeline *pipeline, const DLTensor *inputs,
   return guarded("pipe_run_alloc", [&] {
     if (!pipeline)
       return fail(PIPE_ERROR_ARGUMENT, "pipe_run_alloc: no pipeline");
-    const pipert::Plan &plan = pipeline->jit->plan();
-    auto run = prepareRun(*pipeline, inputs, num_inputs, num_results,
-                          results != nullptr, backend);
-    if (!run)
-      return fail(PIPE_ERROR_ARGUMENT, run.status());
-    const std::vector<std::vector<int64_t>> &shapes = run->shapes;
+    if (pipe_status s = checkBackend(*pipeline, backend); s != PIPE_OK)
+      return s;
+    const pipert::Plan &plan = pipeline->plan();
+    if (Status s = checkOutputCount(plan, num_results, results != nullptr);
+        !s.ok())
+      return fail(PIPE_ERROR_ARGUMENT, s);
+    auto in = toInputRefs(*pipeline, inputs, num_inputs, backend);
+    if (!in)
+      return fail(PIPE_ERROR_ARGUMENT, in.status());
+    auto shapesOr = pipert::resultShapes(plan, *in);
+    if (!shapesOr)
+      return fail(PIPE_ERROR_ARGUMENT, shapesOr.status());
+    const std::vector<std::vector<int64_t>> &shapes = *shapesOr;
     // Each result's memory: the device's on the GPU (the host's for a
     // result pinned @host), the host's on the reference.
     std::vector<std::shared_ptr<Storage>> storages;
@@ -573,7 +645,7 @@ pipe_status pipe_run_alloc(pipe_pipeline *pipeline, const DLTensor *inputs,
       out.push_back(ref);
       views.push_back(view);
     }
-    if (pipe_status s = runInto(*pipeline, run->refs, out, backend, stream);
+    if (pipe_status s = runInto(*pipeline, *in, out, backend, stream);
         s != PIPE_OK)
       return s; // the storages go with this scope
     // All owners first, so that running out of memory part-way leaks none.
