@@ -12,6 +12,7 @@
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 bin=$root/.device/build
+"$root/scripts/device-unpack.sh"
 log=${OUT:-/tmp}/bench.jsonl
 : > "$log"
 only=""

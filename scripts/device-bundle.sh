@@ -11,11 +11,17 @@ out=$root/.device
 rm -rf "$out"
 for bin in tools/pipec/pipec tools/pipe-opt/pipe-opt tools/pipe-npy/pipe-npy \
            examples/jit/jit_example examples/aot/aot_example \
+           examples/aot/aot_c_example \
            test/unit/pipe_unit_tests bench/pipe_bench capi/libpipe_c.so; do
   mkdir -p "$out/build/$(dirname "$bin")"
   cp "$build/$bin" "$out/build/$bin"
   strip "$out/build/$bin" 2>/dev/null || true
 done
+# libpipe_c.so loads libpng and TurboJPEG shared (their Debian archives are
+# not position-independent); the GPU machine may lack them, so they travel
+# beside it (its RUNPATH is $ORIGIN).
+ldd "$build/capi/libpipe_c.so" | awk '$3 ~ /libpng16|libturbojpeg/ {print $3}' |
+  xargs -r -I{} cp -L {} "$out/build/capi/"
 mkdir -p "$out/llvm-bin" "$out/llvm-lib"
 for tool in FileCheck not split-file; do
   cp "/usr/lib/llvm-22/bin/$tool" "$out/llvm-bin/"
@@ -24,11 +30,13 @@ for tool in FileCheck not split-file; do
   ldd "/usr/lib/llvm-22/bin/$tool" | awk '$3 ~ /libz3/ {print $3}' |
     xargs -r -I{} cp -L {} "$out/llvm-lib/"
 done
-# The carried files may take 64 MiB in all: libz3 (23 MB) travels
-# xz-compressed (about 5 MB), and device-test.sh unpacks it there.
-for lib in "$out"/llvm-lib/*.so*; do
-  python3 -c 'import lzma, sys; d = open(sys.argv[1], "rb").read(); open(sys.argv[1] + ".xz", "wb").write(lzma.compress(d, preset=6))' "$lib"
-  rm "$lib"
+# The carried files may take 64 MiB in all, the sources included: libz3
+# (23 MB) and the largest binaries travel xz-compressed, and
+# scripts/device-unpack.sh (run by device-test.sh and bench/run.sh) unpacks
+# them there.
+find "$out/llvm-lib" "$out/build" -type f -size +4M | while read -r file; do
+  python3 -c 'import lzma, sys; d = open(sys.argv[1], "rb").read(); open(sys.argv[1] + ".xz", "wb").write(lzma.compress(d, preset=6))' "$file"
+  rm "$file"
 done
 cp -r /usr/lib/llvm-22/utils/lit "$out/lit"
 cat > "$out/lit/run-lit.py" <<'PY'

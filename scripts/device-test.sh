@@ -17,10 +17,7 @@ config.llvm_tools_dir = "$dev/llvm-bin"
 lit_config.load_config(config, "$root/test/lit.cfg.py")
 CFG
 # Libraries carried compressed (device-bundle.sh), unpacked once.
-for packed in "$dev"/llvm-lib/*.xz; do
-  [ -e "$packed" ] || continue
-  [ -e "${packed%.xz}" ] || python3 -c 'import lzma, sys; open(sys.argv[1][:-3], "wb").write(lzma.open(sys.argv[1]).read())' "$packed"
-done
+"$root/scripts/device-unpack.sh"
 export LD_LIBRARY_PATH=$dev/llvm-lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
 status=0

@@ -22,7 +22,8 @@ import ctypes
 import os
 
 __all__ = ['compile', 'compile_file', 'Pipeline', 'Tensor', 'PipeError',
-           'CompileError', 'ArgumentError', 'InternalError', 'version']
+           'CompileError', 'ArgumentError', 'InternalError', 'FileError',
+           'read_image', 'write_image', 'gpu_available', 'version']
 
 # --- DLPack's structs (third_party/dlpack, v1.1) -----------------------------
 
@@ -125,13 +126,25 @@ for _name, _res, _args in [
          [ctypes.POINTER(DLManagedTensorVersioned)]),
         ('pipe_dlpack_share', ctypes.POINTER(DLManagedTensorVersioned),
          [ctypes.POINTER(DLManagedTensorVersioned)]),
-        ('pipe_dlpack_capsule_name', _P, [ctypes.c_int32])]:
+        ('pipe_dlpack_capsule_name', _P, [ctypes.c_int32]),
+        ('pipe_gpu_available', ctypes.c_int, []),
+        ('pipe_image_read', ctypes.c_int,
+         [ctypes.c_char_p, ctypes.POINTER(ctypes.POINTER(DLManagedTensorVersioned))]),
+        ('pipe_image_write', ctypes.c_int,
+         [ctypes.c_char_p, ctypes.POINTER(DLTensor)])]:
     _fn = getattr(_lib, _name)
     _fn.restype, _fn.argtypes = _res, _args
 
 _api = ctypes.pythonapi
 _api.PyCapsule_New.restype = ctypes.py_object
 _api.PyCapsule_New.argtypes = [_P, _P, _P]
+# pipe_run and pipe_run_alloc for the call path of torch tensors: every
+# argument an int (the arrays' addresses kept per signature), which ctypes
+# converts faster than its structs and arrays.
+_RUN_RAW = ctypes.CFUNCTYPE(ctypes.c_int, _P, _P, ctypes.c_int32, _P,
+                            ctypes.c_int32, ctypes.c_int, _P)
+_run_raw = _RUN_RAW(('pipe_run', _lib))
+_run_alloc_raw = _RUN_RAW(('pipe_run_alloc', _lib))
 # The capsule destructor and names are the C library's: a destructor may
 # run with an exception set, or at interpreter shutdown, when a Python
 # callback or a name held by a bytes object would not be safe.
@@ -171,12 +184,17 @@ class InternalError(PipeError):
     """A failure inside Pipe; please report it with the message."""
 
 
+class FileError(PipeError, OSError):
+    """A file that cannot be read, decoded or written (an image): the
+    message names it."""
+
+
 def _check(status):
     if status == 0:
         return
     message = _lib.pipe_last_error().decode(errors='replace')
-    kind = {1: CompileError, 2: ArgumentError, 4: InternalError}.get(
-        status, PipeError)
+    kind = {1: CompileError, 2: ArgumentError, 4: InternalError,
+            5: FileError}.get(status, PipeError)
     raise kind(message, status)
 
 
@@ -442,6 +460,43 @@ class Tensor:
 # --- Pipelines ----------------------------------------------------------------
 
 _BACKENDS = {'gpu': 0, 'reference': 1}
+_NOT_TORCH = object()
+
+
+def _torch_raw_stream(index):
+    """torch's current stream on device `index`, as an int (torch's
+    private, faster function when it has it: found once)."""
+    global _torch_raw_stream
+    raw = getattr(_torch._C, '_cuda_getCurrentRawStream', None)
+    if raw is None:
+        def raw(index):
+            return _torch.cuda.current_stream(index).cuda_stream
+    _torch_raw_stream = raw
+    return raw(index)
+
+
+class _TorchCall:
+    """The DLTensor arrays of calls on torch tensors of one signature:
+    everything but the data pointers, which `slots` (views of the data
+    fields) take per call; `ins` and `outs` are the arrays' addresses."""
+    __slots__ = ('arrays', 'slots', 'ins', 'outs', 'num_inputs',
+                 'num_outputs', 'keep')
+
+    def __init__(self, tensors, num_inputs, num_outputs):
+        size = ctypes.sizeof(DLTensor)
+        ins = (DLTensor * max(num_inputs, 1))()
+        outs = (DLTensor * max(len(tensors) - num_inputs, 1))()
+        self.slots, self.keep = [], []
+        for i, t in enumerate(tensors):
+            array, j = (ins, i) if i < num_inputs else (outs, i - num_inputs)
+            template = _torch_template(t)
+            array[j] = template[0]
+            array[j].strides = None  # contiguous: the compact layout
+            self.keep.append(template)  # the shape array it points to
+            self.slots.append(ctypes.c_void_p.from_buffer(array, j * size))
+        self.arrays = (ins, outs)
+        self.ins, self.outs = ctypes.addressof(ins), ctypes.addressof(outs)
+        self.num_inputs, self.num_outputs = num_inputs, num_outputs
 
 
 class Pipeline:
@@ -449,6 +504,9 @@ class Pipeline:
 
     def __init__(self, handle):
         self._handle = handle
+        # Calls on torch tensors, by their dtypes, shapes and devices
+        # (_TorchCall); an entry is taken out while a call uses it.
+        self._torch_calls = {}
         self.name = _lib.pipe_pipeline_name(handle).decode()
         self.params = [self._info(_lib.pipe_param_info, i)
                        for i in range(_lib.pipe_num_params(handle))]
@@ -476,18 +534,22 @@ class Pipeline:
         stream: a CUDA stream (an int, or an object with .cuda_stream or
         .ptr); by default the current stream of torch or CuPy.
         `out` may also be one array, for a pipeline of one result."""
+        if out is not None and not isinstance(out, (list, tuple)):
+            out = [out]
+        if stream is not None and not isinstance(stream, int):
+            stream = getattr(stream, 'cuda_stream',
+                             getattr(stream, 'ptr', stream))
+        if backend == 'gpu' and _torch is not None:
+            done = self._call_torch(inputs, out, stream)
+            if done is not _NOT_TORCH:
+                return done
         code = _BACKENDS.get(backend)
         if code is None:
             raise ValueError(f"backend is 'gpu' or 'reference', not {backend!r}")
-        if out is not None and not isinstance(out, (list, tuple)):
-            out = [out]
         torch_stream = False
         if stream is None:
             stream, torch_stream = _current_stream(
                 inputs + tuple(out) if out else inputs)
-        elif not isinstance(stream, int):
-            stream = getattr(stream, 'cuda_stream',
-                             getattr(stream, 'ptr', stream))
         keep = []
 
         def views(arrays, infos, output):
@@ -515,6 +577,53 @@ class Pipeline:
                                    code, stream or None))
         tensors = tuple(Tensor(results[i]) for i in range(n))
         return tensors[0] if n == 1 else tensors
+
+    def _call_torch(self, inputs, out, stream):
+        """The call on torch's current stream when every array is a
+        contiguous CUDA torch tensor and `stream` is None or that stream,
+        else _NOT_TORCH. The DLTensor arrays are kept per signature, so
+        that a call only sets data pointers (bench/NOTES.md, Python's call
+        overhead)."""
+        arrays = inputs + tuple(out) if out else inputs
+        if not arrays:
+            return _NOT_TORCH
+        tensor = _torch.Tensor
+        key = [out is None]
+        for a in arrays:
+            if not isinstance(a, tensor) or not a.is_cuda or \
+                    not a.is_contiguous():
+                return _NOT_TORCH
+            key += (a.dtype, a.shape, a.get_device())
+        current = _torch_raw_stream(arrays[0].get_device())
+        if stream is not None and stream != current:
+            return _NOT_TORCH  # another stream: the DLPack handshake
+        key = tuple(key)
+        calls = self._torch_calls
+        # Taken out while in use: a call from another thread meanwhile
+        # builds its own arrays instead of changing these.
+        entry = calls.pop(key, None)
+        if entry is None:
+            entry = _TorchCall(arrays, len(inputs),
+                               len(self.results) if out is None else len(out))
+        try:
+            for slot, a in zip(entry.slots, arrays):
+                slot.value = a.data_ptr() or None
+            stream = current or None
+            if out is not None:
+                status = _run_raw(self._handle, entry.ins, entry.num_inputs,
+                                  entry.outs, entry.num_outputs, 0, stream)
+                if status:
+                    _check(status)
+                return out
+            n = entry.num_outputs
+            results = (ctypes.POINTER(DLManagedTensorVersioned) * max(n, 1))()
+            _check(_run_alloc_raw(self._handle, entry.ins, entry.num_inputs,
+                                  ctypes.addressof(results), n, 0, stream))
+            tensors = tuple(Tensor(results[i]) for i in range(n))
+            return tensors[0] if n == 1 else tensors
+        finally:
+            if len(calls) < 64:
+                calls[key] = entry
 
     def _random(self):
         seed, run = ctypes.c_uint64(), ctypes.c_uint64()
@@ -565,3 +674,32 @@ def compile_file(path, pipeline=None):
                                   pipeline.encode() if pipeline else None,
                                   ctypes.byref(handle)))
     return Pipeline(handle)
+
+
+def gpu_available():
+    """Whether there is a GPU to run on: (True, '') or (False, why)."""
+    if _lib.pipe_gpu_available() == 0:
+        return True, ''
+    return False, _lib.pipe_last_error().decode(errors='replace')
+
+
+def read_image(path):
+    """The PNG or JPEG file `path` as u8[H, W, C] (C: 1 gray, 2 gray and
+    alpha, 3 RGB, 4 RGBA), or the images of folder `path` (by name) as one
+    u8[N, H, W, C] batch: a host pipegpu.Tensor (`.numpy()`, or any
+    DLPack consumer). A file that is not a whole image raises FileError
+    naming it."""
+    managed = ctypes.POINTER(DLManagedTensorVersioned)()
+    _check(_lib.pipe_image_read(os.fsencode(path), ctypes.byref(managed)))
+    return Tensor(managed)
+
+
+def write_image(path, image):
+    """Writes `image` (any DLPack or NumPy array: u8, or bool as 0 and 255,
+    of shape [H, W] or [H, W, C] with C from 1 to 4, host or device) as a
+    PNG file at `path`, whole or not at all. Device memory is read after
+    the work queued on it (the producer is asked to order it before the
+    legacy default stream, as DLPack says)."""
+    tensor, alive = _dlpack_view(image, 1, output=False)
+    _check(_lib.pipe_image_write(os.fsencode(path), ctypes.byref(tensor)))
+    del alive

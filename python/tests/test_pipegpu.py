@@ -48,6 +48,94 @@ def inputs(n=3, h=7, w=5):
     return x, mean, inv
 
 
+# --- Images -------------------------------------------------------------------
+
+def test_images_written_and_read_back(tmp_path):
+    for shape in [(13, 17), (13, 17, 1), (13, 17, 2), (13, 17, 3),
+                  (13, 17, 4)]:
+        x = rng.integers(0, 256, shape, dtype=np.uint8)
+        path = tmp_path / f'x{len(shape)}-{shape[-1]}.png'
+        pipegpu.write_image(path, x)
+        back = pipegpu.read_image(path)
+        assert back.dtype == 'u8' and back.device == (1, 0)
+        want = x if len(shape) == 3 else x[:, :, None]
+        np.testing.assert_array_equal(back.numpy(), want)
+    # bool as 0 and 255; a folder of same-sized images as one batch, by name.
+    m = rng.integers(0, 2, (6, 5)).astype(bool)
+    (tmp_path / 'batch').mkdir()
+    pipegpu.write_image(tmp_path / 'batch' / 'b.png', m)
+    pipegpu.write_image(tmp_path / 'batch' / 'a.png', ~m)
+    batch = pipegpu.read_image(tmp_path / 'batch').numpy()
+    assert batch.shape == (2, 6, 5, 1)
+    np.testing.assert_array_equal(batch[0, :, :, 0], np.where(~m, 255, 0))
+    np.testing.assert_array_equal(batch[1, :, :, 0], np.where(m, 255, 0))
+
+
+def turbojpeg_encode(image):
+    """A JPEG of `image` (u8[H, W, 3]) at quality 100 without subsampling,
+    by TurboJPEG's encoder (Pipe only decodes), or None without it."""
+    import ctypes.util
+    try:
+        tj = ctypes.CDLL(ctypes.util.find_library('turbojpeg') or
+                         'libturbojpeg.so.0')
+    except OSError:
+        return None
+    tj.tjInitCompress.restype = ctypes.c_void_p
+    handle = ctypes.c_void_p(tj.tjInitCompress())
+    buf, size = ctypes.POINTER(ctypes.c_ubyte)(), ctypes.c_ulong(0)
+    h, w, _ = image.shape
+    data = np.ascontiguousarray(image)
+    assert tj.tjCompress2(handle, data.ctypes.data_as(ctypes.c_void_p), w, 0,
+                          h, 0, ctypes.byref(buf), ctypes.byref(size), 0, 100,
+                          0) == 0
+    encoded = ctypes.string_at(buf, size.value)
+    tj.tjFree(buf)
+    tj.tjDestroy(handle)
+    return encoded
+
+
+def test_jpeg_read(tmp_path):
+    yy, xx = np.mgrid[0:21, 0:34]
+    smooth = np.stack([xx * 7, yy * 11, xx * 3 + yy * 5], -1).astype(np.uint8)
+    encoded = turbojpeg_encode(smooth)
+    if encoded is None:
+        skip('no TurboJPEG to encode a JPEG with')
+    (tmp_path / 'smooth.jpg').write_bytes(encoded)
+    back = pipegpu.read_image(tmp_path / 'smooth.jpg').numpy()
+    assert back.shape == (21, 34, 3)
+    assert np.abs(back.astype(int) - smooth).max() <= 3
+
+
+def test_bad_images_are_named_and_nothing_is_written(tmp_path):
+    x = rng.integers(0, 256, (9, 8, 3), dtype=np.uint8)
+    good = tmp_path / 'good.png'
+    pipegpu.write_image(good, x)
+    cut = tmp_path / 'cut.png'
+    cut.write_bytes(good.read_bytes()[:60])
+    expect(pipegpu.FileError, lambda: pipegpu.read_image(cut), "cut.png")
+    expect(OSError, lambda: pipegpu.read_image(tmp_path / 'none.png'),
+           "cannot open", "none.png")
+    (tmp_path / 'mixed').mkdir()
+    pipegpu.write_image(tmp_path / 'mixed' / 'a.png', x)
+    pipegpu.write_image(tmp_path / 'mixed' / 'b.png',
+                        np.ascontiguousarray(x[:, :4]))
+    expect(pipegpu.FileError,
+           lambda: pipegpu.read_image(tmp_path / 'mixed'), "b.png")
+    # Not an image: named, and the file already there is kept as it was.
+    before = good.read_bytes()
+    for bad, words in [(x.astype(np.float32), "is not u8"),
+                       (np.zeros((2, 3, 4, 3), np.uint8), "[H, W, C]"),
+                       (np.zeros((4, 5, 6), np.uint8), "C of 1"),
+                       (x[:, ::2], "C-contiguous")]:
+        expect(pipegpu.ArgumentError,
+               lambda: pipegpu.write_image(good, bad), words)
+    assert good.read_bytes() == before
+    expect(pipegpu.FileError,
+           lambda: pipegpu.write_image(tmp_path / 'no' / 'dir.png', x),
+           "no/dir.png")
+    assert not (tmp_path / 'no').exists()
+
+
 # --- Compiling ----------------------------------------------------------------
 
 def test_version():
@@ -365,6 +453,75 @@ def test_torch_current_stream_is_honoured():
     assert float(y.min()) == 8.0 and float(y.max()) == 8.0
 
 
+def test_torch_calls_of_one_signature_reuse_their_arrays():
+    # After the first torch call, calls on contiguous CUDA tensors reuse
+    # the DLTensor arrays of their signature and only set the pointers:
+    # each call must still read its own tensors, from any thread.
+    import threading
+    torch = torch_cuda()
+    p = pipegpu.compile('pipeline s(x: f32[N], k: f32) -> (y: f32[N]) {\n'
+                        '  y = x * k + 1\n}\n')
+    k = torch.tensor(3.0, device='cuda')
+    for n in (5, 5, 1000, 5, 0):
+        x = torch.rand(n, device='cuda')
+        torch.testing.assert_close(torch.from_dlpack(p(x, k)), x * 3 + 1,
+                                   rtol=0, atol=0)
+        out = torch.empty(n, device='cuda')
+        assert p(x, k, out=out)[0] is out
+        torch.testing.assert_close(out, x * 3 + 1, rtol=0, atol=0)
+    errors = []
+
+    def worker(seed):
+        g = torch.Generator(device='cuda').manual_seed(seed)
+        try:
+            for _ in range(200):
+                x = torch.rand(4099, device='cuda', generator=g)
+                out = torch.empty_like(x)
+                p(x, k, out=[out])
+                if not torch.equal(out, x * 3 + 1):
+                    errors.append(seed)
+        except Exception as e:  # noqa: BLE001
+            errors.append(e)
+    threads = [threading.Thread(target=worker, args=(s,)) for s in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors, errors
+    # A wrong dtype on this path is still named.
+    expect(pipegpu.ArgumentError,
+           lambda: p(torch.zeros(3, dtype=torch.float64, device='cuda'), k),
+           "input 'x' is float64")
+
+
+def test_images_from_and_to_device_tensors(tmp_path):
+    torch = torch_cuda()
+    x = torch.randint(0, 256, (11, 7, 3), dtype=torch.uint8, device='cuda')
+    pipegpu.write_image(tmp_path / 'x.png', x)
+    back = torch.from_dlpack(pipegpu.read_image(tmp_path / 'x.png'))
+    assert torch.equal(back, x.cpu())
+
+
+def test_torch_tensors_on_a_stream_given():
+    # stream= another stream than torch's current one: the DLPack
+    # handshake orders the work queued on the current stream before the
+    # run; stream= the current one takes the attribute path.
+    torch = torch_cuda()
+    p = pipegpu.compile('pipeline s(x: f32[N]) -> (y: f32[N]) {\n'
+                        '  y = x * 2\n}\n')
+    other = torch.cuda.Stream()
+    for stream in (other, torch.cuda.current_stream()):
+        x = torch.zeros(1 << 24, device='cuda')
+        torch.cuda.synchronize()
+        x.fill_(3.0)
+        torch.cuda._sleep(20_000_000)
+        x.add_(1.0)
+        out = torch.empty_like(x)
+        p(x, out=out, stream=stream)
+        stream.synchronize()
+        assert float(out.min()) == 8.0 and float(out.max()) == 8.0
+
+
 def test_cupy_arrays_in_and_out():
     try:
         import cupy
@@ -401,12 +558,20 @@ def test_jax_arrays_in():
 
 
 if __name__ == '__main__':
+    import inspect
+    import pathlib
+    import tempfile
     failed = 0
     for name, fn in sorted(globals().items()):
         if not name.startswith('test_'):
             continue
         try:
-            fn()
+            # pytest's tmp_path fixture, for the tests that take it.
+            if 'tmp_path' in inspect.signature(fn).parameters:
+                with tempfile.TemporaryDirectory() as tmp:
+                    fn(pathlib.Path(tmp))
+            else:
+                fn()
             print('PASS', name)
         except Skipped as e:
             print('SKIP', name, e)
