@@ -294,6 +294,9 @@ private:
 struct Storage {
   void *data = nullptr;
   bool device = false;
+  /// Device memory from the stream-ordered pool, freed in the order of the
+  /// legacy default stream (see pipe_run_alloc).
+  bool streamOrdered = false;
   /// Set when the memory is `host`'s, freed with it.
   bool adopted = false;
   pipert::HostTensor host;
@@ -304,10 +307,18 @@ struct Storage {
       std::free(data);
       return;
     }
-    // cuMemFree waits for work queued on the memory: a consumer may delete
-    // its tensor with kernels still queued on it.
-    if (auto gpu = pipert::getCudaDevice(); gpu.ok())
-      (*pipert::getCudaDriver())->cuMemFree(reinterpret_cast<CUdeviceptr>(data));
+    // A consumer may delete its tensor with kernels still queued on it.
+    // On the legacy default stream the free waits for the work queued
+    // before it there and on every blocking stream; cuMemFree waits for
+    // the whole device.
+    auto gpu = pipert::getCudaDevice();
+    if (!gpu.ok())
+      return;
+    const pipert::CudaDriver &cu = **pipert::getCudaDriver();
+    auto ptr = reinterpret_cast<CUdeviceptr>(data);
+    if (streamOrdered && cu.cuMemFreeAsync(ptr, CU_STREAM_LEGACY) == CUDA_SUCCESS)
+      return;
+    cu.cuMemFree(ptr);
   }
 };
 
@@ -617,16 +628,26 @@ pipe_status pipe_run_alloc(pipe_pipeline *pipeline, const DLTensor *inputs,
         auto gpu = pipert::getCudaDevice();
         if (!gpu)
           return fail(PIPE_ERROR_RUN, gpu.status());
+        // A run on the legacy default stream (torch's default stream, or
+        // none given) takes its results from the stream-ordered pool and
+        // frees them in that stream's order: no device-wide wait. A run on
+        // another stream, which may be gone when the result is dropped,
+        // uses cuMemAlloc and cuMemFree.
+        const pipert::CudaDriver &cu = **pipert::getCudaDriver();
+        bool legacy = stream == nullptr || stream == CU_STREAM_LEGACY;
         CUdeviceptr ptr = 0;
+        CUresult allocated = legacy
+                                 ? cu.cuMemAllocAsync(&ptr, bytes, CU_STREAM_LEGACY)
+                                 : cu.cuMemAlloc(&ptr, bytes);
         if (Status s = pipert::checkCuda(
-                (*pipert::getCudaDriver())->cuMemAlloc(&ptr, bytes),
-                "cuMemAlloc",
+                allocated, legacy ? "cuMemAllocAsync" : "cuMemAlloc",
                 "for result '" + plan.resultNames[r] + "' (" +
                     std::to_string(bytes) + " bytes)");
             !s.ok())
           return fail(PIPE_ERROR_RUN, s);
         storage->data = reinterpret_cast<void *>(ptr);
         storage->device = true;
+        storage->streamOrdered = legacy;
         ref.memory = pipert::Memory::Device;
       } else {
         storage->data = std::aligned_alloc(64, (bytes + 63) / 64 * 64);

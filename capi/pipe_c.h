@@ -161,7 +161,11 @@ PIPE_C_EXPORT pipe_status pipe_run(pipe_pipeline *pipeline,
 /** As pipe_run, into results Pipe allocates: device memory on the GPU
  * (host memory for a result pinned `@host`), host memory on the reference.
  * Each of `results` (num_results of them) is then the caller's, to hand to
- * any DLPack consumer or to free with its deleter. */
+ * any DLPack consumer or to free with its deleter. On the legacy default
+ * stream (`stream` NULL or CU_STREAM_LEGACY) device results come from the
+ * stream-ordered pool and are freed in that stream's order (work queued
+ * on a non-blocking stream must be done before the last owner deletes
+ * them); on another stream, with cuMemFree, which waits for the device. */
 PIPE_C_EXPORT pipe_status pipe_run_alloc(pipe_pipeline *pipeline,
                                          const DLTensor *inputs,
                                          int32_t num_inputs,

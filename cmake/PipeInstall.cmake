@@ -15,6 +15,10 @@ install(TARGETS pipe_runtime pipe_core pipe_cuda_headers pipe_c_runtime
 install(TARGETS pipec EXPORT PipeTargets
         RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 install(TARGETS pipe_c LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
+# The Python module, pure Python over libpipe_c.so (which it finds two
+# folders up): PYTHONPATH=<prefix>/lib/python.
+install(FILES ${PROJECT_SOURCE_DIR}/python/pipegpu/__init__.py
+        DESTINATION ${CMAKE_INSTALL_LIBDIR}/python/pipegpu)
 # The headers an AOT program reaches from runtime/Runtime.h, and the C API
 # with DLPack's header.
 foreach(dir core runtime)

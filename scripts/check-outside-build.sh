@@ -48,6 +48,22 @@ rc=0
 "$work/jit-out/jit_example" > "$work/jit-run.log" 2>&1 || rc=$?
 if [ $rc -ne 0 ] && [ $rc -ne 77 ]; then cat "$work/jit-run.log"; exit 1; fi
 echo "built and ran the JIT example with find_package(Pipe COMPONENTS compiler) (exit $rc)"
+# The installed Python module finds the installed libpipe_c.so, and runs
+# on the CPU reference.
+py=/usr/bin/python3  # Debian's, with install-deps.sh's NumPy
+[ -x "$py" ] || py=python3
+if "$py" -c "import numpy" 2> /dev/null; then
+  (cd "$work" && env -u PIPEGPU_LIBRARY PYTHONPATH="$work/prefix/lib/python" "$py" -c "
+import numpy as np, pipegpu
+assert pipegpu.__file__.startswith('$work/prefix/'), pipegpu.__file__
+p = pipegpu.compile_file('scale.pipe')
+x = np.arange(6, dtype=np.uint8).reshape(1, 2, 3)
+unit, out = p(x, np.float32(2), backend='reference')
+assert (out.numpy() == (x * 2)).all()
+print('imported the installed pipegpu', pipegpu.version())")
+else
+  echo "NumPy missing: the installed Python module is not checked"
+fi
 # pkg-config, with the same generated source.
 export PKG_CONFIG_PATH="$work/prefix/lib/pkgconfig"
 if command -v pkg-config > /dev/null; then

@@ -84,8 +84,12 @@ class TensorInfo(ctypes.Structure):
 
 def _find_library():
     here = os.path.dirname(os.path.abspath(__file__))
+    # PIPEGPU_LIBRARY; beside the module; an installed tree's
+    # <prefix>/lib/libpipe_c.so (the module in <prefix>/lib/python); the
+    # source tree's build.
     candidates = [os.environ.get('PIPEGPU_LIBRARY'),
                   os.path.join(here, 'libpipe_c.so'),
+                  os.path.join(here, '..', '..', 'libpipe_c.so'),
                   os.path.join(here, '..', '..', 'build', 'capi', 'libpipe_c.so')]
     for path in candidates:
         if path and os.path.exists(path):

@@ -522,6 +522,25 @@ def test_torch_tensors_on_a_stream_given():
         assert float(out.min()) == 8.0 and float(out.max()) == 8.0
 
 
+def test_dropping_a_result_waits_for_its_stream_only():
+    # A result of a run on the legacy default stream (torch's default) is
+    # freed in that stream's order: dropping it does not wait for a
+    # non-blocking stream's work, as cuMemFree's device-wide wait would.
+    torch = torch_cuda()
+    p = pipegpu.compile('pipeline s(x: f32[N]) -> (y: f32[N]) {\n'
+                        '  y = x * 2\n}\n')
+    x = torch.rand(1 << 20, device='cuda')
+    y = p(x)
+    assert torch.equal(torch.from_dlpack(y), x * 2)
+    side = torch.cuda.Stream()
+    with torch.cuda.stream(side):
+        torch.cuda._sleep(2_000_000_000)  # about a second
+    del y
+    busy = not side.query()
+    side.synchronize()
+    assert busy, 'dropping the result waited for another stream'
+
+
 def test_cupy_arrays_in_and_out():
     try:
         import cupy
