@@ -6,9 +6,12 @@ call of the same computation, in the same run.
 
 Each time is the median wall-clock time of a call followed by a wait on
 the stream (pipegpu's call waits on its stream itself; torch's calls get a
-stream synchronize), over 2000 calls after a warm-up. One JSON line each.
+stream synchronize), over 2000 calls after a warm-up; pipegpu's variants
+in alternating rounds of 200. bench/run.sh times the C++ call before and
+after this. One JSON line each.
 
-  python3 bench/python_overhead.py          (PIPEGPU_LIBRARY or the bundle)
+  python3 bench/python_overhead.py [--pipegpu-only]
+                                          (PIPEGPU_LIBRARY or the bundle)
 """
 import os
 import statistics
@@ -46,22 +49,56 @@ def wall_us(fn, calls=CALLS, warmup=200):
     return statistics.median(times)
 
 
+def interleaved_us(variants, rounds=20, calls=200):
+    """The median wall time of each of `variants` (name -> call), measured
+    in alternating rounds, so that a drift of the host's speed during the
+    run falls on all of them alike."""
+    times = {name: [] for name in variants}
+    for fn in variants.values():
+        for _ in range(200):
+            fn()
+    for _ in range(rounds):
+        for name, fn in variants.items():
+            for _ in range(calls):
+                t = time.perf_counter()
+                fn()
+                times[name].append((time.perf_counter() - t) * 1e6)
+    return {name: statistics.median(t) for name, t in times.items()}
+
+
 def main():
     image = torch.randint(0, 256, (1, 224, 224, 3), dtype=torch.uint8,
                           device='cuda')
     out = torch.empty((1, 3, 224, 224), device='cuda')
     pipeline = pipegpu.compile(NORMALIZE)
     stream = torch.cuda.current_stream()
+    # The C API's call alone, through ctypes, on arrays made once: the
+    # floor of any Python call (what the C API adds to the C++ call is in
+    # it, with ctypes' cost).
+    ins = (pipegpu.DLTensor * 1)()
+    outs = (pipegpu.DLTensor * 1)()
+    ins[0] = pipegpu._torch_template(image)[0]
+    ins[0].data = image.data_ptr()
+    outs[0] = pipegpu._torch_template(out)[0]
+    outs[0].data = out.data_ptr()
+    run = pipegpu._run_untyped
+    handle = pipeline._handle
 
-    us = wall_us(lambda: pipeline(image, out=[out]))
-    record('normalize_224_call', 'pipegpu, out= given', us / 1000,
-           wall_us_per_run=round(us, 1))
-    us = wall_us(lambda: pipeline(image))
-    record('normalize_224_call', 'pipegpu, result allocated', us / 1000,
-           wall_us_per_run=round(us, 1))
-    us = wall_us(lambda: pipeline(image, out=[out], stream=stream.cuda_stream))
-    record('normalize_224_call', 'pipegpu, out= and stream given', us / 1000,
-           wall_us_per_run=round(us, 1))
+    def ctypes_only():
+        if run(handle, ins, 1, outs, 1, 0, None):
+            raise RuntimeError('pipe_run failed')
+
+    medians = interleaved_us({
+        'pipegpu, out= given': lambda: pipeline(image, out=[out]),
+        'pipegpu, result allocated': lambda: pipeline(image),
+        'pipegpu, out= and stream given':
+            lambda: pipeline(image, out=[out], stream=stream.cuda_stream),
+        'pipe_run through ctypes alone': ctypes_only})
+    for name, us in medians.items():
+        record('normalize_224_call', name, us / 1000,
+               wall_us_per_run=round(us, 1))
+    if '--pipegpu-only' in sys.argv:
+        return
 
     mean = torch.tensor([123.675, 116.28, 103.53], device='cuda')
     std = torch.tensor([58.395, 57.12, 57.375], device='cuda')

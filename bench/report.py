@@ -54,3 +54,21 @@ for case in cases:
         if "phases" in r:
             line += "  " + r["phases"].replace("pipec: time: ", "")
         print(line)
+
+# Timed several times (bench/run.sh python launches the processes three
+# times, the host's noise being one-sided): the best and the spread.
+for case in cases:
+    walls = {}
+    for r in rows:
+        if r["case"] == case and "wall_us_per_run" in r:
+            walls.setdefault(r["impl"], []).append(r["wall_us_per_run"])
+    repeated = {impl: w for impl, w in walls.items() if len(w) > 1}
+    if not repeated:
+        continue
+    print(f"== {case}: best of the repeated processes (spread)")
+    base = min(walls.get("pipe C++ run()", [0])) or None
+    for impl, w in repeated.items():
+        line = f"  {impl:<48} {min(w):6.1f} us ({min(w):.1f}-{max(w):.1f}, {len(w)} runs)"
+        if base and impl != "pipe C++ run()":
+            line += f"  {min(w) - base:+.1f} us against the C++ call's best"
+        print(line)

@@ -38,7 +38,15 @@ if [ -z "$only" ] || [ "$only" = window ]; then
   PYTHONUNBUFFERED=1 python3 "$root/bench/peers_window.py" "$@" 2>&1 | grep -v Warning | tee -a "$log"
 fi
 if [ -z "$only" ] || [ "$only" = python ]; then
-  "$bin/bench/pipe_bench" --call-latency | tee -a "$log"
+  # A call's time is mostly the host's, whose speed differs from one
+  # process to the next (where it lands, what else runs): the C++ call and
+  # pipegpu's, three processes each, alternating (report.py gives the best
+  # and the spread); then once more with torch's calls for comparison.
+  for round in 1 2 3; do
+    "$bin/bench/pipe_bench" --call-latency | tee -a "$log"
+    PIPEGPU_LIBRARY=$bin/capi/libpipe_c.so PYTHONUNBUFFERED=1 \
+      python3 "$root/bench/python_overhead.py" --pipegpu-only 2>&1 | grep -v Warning | tee -a "$log"
+  done
   PIPEGPU_LIBRARY=$bin/capi/libpipe_c.so PYTHONUNBUFFERED=1 \
     python3 "$root/bench/python_overhead.py" 2>&1 | grep -v Warning | tee -a "$log"
 fi
