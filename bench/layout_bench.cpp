@@ -180,6 +180,9 @@ const char *const kRotate =
 const char *const kResize =
     "pipeline resize(images: u8[N, H, W, 3]) -> (out: u8[N, 512, 512, 3]) {\n"
     "  out = resize(images, size = [512, 512])\n}\n";
+const char *const kResizeCubic =
+    "pipeline resize(images: u8[N, H, W, 3]) -> (out: u8[N, 512, 512, 3]) {\n"
+    "  out = resize(images, size = [512, 512], interp = cubic)\n}\n";
 
 /// The window ops on u8[64, 512, 512, 3] (peers_window.py times the same).
 const char *const kWindows[][2] = {
@@ -313,6 +316,9 @@ int runColor(bool quick) {
     std::vector<HostTensor> inputs = {randomU8({n, 1024, 1024, 3}, 14)};
     auto pipeline = compile(kResize);
     measureLayout("resize", "pipe", *pipeline, inputs,
+                  1.25 * double(inputs[0].numBytes()), reps);
+    auto cubic = compile(kResizeCubic);
+    measureLayout("resize_cubic", "pipe", *cubic, inputs,
                   1.25 * double(inputs[0].numBytes()), reps);
   }
   {

@@ -15,7 +15,9 @@ timed in the same run on the GPU machine:
                 grid_sample (bilinear, zeros), eager and torch.compile.
   resize        u8[64, 1024, 1024, 3] -> 512 x 512, antialiased:
                 torch.nn.functional.interpolate(antialias=True) on the
-                NCHW float image, and torchvision v2 resize per image.
+                NCHW float image, and torchvision v2 resize per image;
+                resize_cubic the same with interp = cubic against
+                interpolate(mode='bicubic', antialias=True).
 
   train_aug     u8[256, 480, 640, 3] -> f32[256, 3, 224, 224], ImageNet
                 training augmentation (RandomResizedCrop(224), flip p = 0.5,
@@ -231,6 +233,21 @@ def resize_torchvision():
 attempt("torchvision resize", lambda: record(
     "resize", "torchvision v2 resize (per image, uint8 CHW)",
     ms(resize_torchvision, warmup=2, rep=10), nbytes=nb))
+
+
+def resize_cubic_torch(img):
+    x = img.permute(0, 3, 1, 2).float()
+    y = torch.nn.functional.interpolate(x, size=(512, 512), mode='bicubic',
+                                        antialias=True, align_corners=False)
+    return y.round().clamp(0, 255).to(torch.uint8).permute(0, 2, 3, 1).contiguous()
+
+
+record("resize_cubic", "torch eager (interpolate bicubic antialias)",
+       ms(lambda: resize_cubic_torch(images)), nbytes=nb)
+cresc = torch.compile(resize_cubic_torch)
+attempt("torch.compile resize cubic", lambda: record(
+    "resize_cubic", "torch.compile (interpolate bicubic antialias)",
+    ms(lambda: cresc(images)), nbytes=nb))
 del images
 
 # train_aug

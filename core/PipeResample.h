@@ -12,7 +12,10 @@
 //  - linear: bilinear between the four pixels whose centres surround it;
 //  - linear with antialias (resize only): each output pixel averages the
 //    input pixels under a triangle filter as wide as the scale (PIL's and
-//    torch's antialias), which for an upscale is the bilinear one.
+//    torch's antialias), which for an upscale is the bilinear one;
+//  - cubic and lanczos (resize only): the same with Keys' cubic (a =
+//    -0.5) or Lanczos' sinc(d) sinc(d / 3) for the triangle, stretched by
+//    the scale when antialiasing a downscale, else not.
 // Points outside the input read `fill` (border constant) or the nearest
 // edge pixel (border clamp). A resize may take a region of interest per
 // sample, (y0, x0, y1, x1) in input pixels: the output's extent maps onto
@@ -34,6 +37,8 @@
 #define PIPE_RESAMPLE_RESIZE 2
 #define PIPE_INTERP_NEAREST 0
 #define PIPE_INTERP_LINEAR 1
+#define PIPE_INTERP_CUBIC 2
+#define PIPE_INTERP_LANCZOS 3
 // Borders: PIPE_CLAMP and PIPE_CONSTANT of pipe_border (PipeScalar.h).
 
 struct pipe_affine {
@@ -196,24 +201,87 @@ PIPE_HD float pipe_resample_read(const T *in, const pipe_box &box, long long w,
   return pipe_cast<float>(in[(y * w + x) * channels + ch]);
 }
 
-/// The antialiasing filter's taps along one axis for output index `o` of
-/// `outputs`, the axis mapping output x to input `offset + scale x`
-/// (mirrored where `scale` < 0), reading input pixels [lo, hi):
-/// [*first, *first + taps) and their weights, normalized (at most `most`
-/// of them). PIL's and torch's taps of the crop [lo, hi) resized, in the
+/// How far, in input pixels, an interpolation's filter reaches before it
+/// is stretched: 1 (triangle), 2 (cubic), 3 (lanczos).
+PIPE_HD float pipe_resample_radius(int interp) {
+  return interp == PIPE_INTERP_CUBIC     ? 2.0f
+         : interp == PIPE_INTERP_LANCZOS ? 3.0f
+                                         : 1.0f;
+}
+
+/// sin(pi d) / (pi d) for d in [0, 3], in f64 with PipeRandom.h's cosine
+/// (no math library: alike on both sides).
+PIPE_HD double pipe_resample_sinc(double d) {
+  if (d < 1e-9)
+    return 1.0;
+  // sin(pi d) = cos(2 pi (d / 2 - 1 / 4)), the turn taken in [0, 1).
+  double turn = d * 0.5 - 0.25;
+  turn = turn - pipe_floorf(turn);
+  return pipe_random_cos_turn(turn) / (3.141592653589793 * d);
+}
+
+/// The filter's weight at distance `d` (in filter units) from the point:
+/// the triangle 1 - |d|; Keys' cubic with a = -0.5 (PIL's, DALI's, and
+/// torch's antialiased bicubic); Lanczos' sinc(d) sinc(d / 3) for |d| < 3.
+PIPE_HD float pipe_resample_filter(int interp, float d) {
+  d = d < 0.0f ? -d : d;
+  if (interp == PIPE_INTERP_CUBIC) {
+    if (d < 1.0f)
+      return (1.5f * d - 2.5f) * d * d + 1.0f;
+    if (d < 2.0f)
+      return ((-0.5f * d + 2.5f) * d - 4.0f) * d + 2.0f;
+    return 0.0f;
+  }
+  if (interp == PIPE_INTERP_LANCZOS) {
+    if (d >= 3.0f)
+      return 0.0f;
+    return (float)(pipe_resample_sinc((double)d) *
+                   pipe_resample_sinc((double)d / 3.0));
+  }
+  float w = 1.0f - d;
+  return w > 0.0f ? w : 0.0f;
+}
+
+/// One axis of a separable resize for output index `o`: the input pixels
+/// [first, first + count) its filter covers and what their weights need.
+struct pipe_resample_axis {
+  long long first;
+  int count;
+  int interp;
+  /// In f64: in f32, a centre hundreds of pixels in is off by 1e-4 of a
+  /// pixel, which the cubic's and lanczos's slopes turn into 1e-4 of the
+  /// range.
+  double centre;
+  float inverse, total;
+};
+
+/// Tap `j`'s distance from the axis's centre, in filter units.
+PIPE_HD float pipe_resample_distance(const pipe_resample_axis &t, int j) {
+  return (float)(((double)(t.first + j) + 0.5 - t.centre) * (double)t.inverse);
+}
+
+/// The axis for output `o` of `outputs`, the axis mapping output x to
+/// input `offset + scale x` (mirrored where `scale` < 0), reading input
+/// pixels [lo, hi): the filter of `interp`, stretched by the scale when
+/// `antialias` and downscaling, cut to [lo, hi) and normalized over what
+/// is left. PIL's and torch's taps of the crop [lo, hi) resized, in the
 /// input's coordinates.
-PIPE_HD int pipe_resample_taps(long long o, long long outputs, float scale,
-                               float offset, long long lo, long long hi,
-                               long long *first, float *weights, int most) {
+PIPE_HD pipe_resample_axis pipe_resample_taps_of(long long o, long long outputs,
+                                                 float scale, float offset,
+                                                 long long lo, long long hi,
+                                                 int interp, bool antialias) {
   if (scale < 0.0f) {
     offset = offset + scale * (float)outputs;
     scale = -scale;
     o = outputs - 1 - o;
   }
-  float support = scale >= 1.0f ? scale : 1.0f;
-  float inverse = scale >= 1.0f ? 1.0f / scale : 1.0f;
+  float stretch = antialias && scale >= 1.0f ? scale : 1.0f;
+  float support = pipe_resample_radius(interp) * stretch;
   float local = scale * ((float)o + 0.5f);
-  float centre = offset + local;
+  pipe_resample_axis t;
+  t.interp = interp;
+  t.centre = (double)offset + (double)scale * ((double)o + 0.5);
+  t.inverse = 1.0f / stretch;
   // Truncated like torch's int(), in the crop's coordinates (from lo).
   float from = local - support + 0.5f + (offset - (float)lo);
   float to = local + support + 0.5f + (offset - (float)lo);
@@ -223,19 +291,32 @@ PIPE_HD int pipe_resample_taps(long long o, long long outputs, float scale,
   long long b = lo + (to > 0.0f ? (to < (float)span ? (long long)to : span) : 0);
   lo = a > lo ? a : lo;
   hi = b < hi ? b : hi;
-  int count = (int)(hi - lo);
-  if (count > most)
-    count = most;
-  float total = 0.0f;
-  for (int j = 0; j < count; ++j) {
-    float d = ((float)(lo + j) - centre + 0.5f) * inverse;
-    float wj = 1.0f - (d < 0.0f ? -d : d);
-    weights[j] = wj > 0.0f ? wj : 0.0f;
-    total += weights[j];
-  }
+  t.first = lo;
+  t.count = (int)(hi - lo);
+  t.total = 0.0f;
+  for (int j = 0; j < t.count; ++j)
+    t.total += pipe_resample_filter(interp, pipe_resample_distance(t, j));
+  return t;
+}
+
+/// Weight `j` of axis `t`, normalized.
+PIPE_HD float pipe_resample_weight(const pipe_resample_axis &t, int j) {
+  float w = pipe_resample_filter(t.interp, pipe_resample_distance(t, j));
+  return t.total != 0.0f ? w / t.total : 0.0f;
+}
+
+/// The axis's taps as an array: [*first, *first + taps) and their
+/// weights (at most `most`: callers make sure the axis has no more).
+PIPE_HD int pipe_resample_taps(long long o, long long outputs, float scale,
+                               float offset, long long lo, long long hi,
+                               int interp, bool antialias, long long *first,
+                               float *weights, int most) {
+  pipe_resample_axis t = pipe_resample_taps_of(o, outputs, scale, offset, lo,
+                                               hi, interp, antialias);
+  int count = t.count < most ? t.count : most;
   for (int j = 0; j < count; ++j)
-    weights[j] = total != 0.0f ? weights[j] / total : 0.0f;
-  *first = lo;
+    weights[j] = pipe_resample_weight(t, j);
+  *first = t.first;
   return count;
 }
 
@@ -245,8 +326,18 @@ PIPE_HD float pipe_resample_madd(float acc, float w, float v) {
   return fmaf(w, v, acc);
 }
 
-/// The most taps an antialiased axis takes (a downscale by up to 31).
+/// The taps of an axis the pixel path keeps in an array (an antialiased
+/// linear downscale by up to 31); an axis with more has its weights
+/// computed again as each is used.
 #define PIPE_RESAMPLE_MAX_TAPS 64
+
+/// Whether a resize of `interp` sums separable taps (pipe_resample_axis)
+/// rather than reading around one point: linear with antialias, and
+/// cubic and lanczos always.
+PIPE_HD bool pipe_resample_separable(int interp, bool antialias) {
+  return interp == PIPE_INTERP_CUBIC || interp == PIPE_INTERP_LANCZOS ||
+         (antialias && interp == PIPE_INTERP_LINEAR);
+}
 
 /// Output pixel (oy, ox) of one sample (oh x ow), its `channels` values
 /// into `out`: the point, the taps and their weights are found once for
@@ -264,25 +355,31 @@ PIPE_HD void pipe_resample_pixel(const T *in, long long h, long long w,
       out[ch] = pipe_cast<Out>(fill);
     return;
   }
-  if (antialias && interp == PIPE_INTERP_LINEAR) {
-    long long x0, y0;
+  if (pipe_resample_separable(interp, antialias)) {
+    pipe_resample_axis tx = pipe_resample_taps_of(
+        ox, ow, a.m[0], a.m[2], box.x0, box.x1, interp, antialias);
+    pipe_resample_axis ty = pipe_resample_taps_of(
+        oy, oh, a.m[4], a.m[5], box.y0, box.y1, interp, antialias);
     float wx[PIPE_RESAMPLE_MAX_TAPS], wy[PIPE_RESAMPLE_MAX_TAPS];
-    int nx = pipe_resample_taps(ox, ow, a.m[0], a.m[2], box.x0, box.x1, &x0,
-                                wx, PIPE_RESAMPLE_MAX_TAPS);
-    int ny = pipe_resample_taps(oy, oh, a.m[4], a.m[5], box.y0, box.y1, &y0,
-                                wy, PIPE_RESAMPLE_MAX_TAPS);
+    const bool keptX = tx.count <= PIPE_RESAMPLE_MAX_TAPS;
+    const bool keptY = ty.count <= PIPE_RESAMPLE_MAX_TAPS;
+    for (int j = 0; keptX && j < tx.count; ++j)
+      wx[j] = pipe_resample_weight(tx, j);
+    for (int i = 0; keptY && i < ty.count; ++i)
+      wy[i] = pipe_resample_weight(ty, i);
     // Down the columns, then along the row: the order in which the
     // kernels' tiled path (pipe_resize_tile) adds them too.
     for (long long ch = 0; ch < channels; ++ch) {
       float acc = 0.0f;
-      for (int j = 0; j < nx; ++j) {
+      for (int j = 0; j < tx.count; ++j) {
         float column = 0.0f;
-        for (int i = 0; i < ny; ++i)
+        for (int i = 0; i < ty.count; ++i)
           column = pipe_resample_madd(
-              column, wy[i],
-              pipe_resample_read(in, box, w, channels, ch, y0 + i, x0 + j,
-                                 border, fill));
-        acc = pipe_resample_madd(acc, wx[j], column);
+              column, keptY ? wy[i] : pipe_resample_weight(ty, i),
+              pipe_resample_read(in, box, w, channels, ch, ty.first + i,
+                                 tx.first + j, border, fill));
+        acc = pipe_resample_madd(acc, keptX ? wx[j] : pipe_resample_weight(tx, j),
+                                 column);
       }
       out[ch] = pipe_cast<Out>(acc);
     }
@@ -321,17 +418,18 @@ PIPE_HD void pipe_resample_pixel(const T *in, long long h, long long w,
   }
 }
 
-/// An antialiased resize's output tiles (pipe_resize_tile): rows x
+/// A separable resize's output tiles (pipe_resize_tile): rows x
 /// columns of pixels (every channel), each the work of one block of
 /// PIPE_RESIZE_THREADS threads.
 #define PIPE_RESIZE_THREADS 256
 #define PIPE_RESIZE_TILE_ROWS 8
 #define PIPE_RESIZE_TILE_COLS 64
 /// The most taps an axis keeps in the tiled path, 2 x support + 2 at most:
-/// downscales up to PIPE_RESIZE_TILE_SCALE; larger ones take the pixel
-/// path.
+/// filters of a support (radius x stretch) up to PIPE_RESIZE_TILE_SUPPORT
+/// (linear downscales up to 6.5, cubic 3.25, lanczos 2.17); wider ones
+/// take the pixel path.
 #define PIPE_RESIZE_TILE_TAPS 16
-#define PIPE_RESIZE_TILE_SCALE 6.5f
+#define PIPE_RESIZE_TILE_SUPPORT 6.5f
 /// Shared room for a chunk's input rows (bytes) and column sums (floats);
 /// a tile takes its columns in chunks narrow enough to fit.
 #define PIPE_RESIZE_TILE_BYTES 16384
@@ -346,10 +444,11 @@ __device__ __noinline__ void
 pipe_resample_pixel_outlined(const T *in, long long h, long long w,
                              long long channels, const pipe_affine &a,
                              const pipe_box &box, long long oh, long long ow,
-                             long long oy, long long ox, int border,
-                             float fill, Out *out) {
-  pipe_resample_pixel(in, h, w, channels, a, box, oh, ow, oy, ox,
-                      PIPE_INTERP_LINEAR, border, fill, true, out);
+                             long long oy, long long ox, int interp,
+                             bool antialias, int border, float fill,
+                             Out *out) {
+  pipe_resample_pixel(in, h, w, channels, a, box, oh, ow, oy, ox, interp,
+                      border, fill, antialias, out);
 }
 
 /// What a block of pipe_resize_tile keeps in shared memory.
@@ -475,7 +574,7 @@ __device__ void pipe_resize_load(const T *image, long long stride,
 }
 
 /// The output tile of rows [ty0, ty0 + 8) and columns [tx0, tx0 + 64) of
-/// one sample's antialiased resize (clipped to its oh x ow), by the block:
+/// one sample's separable resize (clipped to its oh x ow), by the block:
 /// every thread calls it for the same tile. The tile's taps and weights
 /// are found once, into shared memory; then, a chunk of its columns at a
 /// time, the block copies the input rows and columns the chunk reads into
@@ -491,7 +590,8 @@ __device__ void pipe_resize_tile(const T *in, long long h, long long w,
                                  long long channels, const pipe_affine &a,
                                  const pipe_box &box, long long oh,
                                  long long ow, long long ty0, long long tx0,
-                                 int border, float fill, Out *out,
+                                 int interp, bool antialias, int border,
+                                 float fill, Out *out,
                                  const T *begin, const T *end,
                                  pipe_resize_shared &s) {
   const int tid = threadIdx.x, threads = blockDim.x;
@@ -503,20 +603,24 @@ __device__ void pipe_resize_tile(const T *in, long long h, long long w,
                              : PIPE_RESIZE_TILE_COLS);
   const int c = (int)channels;
   const float sx = pipe_fabs(a.m[0]), sy = pipe_fabs(a.m[4]);
+  // The filters' reach in input pixels (pipe_resample_taps_of).
+  const float radius = pipe_resample_radius(interp);
+  const float supportX = radius * (antialias && sx > 1.0f ? sx : 1.0f);
+  const float supportY = radius * (antialias && sy > 1.0f ? sy : 1.0f);
   // Uniform over the block: the pixel path for what the tile cannot keep
   // (a NaN scale included).
-  bool tiled = h > 0 && w > 0 && sx <= PIPE_RESIZE_TILE_SCALE &&
-               sy <= PIPE_RESIZE_TILE_SCALE;
+  bool tiled = h > 0 && w > 0 && supportX <= PIPE_RESIZE_TILE_SUPPORT &&
+               supportY <= PIPE_RESIZE_TILE_SUPPORT;
   if (tiled) {
     for (int t = tid; t < rows + cols; t += threads) {
       if (t < rows)
         s.ny[t] = pipe_resample_taps(ty0 + t, oh, a.m[4], a.m[5], box.y0,
-                                     box.y1, &s.fy[t], s.wy[t],
-                                     PIPE_RESIZE_TILE_TAPS);
+                                     box.y1, interp, antialias, &s.fy[t],
+                                     s.wy[t], PIPE_RESIZE_TILE_TAPS);
       else
         s.nx[t - rows] = pipe_resample_taps(
-            tx0 + t - rows, ow, a.m[0], a.m[2], box.x0, box.x1,
-            &s.fx[t - rows], s.wx[t - rows], PIPE_RESIZE_TILE_TAPS);
+            tx0 + t - rows, ow, a.m[0], a.m[2], box.x0, box.x1, interp,
+            antialias, &s.fx[t - rows], s.wx[t - rows], PIPE_RESIZE_TILE_TAPS);
     }
     __syncthreads();
   }
@@ -534,10 +638,9 @@ __device__ void pipe_resize_tile(const T *in, long long h, long long w,
   const int unit = sizeof(T) < 4 ? 4 : (int)sizeof(T); // bytes a group
   int width = cols;
   const int rowsIn = (int)(r1 - r0);
-  const float support = sx > 1.0f ? sx : 1.0f;
   for (; tiled && width > 0; width /= 2) {
     int groups = pipe_resize_groups<T>(
-        (long long)((float)(width - 1) * sx + 2.0f * support + 4.0f) * c);
+        (long long)((float)(width - 1) * sx + 2.0f * supportX + 4.0f) * c);
     if (rows * groups * values <= PIPE_RESIZE_TILE_SUMS &&
         rowsIn * groups * unit <= PIPE_RESIZE_TILE_BYTES)
       break;
@@ -546,7 +649,7 @@ __device__ void pipe_resize_tile(const T *in, long long h, long long w,
     for (int e = tid; e < rows * cols; e += threads) {
       long long oy = ty0 + e / cols, ox = tx0 + e % cols;
       pipe_resample_pixel_outlined(in, h, w, channels, a, box, oh, ow, oy,
-                                   ox, border, fill,
+                                   ox, interp, antialias, border, fill,
                                    out + (oy * ow + ox) * channels);
     }
     return;
@@ -569,7 +672,7 @@ __device__ void pipe_resize_tile(const T *in, long long h, long long w,
       for (int e = tid; e < rows * n; e += threads) {
         long long oy = ty0 + e / n, ox = tx0 + x0 + e % n;
         pipe_resample_pixel_outlined(in, h, w, channels, a, box, oh, ow, oy,
-                                     ox, border, fill,
+                                     ox, interp, antialias, border, fill,
                                      out + (oy * ow + ox) * channels);
       }
       continue;
@@ -661,8 +764,9 @@ __device__ void pipe_resize_tile(const T *in, long long h, long long w,
   }
 }
 
-/// An antialiased resize of `rows` / oh samples (pipe_resample_param's
-/// `param` and `divisor`; none without regions), a tile at a time
+/// A separable resize (pipe_resample_separable) of `rows` / oh samples
+/// (pipe_resample_param's `param` and `divisor`; none without regions), a
+/// tile at a time
 /// (pipe_resize_tile): the block takes a run of consecutive tiles, a
 /// sample's in order, so that it finds the sample's matrix and region
 /// again only when the sample changes, and steps from tile to tile
@@ -673,8 +777,8 @@ __device__ void pipe_resize_tiles(const T *in, const float *param, Out *out,
                                   long long rows, long long h, long long w,
                                   long long channels, long long oh,
                                   long long ow, long long divisor,
-                                  int border, float fill,
-                                  pipe_resize_shared &s) {
+                                  int interp, bool antialias, int border,
+                                  float fill, pipe_resize_shared &s) {
   const long long tilesY =
       (oh + PIPE_RESIZE_TILE_ROWS - 1) / PIPE_RESIZE_TILE_ROWS;
   const long long tilesX =
@@ -703,7 +807,8 @@ __device__ void pipe_resize_tiles(const T *in, const float *param, Out *out,
     }
     pipe_resize_tile<C>(in + sample * image, h, w, channels, s.a, s.box, oh, ow,
                      ty * PIPE_RESIZE_TILE_ROWS, tx * PIPE_RESIZE_TILE_COLS,
-                     border, fill, out + sample * oh * ow * channels, in,
+                     interp, antialias, border, fill,
+                     out + sample * oh * ow * channels, in,
                      in + samples * image, s);
     if (++tx == tilesX) {
       tx = 0;

@@ -61,8 +61,9 @@ def Pipe_WindowKind : I32EnumAttr<"WindowKind",
 }
 
 def Pipe_Interp : I32EnumAttr<"Interp",
-    "how a resample reads between pixels: nearest linear", [
-      I32EnumAttrCase<"nearest", 0>, I32EnumAttrCase<"linear", 1>]> {
+    "how a resample reads between pixels: nearest linear cubic lanczos", [
+      I32EnumAttrCase<"nearest", 0>, I32EnumAttrCase<"linear", 1>,
+      I32EnumAttrCase<"cubic", 2>, I32EnumAttrCase<"lanczos", 3>]> {
   let cppNamespace = "::mlir::pipe";
 }
 

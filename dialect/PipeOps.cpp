@@ -545,6 +545,10 @@ LogicalResult ResampleOp::verify() {
     return emitOpError() << "takes a parameter unless it is a resize";
   if (getAntialias() && transform != ResampleTransform::resize)
     return emitOpError() << "antialiases resizes only";
+  if ((getInterp() == Interp::cubic || getInterp() == Interp::lanczos) &&
+      transform != ResampleTransform::resize)
+    return emitOpError() << "interpolates " << stringifyInterp(getInterp())
+                         << " in resizes only";
   if (param) {
     // [samples..., 2, 3] matrices, [samples..., 4] regions, [samples...]
     // angles.

@@ -52,10 +52,20 @@ bool PipelineChecker::checkResampleOp(CallExprAST &expr) {
                                     "(images, size = [224, 224])");
   }
   expr.interp = "linear";
+  const bool resizes = callee == "resize" || callee == "random_resized_crop";
   if (ExprAST *interp = keyword(expr, "interp")) {
     auto *name = llvm::dyn_cast<NameExprAST>(interp);
-    if (!name || (name->name != "nearest" && name->name != "linear"))
-      return error(interp->getLoc(), "interp = nearest or linear");
+    bool known = name && (name->name == "nearest" || name->name == "linear" ||
+                          name->name == "cubic" || name->name == "lanczos");
+    if (!known)
+      return error(interp->getLoc(),
+                   resizes ? "interp = nearest, linear, cubic or lanczos"
+                           : "interp = nearest or linear");
+    if (!resizes && name->name != "nearest" && name->name != "linear")
+      return error(interp->getLoc(),
+                   "interp = " + name->name + " is for resize and "
+                   "random_resized_crop; '" + callee +
+                       "' takes nearest or linear");
     expr.interp = name->name;
   }
   expr.fill = 0;
@@ -76,8 +86,8 @@ bool PipelineChecker::checkResampleOp(CallExprAST &expr) {
       return error(antialias->getLoc(), "antialias = true or false");
     expr.antialias = flag->value;
   }
-  // Only a linear resize antialiases (a nearest one picks one pixel).
-  expr.antialias = expr.antialias && expr.interp == "linear";
+  // A nearest resize picks one pixel: it has nothing to antialias.
+  expr.antialias = expr.antialias && expr.interp != "nearest";
   int64_t firstAxis = rank - 3;
   if (callee == "resize" && !checkResizeRoi(expr, input))
     return false;

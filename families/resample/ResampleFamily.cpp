@@ -54,12 +54,14 @@ public:
     params.transform = int(resample.getTransform());
     std::string in = getCppScalarType(input.getElementType());
     std::string out = getCppScalarType(result.getElementType());
-    // An antialiased (linear) resize, separable, takes the output a tile
-    // at a time through shared memory (pipe_resize_tile); the others a
-    // row a block, a pixel a thread.
+    // A separable resize (antialiased linear, cubic, lanczos) takes the
+    // output a tile at a time through shared memory (pipe_resize_tile);
+    // the others a row a block, a pixel a thread.
     params.tiled = resample.getTransform() == ResampleTransform::resize &&
-                   resample.getAntialias() &&
-                   resample.getInterp() == Interp::linear;
+                   ((resample.getAntialias() &&
+                     resample.getInterp() == Interp::linear) ||
+                    resample.getInterp() == Interp::cubic ||
+                    resample.getInterp() == Interp::lanczos);
     // Blocks that must fit on an SM at once: caps the registers (255 a
     // thread otherwise, two blocks an SM, with the taps' arrays and loops
     // inlined). PIPE_TUNE_RESAMPLE_MIN_BLOCKS overrides, for sweeps.
@@ -95,6 +97,8 @@ public:
          << "  pipe_resize_tiles<" << channels
          << ">(in, param, out, rows, h, w, channels, oh, ow, "
             "paramDivisor,\n      "
+         << int(resample.getInterp()) << ", "
+         << (resample.getAntialias() ? "true" : "false") << ", "
          << int(resample.getBorder()) << ", " << fill << ", pipe_tile);\n}\n";
     } else {
       // A thread per output pixel: its taps once, then every channel.

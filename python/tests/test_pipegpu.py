@@ -541,6 +541,26 @@ def test_dropping_a_result_waits_for_its_stream_only():
     assert busy, 'dropping the result waited for another stream'
 
 
+def test_cubic_resize_matches_torch():
+    # An oracle outside Pipe: torch's antialiased bicubic is Keys' cubic
+    # with a = -0.5, cut at the edges and normalized, as docs/language.md
+    # defines interp = cubic; down and up, on the GPU and the reference.
+    torch = torch_cuda()
+    for size in [(23, 17), (61, 90)]:
+        p = pipegpu.compile(
+            'pipeline r(x: f32[N, H, W, 3]) -> (y: f32[N, %d, %d, 3]) {\n'
+            '  y = resize(x, size = [%d, %d], interp = cubic)\n}\n'
+            % (size * 2))
+        x = torch.rand((2, 41, 57, 3), device='cuda')
+        want = torch.nn.functional.interpolate(
+            x.permute(0, 3, 1, 2), size=size, mode='bicubic',
+            antialias=True, align_corners=False).permute(0, 2, 3, 1)
+        got = torch.from_dlpack(p(x))
+        torch.testing.assert_close(got, want, rtol=0, atol=1e-4)
+        ref = p(x.cpu().numpy(), backend='reference').numpy()
+        np.testing.assert_array_equal(got.cpu().numpy(), ref)
+
+
 def test_cupy_arrays_in_and_out():
     try:
         import cupy

@@ -18,6 +18,14 @@ pipe.pipeline @rotate_antialias(%x: tensor<?x?x?x3xui8, ["N", "H", "W"]> {pipe.n
 
 // -----
 
+pipe.pipeline @rotate_cubic(%x: tensor<?x?x?x3xui8, ["N", "H", "W"]> {pipe.name = "x"}, %a: tensor<?xf32, ["N"]> {pipe.name = "a"}) -> (tensor<?x?x?x3xui8, ["N", "H", "W"]> {pipe.name = "y"}) {
+  // expected-error @+1 {{'pipe.resample' op interpolates cubic in resizes only}}
+  %y = pipe.resample %x, %a : tensor<?xf32, ["N"]> rotate cubic constant fill 0.0 : tensor<?x?x?x3xui8, ["N", "H", "W"]> to tensor<?x?x?x3xui8, ["N", "H", "W"]>
+  pipe.return %y : tensor<?x?x?x3xui8, ["N", "H", "W"]>
+}
+
+// -----
+
 pipe.pipeline @resize_region_of_three(%x: tensor<?x?x?x3xui8, ["N", "H", "W"]> {pipe.name = "x"}, %r: tensor<?x3xf32, ["N"]> {pipe.name = "r"}) -> (tensor<?x4x4x3xui8, ["N"]> {pipe.name = "y"}) {
   // expected-error @+1 {{'pipe.resample' op parameter must be f32 [samples..., 4]}}
   %y = pipe.resample %x, %r : tensor<?x3xf32, ["N"]> resize linear clamp fill 0.0 : tensor<?x?x?x3xui8, ["N", "H", "W"]> to tensor<?x4x4x3xui8, ["N"]>

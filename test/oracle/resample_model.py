@@ -51,26 +51,44 @@ def rotation(degrees, h, w, oh, ow):
                      [s, c, h / 2 - s * ow / 2 - c * oh / 2]])
 
 
-def aa_weights(out_size, in_size):
-    """PIL's triangle filter per output index: (first, weights)."""
+RADIUS = {'linear': 1.0, 'cubic': 2.0, 'lanczos': 3.0}
+
+
+def filter_weight(interp, d):
+    """docs/language.md's filters at distances d: the triangle, Keys'
+    cubic with a = -0.5, Lanczos' sinc(d) sinc(d / 3)."""
+    d = np.abs(d)
+    if interp == 'cubic':
+        return np.where(d < 1, (1.5 * d - 2.5) * d * d + 1,
+                        np.where(d < 2, ((-0.5 * d + 2.5) * d - 4) * d + 2, 0))
+    if interp == 'lanczos':
+        return np.where(d < 3, np.sinc(d) * np.sinc(d / 3), 0)
+    return np.maximum(0, 1 - d)
+
+
+def aa_weights(out_size, in_size, interp='linear', antialias=True):
+    """PIL's taps per output index: (first, weights) of the filter,
+    stretched by the scale when antialiasing a downscale, cut to the image
+    and normalized."""
     scale = in_size / out_size
-    support = max(scale, 1.0)
-    inv = 1 / scale if scale >= 1 else 1.0
+    stretch = scale if antialias and scale >= 1 else 1.0
+    support = RADIUS[interp] * stretch
     rows = []
     for o in range(out_size):
         centre = scale * (o + 0.5)
         lo = max(int(centre - support + 0.5), 0)
         hi = min(int(centre + support + 0.5), in_size)
         j = np.arange(lo, hi)
-        wj = np.maximum(0, 1 - np.abs((j - centre + 0.5) * inv))
+        wj = filter_weight(interp, (j - centre + 0.5) / stretch)
         rows.append((lo, wj / wj.sum()))
     return rows
 
 
-def resize_aa(img, oh, ow):
+def resize_aa(img, oh, ow, interp='linear', antialias=True):
     h, w = img.shape[:2]
     out = np.zeros((oh, ow, img.shape[2]))
-    ry, rx = aa_weights(oh, h), aa_weights(ow, w)
+    ry = aa_weights(oh, h, interp, antialias)
+    rx = aa_weights(ow, w, interp, antialias)
     for oy, (ylo, wy) in enumerate(ry):
         rows = img[ylo:ylo + len(wy)].astype(np.float64)
         col = np.tensordot(wy, rows, axes=(0, 0))      # [W, C]
@@ -85,13 +103,20 @@ def to(x, dtype):
     return x.astype(dtype)
 
 
-def near(name, got, want):
+def near(name, got, want, scale=None):
+    """u8 within 1; floats within 1e-3, or, given the input's `scale` (255
+    for u8 images), within 1e-4 of it (docs/language.md: cubic and lanczos
+    weights carry f32 coordinates' error)."""
     assert got.shape == want.shape and got.dtype == want.dtype, \
         (name, got.shape, want.shape, got.dtype, want.dtype)
     if got.dtype == np.uint8:
         diff = int(np.max(np.abs(got.astype(int) - want.astype(int)), initial=0))
         check(f'{name} (within 1: {diff})', np.asarray(diff <= 1),
               np.asarray(True))
+    elif scale is not None:
+        diff = float(np.max(np.abs(got - want), initial=0)) / scale
+        check(f'{name} (within 1e-4 of the range: {diff:.1e})',
+              np.asarray(diff <= 1e-4), np.asarray(True))
     else:
         check(name, got, want, tol=1e-3)
 

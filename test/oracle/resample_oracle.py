@@ -1,6 +1,7 @@
 """warp_affine, rotate and resize against NumPy (float64) models written
 from the definitions in docs/language.md (DALI's pixel centres; torch's
-align_corners=False bilinear; PIL's antialias filter), on random images
+align_corners=False bilinear; PIL's antialias filter; Keys' cubic and
+Lanczos 3), on random images
 of odd sizes with per-sample matrices and angles. u8 results within 1 of
 the model, floats within 1e-3."""
 import oracle
@@ -106,6 +107,57 @@ for i in range(n):
          to(resize_aa(g[i], 41, 77), np.float32))
     near(f'tiled resize 5 channels [{i}]', got['five'][i],
          to(resize_aa(f[i], 33, 129), np.float32))
+
+# cubic and lanczos (docs/language.md, Resampling): Keys' cubic (a =
+# -0.5) and Lanczos 3, stretched when antialiasing a downscale, cut at the
+# image and normalized; on the tiled path (supports up to 6.5) and the
+# pixel path (wider), without antialias, upscaled, and flipped. A linear
+# downscale by 73 has more taps than the pixel path keeps in its arrays
+# (64): its weights are computed as they are used. On the GPU, bit for bit
+# the reference's.
+FILTERS = """
+pipeline c(x: u8[N, H, W, 3], f: f32[N, H, W, 5]) -> (
+    cubic: u8[N, 67, 150, 3], cubicf: f32[N, 67, 150, 5],
+    cubic_pixel: f32[N, 40, 60, 3], cubic_plain: f32[N, 29, 61, 3],
+    cubic_up: u8[N, 230, 600, 3], lanczos: f32[N, 101, 259, 3],
+    lanczos_pixel: u8[N, 50, 100, 3], lanczos_up: f32[N, 210, 530, 5],
+    lanczos_flip: f32[N, 50, 130, 3], tiny: u8[N, 3, 7, 3]) {
+  cubic         = resize(x, size = [67, 150], interp = cubic)
+  cubicf        = resize(f, size = [67, 150], interp = cubic)
+  cubic_pixel   = resize(x, size = [40, 60], interp = cubic, dtype = f32)
+  cubic_plain   = resize(x, size = [29, 61], interp = cubic, antialias = false, dtype = f32)
+  cubic_up      = resize(x, size = [230, 600], interp = cubic)
+  lanczos       = resize(x, size = [101, 259], interp = lanczos, dtype = f32)
+  lanczos_pixel = resize(x, size = [50, 100], interp = lanczos)
+  lanczos_up    = resize(f, size = [210, 530], interp = lanczos)
+  lanczos_flip  = resize(x, size = [50, 130], interp = lanczos, roi_start = [3, W - 2], roi_end = [H, 5], dtype = f32)
+  tiny          = resize(x, size = [3, 7])
+}
+"""
+got = run(FILTERS, {'x': x, 'f': f})
+if oracle.BACKEND == 'gpu':
+    oracle.BACKEND = 'reference'
+    want = run(FILTERS, {'x': x, 'f': f})
+    oracle.BACKEND = 'gpu'
+    for name in sorted(want):
+        check(f'{name}: GPU == reference', got[name], want[name])
+for i in range(n):
+    for name, img, size, interp, aa, dtype in [
+            ('cubic', x, (67, 150), 'cubic', True, np.uint8),
+            ('cubicf', f, (67, 150), 'cubic', True, np.float32),
+            ('cubic_pixel', x, (40, 60), 'cubic', True, np.float32),
+            ('cubic_plain', x, (29, 61), 'cubic', False, np.float32),
+            ('cubic_up', x, (230, 600), 'cubic', True, np.uint8),
+            ('lanczos', x, (101, 259), 'lanczos', True, np.float32),
+            ('lanczos_pixel', x, (50, 100), 'lanczos', True, np.uint8),
+            ('lanczos_up', f, (210, 530), 'lanczos', True, np.float32),
+            ('tiny', x, (3, 7), 'linear', True, np.uint8)]:
+        near(f'{name} [{i}]', got[name][i],
+             to(resize_aa(img[i], *size, interp, aa), dtype),
+             scale=np.abs(img).max() if interp != 'linear' else None)
+    near(f'lanczos_flip [{i}]', got['lanczos_flip'][i],
+         to(resize_aa(x[i, 3:h, 5:w - 2], 50, 130, 'lanczos')[:, ::-1],
+            np.float32), scale=255)
 
 # Bad parameters only the run knows (docs/language.md, Resampling): a NaN
 # or infinite angle or matrix element fails the run naming the sample and
