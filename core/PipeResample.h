@@ -435,6 +435,42 @@ PIPE_HD void pipe_resample_pixel(const T *in, long long h, long long w,
 #define PIPE_RESIZE_TILE_BYTES 16384
 #define PIPE_RESIZE_TILE_SUMS 4096
 
+/// Whether every tile of a separable resize of h x w images (or of any
+/// region inside them: regions are checked to lie in the image before the
+/// resize runs) to oh x ow takes the tiled path with a chunk of at least
+/// one column, for values of `valueBytes` bytes: then the launcher runs
+/// the kernel's entry without the pixel path (pipe_resize_tiles with
+/// Fallback false), whose call, never taken, costs the tiled path
+/// registers and spills. Conservative: the scales get a margin over f32
+/// rounding, and the estimates pipe_resize_tile makes are bounded above.
+PIPE_HD bool pipe_resize_tiles_fit(long long h, long long w,
+                                   long long channels, long long oh,
+                                   long long ow, int interp, bool antialias,
+                                   int valueBytes) {
+  if (h <= 0 || w <= 0 || oh <= 0 || ow <= 0 || channels <= 0 ||
+      valueBytes <= 0)
+    return false;
+  const double sx = (double)w / (double)ow * 1.001 + 1e-3;
+  const double sy = (double)h / (double)oh * 1.001 + 1e-3;
+  const double radius = (double)pipe_resample_radius(interp);
+  const double supportX = radius * (antialias && sx > 1.0 ? sx : 1.0);
+  const double supportY = radius * (antialias && sy > 1.0 ? sy : 1.0);
+  if (supportX > (double)PIPE_RESIZE_TILE_SUPPORT * 0.999 ||
+      supportY > (double)PIPE_RESIZE_TILE_SUPPORT * 0.999)
+    return false;
+  const long long values = valueBytes < 4 ? 4 / valueBytes : 1;
+  const long long unit = valueBytes < 4 ? 4 : valueBytes;
+  // A chunk of one column: its values (and a group more), and the input
+  // rows of the tile's eight output rows.
+  const long long groups =
+      ((long long)(2.0 * supportX + 5.0) * channels + values - 1) / values + 1;
+  const long long rowsIn =
+      (long long)((double)(PIPE_RESIZE_TILE_ROWS - 1) * sy + 2.0 * supportY +
+                  5.0);
+  return PIPE_RESIZE_TILE_ROWS * groups * values <= PIPE_RESIZE_TILE_SUMS &&
+         rowsIn * groups * unit <= PIPE_RESIZE_TILE_BYTES;
+}
+
 #if defined(__CUDACC_RTC__) || defined(__CUDACC__)
 /// pipe_resample_pixel out of line, for the rare tiles of
 /// pipe_resize_tile's slow path: inlined, its own taps and loops would
@@ -585,7 +621,7 @@ __device__ void pipe_resize_load(const T *image, long long stride,
 /// more taps than the tile keeps). `begin` and `end` bound the whole
 /// input tensor. The caller has synchronized the block since the last
 /// tile's use of `s`.
-template <int C, typename T, typename Out>
+template <int C, bool Fallback, typename T, typename Out>
 __device__ void pipe_resize_tile(const T *in, long long h, long long w,
                                  long long channels, const pipe_affine &a,
                                  const pipe_box &box, long long oh,
@@ -609,8 +645,10 @@ __device__ void pipe_resize_tile(const T *in, long long h, long long w,
   const float supportY = radius * (antialias && sy > 1.0f ? sy : 1.0f);
   // Uniform over the block: the pixel path for what the tile cannot keep
   // (a NaN scale included).
-  bool tiled = h > 0 && w > 0 && supportX <= PIPE_RESIZE_TILE_SUPPORT &&
-               supportY <= PIPE_RESIZE_TILE_SUPPORT;
+  // Without Fallback, the launcher has made sure (pipe_resize_tiles_fit).
+  bool tiled = !Fallback || (h > 0 && w > 0 &&
+                             supportX <= PIPE_RESIZE_TILE_SUPPORT &&
+                             supportY <= PIPE_RESIZE_TILE_SUPPORT);
   if (tiled) {
     for (int t = tid; t < rows + cols; t += threads) {
       if (t < rows)
@@ -645,7 +683,9 @@ __device__ void pipe_resize_tile(const T *in, long long h, long long w,
         rowsIn * groups * unit <= PIPE_RESIZE_TILE_BYTES)
       break;
   }
-  if (!tiled || width == 0) {
+  if (!Fallback && width == 0)
+    return; // not reached (pipe_resize_tiles_fit)
+  if (Fallback && (!tiled || width == 0)) {
     for (int e = tid; e < rows * cols; e += threads) {
       long long oy = ty0 + e / cols, ox = tx0 + e % cols;
       pipe_resample_pixel_outlined(in, h, w, channels, a, box, oh, ow, oy,
@@ -668,7 +708,11 @@ __device__ void pipe_resize_tile(const T *in, long long h, long long w,
       __syncthreads(); // the previous chunk is done with the input and sums
     if (rows * pitch > PIPE_RESIZE_TILE_SUMS ||
         rowsIn * groups * unit > PIPE_RESIZE_TILE_BYTES) {
-      // Past the estimate (uniform over the block): pixel by pixel.
+      // Past the estimate (uniform over the block): pixel by pixel. (Not
+      // reached: the estimate has two pixels' slack a side over the span
+      // of a chunk's taps; without Fallback the kernel has no pixel path.)
+      if (!Fallback)
+        continue;
       for (int e = tid; e < rows * n; e += threads) {
         long long oy = ty0 + e / n, ox = tx0 + x0 + e % n;
         pipe_resample_pixel_outlined(in, h, w, channels, a, box, oh, ow, oy,
@@ -771,8 +815,10 @@ __device__ void pipe_resize_tile(const T *in, long long h, long long w,
 /// sample's in order, so that it finds the sample's matrix and region
 /// again only when the sample changes, and steps from tile to tile
 /// without a division. `C` is the channels when the kernel knows them
-/// (a pixel a thread in the horizontal sums), else 0.
-template <int C, typename T, typename Out>
+/// (a pixel a thread in the horizontal sums), else 0; `Fallback` whether
+/// tiles the tiled path cannot take are possible (else the kernel has no
+/// pixel path: pipe_resize_tiles_fit).
+template <int C, bool Fallback, typename T, typename Out>
 __device__ void pipe_resize_tiles(const T *in, const float *param, Out *out,
                                   long long rows, long long h, long long w,
                                   long long channels, long long oh,
@@ -805,7 +851,7 @@ __device__ void pipe_resize_tiles(const T *in, const float *param, Out *out,
       matrixOf = sample;
       __syncthreads();
     }
-    pipe_resize_tile<C>(in + sample * image, h, w, channels, s.a, s.box, oh, ow,
+    pipe_resize_tile<C, Fallback>(in + sample * image, h, w, channels, s.a, s.box, oh, ow,
                      ty * PIPE_RESIZE_TILE_ROWS, tx * PIPE_RESIZE_TILE_COLS,
                      interp, antialias, border, fill,
                      out + sample * oh * ow * channels, in,

@@ -76,15 +76,19 @@ public:
     os << kPipeResampleSource << "\n";
     os << "// " << name << ": " << stringifyResampleTransform(
                                       resample.getTransform())
-       << " " << input << " -> " << result << "\n"
-       << "extern \"C\" __global__ void __launch_bounds__(" << threads
-       << (minBlocks > 0 ? ", " + std::to_string(minBlocks) : "") << ")\n"
-       << name << "(const " << in << " *__restrict__ in,\n"
-       << "    const float *__restrict__ param, " << out
-       << " *__restrict__ out,\n"
-       << "    long long rows, long long h, long long w, long long channels,\n"
-       << "    long long oh, long long ow, long long paramDivisor"
-       << pipec::getGuardedKernelOpening(options);
+       << " " << input << " -> " << result << "\n";
+    auto opening = [&](const std::string &entry) {
+      os << "extern \"C\" __global__ void __launch_bounds__(" << threads
+         << (minBlocks > 0 ? ", " + std::to_string(minBlocks) : "") << ")\n"
+         << entry << "(const " << in << " *__restrict__ in,\n"
+         << "    const float *__restrict__ param, " << out
+         << " *__restrict__ out,\n"
+         << "    long long rows, long long h, long long w, long long channels,\n"
+         << "    long long oh, long long ow, long long paramDivisor"
+         << pipec::getGuardedKernelOpening(options);
+    };
+    pipert::PlanKernel kernel;
+    kernel.entries = {name};
     char fill[40];
     std::snprintf(fill, sizeof(fill), "(float)%.17g",
                   resample.getFill().convertToDouble());
@@ -93,15 +97,29 @@ public:
       int64_t channels = input.getShape().back();
       if (ShapedType::isDynamic(channels) || channels > kMostTiledChannels)
         channels = 0;
-      os << "  __shared__ pipe_resize_shared pipe_tile;\n"
-         << "  pipe_resize_tiles<" << channels
-         << ">(in, param, out, rows, h, w, channels, oh, ow, "
-            "paramDivisor,\n      "
-         << int(resample.getInterp()) << ", "
-         << (resample.getAntialias() ? "true" : "false") << ", "
-         << int(resample.getBorder()) << ", " << fill << ", pipe_tile);\n}\n";
+      // Two entries: with the pixel path for tiles the tiled path cannot
+      // take, and without it (fewer registers, no spills) for resizes
+      // whose every tile it can (pipe_resize_tiles_fit, the launcher).
+      for (bool fallback : {true, false}) {
+        std::string entry = fallback ? name : name + "_fits";
+        opening(entry);
+        os << "  __shared__ pipe_resize_shared pipe_tile;\n"
+           << "  pipe_resize_tiles<" << channels << ", "
+           << (fallback ? "true" : "false")
+           << ">(in, param, out, rows, h, w, channels, oh, ow, "
+              "paramDivisor,\n      "
+           << int(resample.getInterp()) << ", "
+           << (resample.getAntialias() ? "true" : "false") << ", "
+           << int(resample.getBorder()) << ", " << fill << ", pipe_tile);\n}\n";
+        if (!fallback)
+          kernel.entries.push_back(entry);
+      }
+      params.interp = int(resample.getInterp());
+      params.antialias = resample.getAntialias();
+      params.valueBytes = int(getElementBytes(input.getElementType()));
     } else {
       // A thread per output pixel: its taps once, then every channel.
+      opening(name);
       os << "  for (long long row = blockIdx.x; row < rows; row += gridDim.x) "
             "{\n"
          << "    const long long sample = row / oh, oy = row % oh;\n"
@@ -122,9 +140,7 @@ public:
          << ", line + ox * channels);\n"
          << "  }\n}\n";
     }
-    pipert::PlanKernel kernel;
     kernel.name = name;
-    kernel.entries = {name};
     kernel.source = std::move(text);
     kernel.domain = pipec::getPlanBuffer(result, "").dims;
     kernel.location = describeLocation(resample.getLoc());

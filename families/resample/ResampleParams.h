@@ -6,7 +6,10 @@
 // h, long long w, long long channels, long long oh, long long ow, long
 // long paramDivisor[, guard, run]): one block per output row (sample,
 // oy), or per tile of the output (PIPE_RESIZE_TILE_ROWS x _COLS of a
-// sample, in order) when `tiled`; `param` holds each sample's matrix (6 floats) or angle (1), image
+// sample, in order) when `tiled`. A tiled kernel has a second entry,
+// NAME_fits, without the pixel path, for resizes whose every tile the
+// tiled path takes (pipe_resize_tiles_fit of `interp`, `antialias` and
+// `valueBytes`). `param` holds each sample's matrix (6 floats) or angle (1), image
 // sample s reading the param's s / paramDivisor, or all the first when
 // paramDivisor is 0 (pipe_resample_param_divisor, core/PipeResample.h).
 //
@@ -27,11 +30,19 @@ struct ResampleParams {
   /// Whether the kernel takes the output in tiles (pipe_resize_tile),
   /// blocks of PIPE_RESIZE_THREADS, rather than a block of 128 per row.
   bool tiled = false;
+  /// A tiled kernel's interpolation (PIPE_INTERP_*), whether it
+  /// antialiases, and the bytes of its input values.
+  int interp = 0;
+  bool antialias = false;
+  int valueBytes = 0;
 
   std::string encode() const {
     return KernelParamWriter()
         .add("transform", transform)
         .add("tiled", tiled ? 1 : 0)
+        .add("interp", interp)
+        .add("antialias", antialias ? 1 : 0)
+        .add("value_bytes", valueBytes)
         .str();
   }
   static Result<ResampleParams> decode(const std::string &text) {
@@ -41,6 +52,9 @@ struct ResampleParams {
     ResampleParams params;
     params.transform = int(reader->getInt("transform"));
     params.tiled = reader->getInt("tiled") != 0;
+    params.interp = int(reader->getInt("interp"));
+    params.antialias = reader->getInt("antialias") != 0;
+    params.valueBytes = int(reader->getInt("value_bytes"));
     if (!reader->status().ok())
       return reader->status();
     if (params.transform < 0 || params.transform > 2)
