@@ -420,6 +420,20 @@ static std::string resolveWeak(const ExprType &weak, llvm::StringRef strong) {
   return strong.str();
 }
 
+/// The first `~` in a tree of literals (unary and binary operators over
+/// numbers and dims), or null.
+static const UnaryExprAST *findLiteralBitNot(const ExprAST &expr) {
+  if (const auto *unary = llvm::dyn_cast<UnaryExprAST>(&expr))
+    return unary->op == UnaryOp::BitNot ? unary
+                                         : findLiteralBitNot(*unary->operand);
+  if (const auto *binary = llvm::dyn_cast<BinaryExprAST>(&expr)) {
+    if (const UnaryExprAST *found = findLiteralBitNot(*binary->lhs))
+      return found;
+    return findLiteralBitNot(*binary->rhs);
+  }
+  return nullptr;
+}
+
 std::optional<std::string>
 PipelineChecker::operandDType(llvm::ArrayRef<ExprAST *> operands,
                               Accepts accepts, SMLoc loc,
@@ -461,6 +475,18 @@ PipelineChecker::operandDType(llvm::ArrayRef<ExprAST *> operands,
   for (ExprAST *operand : operands)
     if (operand->type.isWeakLiteral() && !checkLiteralFits(*operand, *dtype))
       return std::nullopt;
+  // `~` of a literal is folded by the dtype the literal takes: one that
+  // takes a float has no bits to flip.
+  if (isFloatDType(*dtype))
+    for (ExprAST *operand : operands)
+      if (operand->type.isWeakLiteral())
+        if (const UnaryExprAST *bitNot = findLiteralBitNot(*operand)) {
+          error(bitNot->getLoc(),
+                "'~' takes integers, but this literal is " + *dtype +
+                    " here, as " + what + " computes; write the integer's "
+                    "value, or apply '~' to an integer tensor");
+          return std::nullopt;
+        }
 
   switch (accepts) {
   case Accepts::Numeric:
