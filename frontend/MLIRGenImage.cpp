@@ -199,15 +199,21 @@ Value Generator::emitResizeRoi(const CallExprAST &call, Value images,
   }
   Value regions = stackLast(corners, sampleDims(call), where);
   // Coordinates only the run knows are checked then: each in [0, H] or
-  // [0, W] (NaN in neither), or the run fails naming the sample.
-  bool literal = true;
+  // [0, W] (NaN in neither), or the run fails naming the sample. Literals
+  // were checked when compiling against static sizes (and fractions
+  // against 1); against a size only the run knows they are checked then
+  // too. (The resize's launcher relies on it: pipe_resize_tiles_fit.)
+  bool checked = true;
   for (const char *name : {"roi_start", "roi_end"})
     if (auto *list = llvm::dyn_cast<ListExprAST>(keywordValue(call, name)))
       for (const ExprPtr &element : list->elements)
-        literal &= llvm::isa<NumberExprAST>(*element);
+        checked &= llvm::isa<NumberExprAST>(*element);
     else
-      literal = false;
-  if (literal)
+      checked = false;
+  checked &= call.relativeRoi ||
+             (!imagesType.isDynamicDim(firstAxis) &&
+              !imagesType.isDynamicDim(firstAxis + 1));
+  if (checked)
     return regions;
   std::string height = dimOf(images, firstAxis).str();
   std::string width = dimOf(images, firstAxis + 1).str();

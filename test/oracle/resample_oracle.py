@@ -196,4 +196,21 @@ for name, value, text in [
     code, err = run(BAD, {**good, name: value}, expect_error=True)
     expect_failure(f'bad {name}: {text}', code, err,
                    text + '; nothing was written')
+
+# A literal region against sizes only the run knows is checked then too
+# (its resize would otherwise read, and scale, past the image).
+ROI = """
+pipeline r(x: u8[N, H, W, 3]) -> (y: u8[N, 20, 20, 3]) {
+  y = resize(x, size = [20, 20], roi_start = [0, 0], roi_end = [500, 40])
+}
+"""
+code, err = run(ROI, {'x': rng.integers(0, 256, (1, 100, 100, 3),
+                                        dtype=np.uint8)}, expect_error=True)
+expect_failure('a literal region past the image of symbolic size', code, err,
+               "roi_end's y of sample [] is 500, outside the image's [0, 100]"
+               "; nothing was written")
+tall = rng.integers(0, 256, (1, 600, 50, 3), dtype=np.uint8)
+got = run(ROI, {'x': tall})
+near('a literal region inside the image of symbolic size', got['y'][0],
+     to(resize_aa(tall[0, 0:500, 0:40], 20, 20), np.uint8))
 finish()
