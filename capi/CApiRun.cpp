@@ -153,6 +153,14 @@ pipecapi::toTensorRef(const DLTensor &tensor, DType dtype, const char *kind,
   if (tensor.ndim < 0 || (tensor.ndim > 0 && !tensor.shape))
     return Status::error(what() + " has no shape");
   ref.shape.assign(tensor.shape, tensor.shape + tensor.ndim);
+  for (int d = 0; d < tensor.ndim; ++d)
+    if (tensor.shape[d] < 0)
+      return Status::error(what() + " has a negative size in dim " +
+                           std::to_string(d));
+  if (!pipert::checkedNumBytes(dtype, ref.shape))
+    return Status::error(what() + " is " +
+                         pipert::describeTensor(dtype, ref.shape) +
+                         ", whose size in bytes passes 2^63");
   // Compact row-major: strides absent, or those of that layout (any stride
   // along a dim of size 1; any strides at all when a dim is 0, as torch
   // gives empty tensors).
@@ -251,6 +259,13 @@ public:
     {
       std::lock_guard<std::mutex> lock(mutex_);
       if (!executable_) {
+        // The tensors first, so that a bad one is named before a missing
+        // GPU or a failed load is; once loaded, the run checks them.
+        std::vector<std::vector<int64_t>> shapes;
+        if (auto checked =
+                pipert::checkRunTensors(plan_, inputs, outputs, shapes);
+            !checked)
+          return Status::badArgument(checked.status().message());
         auto loaded = pipert::Executable::load(plan_);
         if (!loaded)
           return loaded.status();
@@ -467,10 +482,22 @@ pipe_status pipe_load_aot(const struct pipe_aot_plan *plan,
   return guarded("pipe_load_aot", [&] {
     if (!plan || !out)
       return fail(PIPE_ERROR_ARGUMENT, "pipe_load_aot: plan and out are required");
-    // The generated pipe_aot_NAME() hands out its pipert::Plan under this
-    // opaque name (codegen/AotEmitter.cpp).
-    auto p = std::make_unique<AotPipeline>(
-        *reinterpret_cast<const pipert::Plan *>(plan));
+    // The generated pipe_aot_NAME() hands out a pipert::AotPlanHandle
+    // under this opaque name (codegen/AotEmitter.cpp).
+    const auto *handle = reinterpret_cast<const pipert::AotPlanHandle *>(plan);
+    if (handle->magic != pipert::kAotPlanMagic || !handle->plan)
+      return fail(PIPE_ERROR_ARGUMENT,
+                  "pipe_load_aot: not a plan from pipe_aot_NAME() of "
+                  "`pipec --emit=aot`");
+    if (handle->layout != pipert::kPlanLayoutVersion)
+      return fail(PIPE_ERROR_ARGUMENT,
+                  "pipe_load_aot: pipeline '" + handle->plan->name +
+                      "' was generated for plan layout " +
+                      std::to_string(handle->layout) +
+                      ", this runtime reads layout " +
+                      std::to_string(pipert::kPlanLayoutVersion) +
+                      ": regenerate it with this Pipe's pipec");
+    auto p = std::make_unique<AotPipeline>(*handle->plan);
     p->describe();
     *out = p.release();
     return PIPE_OK;
@@ -493,22 +520,26 @@ int32_t pipe_num_results(const pipe_pipeline *pipeline) {
 
 pipe_status pipe_get_random(const pipe_pipeline *pipeline, uint64_t *seed,
                             uint64_t *random_run) {
-  if (!pipeline)
-    return fail(PIPE_ERROR_ARGUMENT, "pipeline is NULL");
-  pipert::RandomState state = pipeline->randomState();
-  if (seed)
-    *seed = state.seed;
-  if (random_run)
-    *random_run = state.run;
-  return PIPE_OK;
+  return guarded("pipe_get_random", [&] {
+    if (!pipeline)
+      return fail(PIPE_ERROR_ARGUMENT, "pipe_get_random: no pipeline");
+    pipert::RandomState state = pipeline->randomState();
+    if (seed)
+      *seed = state.seed;
+    if (random_run)
+      *random_run = state.run;
+    return PIPE_OK;
+  });
 }
 
 pipe_status pipe_set_random(pipe_pipeline *pipeline, uint64_t seed,
                             uint64_t random_run) {
-  if (!pipeline)
-    return fail(PIPE_ERROR_ARGUMENT, "pipeline is NULL");
-  pipeline->setRandomState({seed, random_run});
-  return PIPE_OK;
+  return guarded("pipe_set_random", [&] {
+    if (!pipeline)
+      return fail(PIPE_ERROR_ARGUMENT, "pipe_set_random: no pipeline");
+    pipeline->setRandomState({seed, random_run});
+    return PIPE_OK;
+  });
 }
 
 static pipe_status infoOf(const std::vector<pipe_pipeline::Info> &infos,
@@ -524,16 +555,20 @@ static pipe_status infoOf(const std::vector<pipe_pipeline::Info> &infos,
 
 pipe_status pipe_param_info(const pipe_pipeline *pipeline, int32_t index,
                             pipe_tensor_info *info) {
-  if (!pipeline)
-    return fail(PIPE_ERROR_ARGUMENT, "pipe_param_info: no pipeline");
-  return infoOf(pipeline->params, index, info, "parameter");
+  return guarded("pipe_param_info", [&] {
+    if (!pipeline)
+      return fail(PIPE_ERROR_ARGUMENT, "pipe_param_info: no pipeline");
+    return infoOf(pipeline->params, index, info, "parameter");
+  });
 }
 
 pipe_status pipe_result_info(const pipe_pipeline *pipeline, int32_t index,
                              pipe_tensor_info *info) {
-  if (!pipeline)
-    return fail(PIPE_ERROR_ARGUMENT, "pipe_result_info: no pipeline");
-  return infoOf(pipeline->results, index, info, "result");
+  return guarded("pipe_result_info", [&] {
+    if (!pipeline)
+      return fail(PIPE_ERROR_ARGUMENT, "pipe_result_info: no pipeline");
+    return infoOf(pipeline->results, index, info, "result");
+  });
 }
 
 pipe_status pipe_result_shape(const pipe_pipeline *pipeline,

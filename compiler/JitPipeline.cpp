@@ -85,6 +85,11 @@ JitPipeline::compileFile(const std::string &path, const std::string &pipeline) {
 
 const pipert::Plan &JitPipeline::plan() const { return impl->plan; }
 
+bool JitPipeline::isLoaded() const {
+  std::lock_guard<std::mutex> lock(impl->loadMutex);
+  return impl->executable != nullptr;
+}
+
 pipert::Status JitPipeline::ensureLoaded() {
   std::lock_guard<std::mutex> lock(impl->loadMutex);
   if (impl->executable)
@@ -113,6 +118,15 @@ void JitPipeline::setRandomState(pipert::RandomState state) {
 pipert::Status JitPipeline::run(const std::vector<pipert::TensorRef> &inputs,
                                 const std::vector<pipert::TensorRef> &outputs,
                                 CUstream stream, bool wait) {
+  if (!isLoaded()) {
+    // The tensors first, so that a bad one is named before a missing GPU
+    // or a failed load is; once loaded, the run checks them itself.
+    std::vector<std::vector<int64_t>> shapes;
+    if (auto checked = pipert::checkRunTensors(impl->plan, inputs, outputs,
+                                               shapes);
+        !checked)
+      return pipert::Status::badArgument(checked.status().message());
+  }
   if (pipert::Status s = ensureLoaded(); !s.ok())
     return s;
   return impl->executable->run(inputs, outputs, stream, wait);

@@ -72,6 +72,7 @@ private:
   struct Impl;
   explicit JitPipeline(std::unique_ptr<Impl> impl);
   pipert::Status ensureLoaded();
+  bool isLoaded() const;
   std::unique_ptr<Impl> impl;
 };
 

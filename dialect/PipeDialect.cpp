@@ -48,7 +48,9 @@ static_assert(int(ResampleTransform::affine) == PIPE_RESAMPLE_AFFINE &&
                   int(ResampleTransform::rotate) == PIPE_RESAMPLE_ROTATE &&
                   int(ResampleTransform::resize) == PIPE_RESAMPLE_RESIZE &&
                   int(Interp::nearest) == PIPE_INTERP_NEAREST &&
-                  int(Interp::linear) == PIPE_INTERP_LINEAR,
+                  int(Interp::linear) == PIPE_INTERP_LINEAR &&
+                  int(Interp::cubic) == PIPE_INTERP_CUBIC &&
+                  int(Interp::lanczos) == PIPE_INTERP_LANCZOS,
               "the resample enums must match core/PipeResample.h's");
 
 void PipeDialect::initialize() {

@@ -226,3 +226,45 @@ Status pipert::checkNoOverlap(const Plan &plan,
   }
   return Status();
 }
+
+Result<std::map<std::string, int64_t>>
+pipert::checkRunTensors(const Plan &plan, const std::vector<TensorRef> &inputs,
+                        const std::vector<TensorRef> &outputs,
+                        std::vector<std::vector<int64_t>> &shapes) {
+  auto sizes = bindDims(plan.name, plan.buffers.data(),
+                        size_t(plan.numParams), inputs);
+  if (!sizes)
+    return sizes.status();
+  if (Status s = evaluatePlanDims(plan, *sizes); !s.ok())
+    return s;
+  if (outputs.size() != plan.results.size())
+    return Status::error("pipeline '" + plan.name + "' has " +
+                         std::to_string(plan.results.size()) +
+                         " results, got " + std::to_string(outputs.size()) +
+                         " output tensors");
+  shapes.clear();
+  for (const PlanBuffer &buffer : plan.buffers)
+    shapes.push_back(shapeOf(buffer, *sizes));
+  for (size_t r = 0; r < outputs.size(); ++r) {
+    const PlanBuffer &buffer = plan.buffers[plan.results[r]];
+    const TensorRef &output = outputs[r];
+    auto what = [&] { return "output '" + plan.resultNames[r] + "'"; };
+    const std::vector<int64_t> &shape = shapes[plan.results[r]];
+    if (output.dtype != buffer.dtype || output.shape != shape)
+      return Status::error(what() + " is " +
+                           describeTensor(output.dtype, output.shape) +
+                           " but the result is " +
+                           describeTensor(buffer.dtype, shape));
+    if (output.numElements() > 0 && !output.data)
+      return Status::error(what() + " is a null pointer");
+    if (r < plan.resultMemory.size() &&
+        plan.resultMemory[r] != PlanMemory::Any)
+      if (Status s = checkPinnedMemory(what(), plan.resultMemory[r],
+                                       output.memory);
+          !s.ok())
+        return s;
+  }
+  if (Status s = checkNoOverlap(plan, inputs, outputs); !s.ok())
+    return s;
+  return sizes;
+}

@@ -139,58 +139,13 @@ Status Executable::checkVerdicts() const {
   return Status();
 }
 
-/// The tensors of a run against the plan: each input against its
-/// parameter, the outputs' count, dtypes, shapes and memory, no overlap.
-/// Returns each dim's size, and sets `shapes` to each buffer's shape.
-Result<std::map<std::string, int64_t>>
-Executable::checkTensors(const std::vector<TensorRef> &inputs,
-                         const std::vector<TensorRef> &outputs,
-                         std::vector<std::vector<int64_t>> &shapes) const {
-  auto sizes = bindDims(plan_.name, plan_.buffers.data(),
-                        size_t(plan_.numParams), inputs);
-  if (!sizes)
-    return sizes.status();
-  if (Status s = evaluatePlanDims(plan_, *sizes); !s.ok())
-    return s;
-  if (outputs.size() != plan_.results.size())
-    return Status::error("pipeline '" + plan_.name + "' has " +
-                         std::to_string(plan_.results.size()) +
-                         " results, got " + std::to_string(outputs.size()) +
-                         " output tensors");
-  shapes.clear();
-  for (const PlanBuffer &buffer : plan_.buffers)
-    shapes.push_back(shapeOf(buffer, *sizes));
-  for (size_t r = 0; r < outputs.size(); ++r) {
-    const PlanBuffer &buffer = plan_.buffers[plan_.results[r]];
-    const TensorRef &output = outputs[r];
-    auto what = [&] { return "output '" + plan_.resultNames[r] + "'"; };
-    const std::vector<int64_t> &shape = shapes[plan_.results[r]];
-    if (output.dtype != buffer.dtype || output.shape != shape)
-      return Status::error(what() + " is " +
-                           describeTensor(output.dtype, output.shape) +
-                           " but the result is " +
-                           describeTensor(buffer.dtype, shape));
-    if (output.numElements() > 0 && !output.data)
-      return Status::error(what() + " is a null pointer");
-    if (r < plan_.resultMemory.size() &&
-        plan_.resultMemory[r] != PlanMemory::Any)
-      if (Status s = checkPinnedMemory(what(), plan_.resultMemory[r],
-                                       output.memory);
-          !s.ok())
-        return s;
-  }
-  if (Status s = checkNoOverlap(plan_, inputs, outputs); !s.ok())
-    return s;
-  return sizes;
-}
-
 Status Executable::run(const std::vector<TensorRef> &inputs,
                        const std::vector<TensorRef> &outputs, CUstream stream,
                        bool wait) {
   std::lock_guard<std::mutex> lock(runMutex_);
   // 1. Validate everything before touching the GPU.
   std::vector<std::vector<int64_t>> shapes;
-  auto sizes = checkTensors(inputs, outputs, shapes);
+  auto sizes = checkRunTensors(plan_, inputs, outputs, shapes);
   if (!sizes)
     return Status::badArgument(sizes.status().message());
 

@@ -81,6 +81,17 @@ std::string describeBuffer(const Plan &plan, int b);
 Result<std::vector<std::vector<int64_t>>>
 resultShapes(const Plan &plan, const std::vector<TensorRef> &inputs);
 
+/// The tensors of a run against `plan`: each input against its parameter,
+/// the outputs' count, dtypes, shapes and memory, no overlap. Returns each
+/// dim's size, and sets `shapes` to each buffer's shape. Executable::run
+/// makes these checks (reporting a failure as Status::badArgument); a
+/// caller that has no Executable yet makes them before loading one, so
+/// that a bad tensor is named before a missing GPU is.
+Result<std::map<std::string, int64_t>>
+checkRunTensors(const Plan &plan, const std::vector<TensorRef> &inputs,
+                const std::vector<TensorRef> &outputs,
+                std::vector<std::vector<int64_t>> &shapes);
+
 /// What the random ops of a run draw (core/PipeRandom.h): each value is a
 /// function of the seed, the random run number and the element, so a run
 /// is replayed by setting both back. (Ops with a `seed =` of their own use
@@ -193,10 +204,6 @@ private:
   bool hasGuard_ = false;
   unsigned long long guardWords_ = 0;
   Status checkVerdicts() const;
-  Result<std::map<std::string, int64_t>>
-  checkTensors(const std::vector<TensorRef> &inputs,
-               const std::vector<TensorRef> &outputs,
-               std::vector<std::vector<int64_t>> &shapes) const;
 
   /// Where each condition a choice reads sits in the run's block of
   /// conditions (-1 for other buffers), the block's size, and pinned host

@@ -157,6 +157,18 @@ struct Plan {
   bool fastMath = false;
 };
 
+/// What a generated `pipe_aot_NAME()` (codegen/AotEmitter.cpp) hands the C
+/// API's pipe_load_aot: a stamp of the Plan layout the generated source
+/// was written for, which pipe_load_aot checks, and the plan.
+struct AotPlanHandle {
+  unsigned magic;
+  unsigned layout;
+  const Plan *plan;
+};
+inline constexpr unsigned kAotPlanMagic = 0x45504950u; // "PIPE"
+/// Bumped whenever Plan, PlanKernel or PlanBuffer change their members.
+inline constexpr unsigned kPlanLayoutVersion = 1;
+
 /// How much the results need a buffer, given the choices decided so far.
 enum : uint8_t {
   kNotNeeded = 0,

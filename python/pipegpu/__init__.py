@@ -594,7 +594,10 @@ class Pipeline:
         if not arrays:
             return _NOT_TORCH
         tensor = _torch.Tensor
-        key = [out is None]
+        # How the arrays split into inputs and outputs is part of the
+        # signature: a call with one too many outputs must not leave an
+        # entry that a right call would take.
+        key = [out is None, len(inputs)]
         pointers = []
         for a in arrays:
             # get_device() is -1 on the CPU.

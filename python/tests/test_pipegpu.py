@@ -488,6 +488,14 @@ def test_torch_calls_of_one_signature_reuse_their_arrays():
     for t in threads:
         t.join()
     assert not errors, errors
+    assert p._torch_calls, 'the calls did not take the per-signature path'
+    # A call that splits the same tensors wrongly (x and k as inputs and
+    # outputs) fails, and leaves nothing that a right call would take.
+    x = torch.rand(7, device='cuda')
+    y = torch.empty(7, device='cuda')
+    expect(pipegpu.ArgumentError, lambda: p(x, out=[k, y]), "has 1 results")
+    p(x, k, out=[y])
+    torch.testing.assert_close(y, x * 3 + 1, rtol=0, atol=0)
     # A wrong dtype on this path is still named.
     expect(pipegpu.ArgumentError,
            lambda: p(torch.zeros(3, dtype=torch.float64, device='cuda'), k),
@@ -509,15 +517,18 @@ def test_torch_tensors_on_a_stream_given():
     torch = torch_cuda()
     p = pipegpu.compile('pipeline s(x: f32[N]) -> (y: f32[N]) {\n'
                         '  y = x * 2\n}\n')
-    other = torch.cuda.Stream()
-    for stream in (other, torch.cuda.current_stream()):
+    other, side = torch.cuda.Stream(), torch.cuda.Stream()
+    for stream in (other, side):
         x = torch.zeros(1 << 24, device='cuda')
         torch.cuda.synchronize()
-        x.fill_(3.0)
-        torch.cuda._sleep(20_000_000)
-        x.add_(1.0)
-        out = torch.empty_like(x)
-        p(x, out=out, stream=stream)
+        # Under `side` as torch's current stream: stream=side is that
+        # stream (no handshake needed), stream=other another one.
+        with torch.cuda.stream(side):
+            x.fill_(3.0)
+            torch.cuda._sleep(20_000_000)
+            x.add_(1.0)
+            out = torch.empty_like(x)
+            p(x, out=out, stream=stream)
         stream.synchronize()
         assert float(out.min()) == 8.0 and float(out.max()) == 8.0
 
