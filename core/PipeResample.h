@@ -447,8 +447,11 @@ PIPE_HD bool pipe_resize_tiles_fit(long long h, long long w,
                                    long long channels, long long oh,
                                    long long ow, int interp, bool antialias,
                                    int valueBytes) {
+  // Past 2^24 pixels an axis, f32 coordinates are whole pixels apart:
+  // the margins below no longer bound the device's rounding.
+  const long long most = 1ll << 24;
   if (h <= 0 || w <= 0 || oh <= 0 || ow <= 0 || channels <= 0 ||
-      valueBytes <= 0)
+      valueBytes <= 0 || h > most || w > most || oh > most || ow > most)
     return false;
   const double sx = (double)w / (double)ow * 1.001 + 1e-3;
   const double sy = (double)h / (double)oh * 1.001 + 1e-3;

@@ -41,6 +41,9 @@ TEST(Resample, TilesFitWhileTheFilterReachesAtMostTheTileSupport) {
   // Wider values and more channels take more room a chunk.
   EXPECT_TRUE(pipe_resize_tiles_fit(203, 517, 5, 33, 129, linear, true, 4));
   EXPECT_FALSE(pipe_resize_tiles_fit(203, 517, 64, 33, 129, linear, true, 4));
+  // Axes past 2^24 pixels, where f32 coordinates are whole pixels apart.
+  EXPECT_FALSE(pipe_resize_tiles_fit(2, (1ll << 24) + 2, 1, 1, (1ll << 24) + 2,
+                                     linear, true, 1));
   // Nothing to resize: the entry with the pixel path handles it.
   EXPECT_FALSE(pipe_resize_tiles_fit(0, 10, 3, 5, 5, linear, true, 1));
   EXPECT_FALSE(pipe_resize_tiles_fit(10, 10, 3, 0, 5, linear, true, 1));
