@@ -85,7 +85,7 @@ public:
       }();
       long long blocks = std::min<long long>(
           tiles, (long long)ctx.device.multiprocessors * perSm);
-      // The entry without the pixel path when no tile needs it: 22% less
+      // The entry without the pixel path when no tile needs it: 14% less
       // time for a resize by 2 on an H100 (bench/NOTES.md).
       bool fits = pipe_resize_tiles_fit(h, w, channels, oh, ow, params.interp,
                                         params.antialias, params.valueBytes);
