@@ -209,9 +209,9 @@ images = torch.randint(0, 256, (N, 1024, 1024, 3), dtype=torch.uint8,
 nb = 1.25 * images.numel()
 
 
-def resize_torch(img):
+def resize_torch(img, mode='bilinear'):
     x = img.permute(0, 3, 1, 2).float()
-    y = torch.nn.functional.interpolate(x, size=(512, 512), mode='bilinear',
+    y = torch.nn.functional.interpolate(x, size=(512, 512), mode=mode,
                                         antialias=True, align_corners=False)
     return y.round().clamp(0, 255).to(torch.uint8).permute(0, 2, 3, 1).contiguous()
 
@@ -236,10 +236,7 @@ attempt("torchvision resize", lambda: record(
 
 
 def resize_cubic_torch(img):
-    x = img.permute(0, 3, 1, 2).float()
-    y = torch.nn.functional.interpolate(x, size=(512, 512), mode='bicubic',
-                                        antialias=True, align_corners=False)
-    return y.round().clamp(0, 255).to(torch.uint8).permute(0, 2, 3, 1).contiguous()
+    return resize_torch(img, mode='bicubic')
 
 
 record("resize_cubic", "torch eager (interpolate bicubic antialias)",

@@ -374,30 +374,6 @@ std::shared_ptr<Storage> storageOf(const DLManagedTensorVersioned *tensor) {
       ->storage;
 }
 
-/// The outputs of a reference run against the results (a GPU run's are
-/// checked by the runtime): shapes, pinned memory, no overlap.
-Status checkReferenceOutputs(const pipert::Plan &plan,
-                             const std::vector<pipert::TensorRef> &in,
-                             const std::vector<pipert::TensorRef> &out) {
-  auto shapes = pipert::resultShapes(plan, in);
-  if (!shapes)
-    return shapes.status();
-  for (size_t r = 0; r < out.size(); ++r) {
-    std::string what = "output '" + plan.resultNames[r] + "'";
-    if (out[r].shape != (*shapes)[r])
-      return Status::error(what + " is " +
-                           pipert::describeTensor(out[r].dtype, out[r].shape) +
-                           " but the result is " +
-                           pipert::describeTensor(out[r].dtype, (*shapes)[r]));
-    if (r < plan.resultMemory.size())
-      if (Status s = pipert::checkPinnedMemory(what, plan.resultMemory[r],
-                                               out[r].memory);
-          !s.ok())
-        return s;
-  }
-  return pipert::checkNoOverlap(plan, in, out);
-}
-
 /// Runs into `outputs`. On the GPU the runtime checks them against the
 /// results; on the reference they have been checked already.
 pipe_status runInto(pipe_pipeline &p, const std::vector<pipert::TensorRef> &in,
@@ -444,6 +420,24 @@ pipe_status checkBackend(const pipe_pipeline &p, pipe_backend backend) {
   return fail(PIPE_ERROR_ARGUMENT,
               "no backend " + std::to_string(int(backend)) +
                   " (PIPE_BACKEND_GPU is 0, PIPE_BACKEND_REFERENCE 1)");
+}
+
+/// The checks and conversions every run starts with: the backend, the
+/// count of outputs (`outputs` of them, given or not), and the inputs as
+/// TensorRefs into `in`. PIPE_OK or the failure, reported.
+pipe_status startRun(const pipe_pipeline &pipeline, const DLTensor *inputs,
+                     int32_t numInputs, int32_t outputs, bool outputsGiven,
+                     pipe_backend backend, std::vector<pipert::TensorRef> &in) {
+  if (pipe_status s = checkBackend(pipeline, backend); s != PIPE_OK)
+    return s;
+  if (Status s = checkOutputCount(pipeline.plan(), outputs, outputsGiven);
+      !s.ok())
+    return fail(PIPE_ERROR_ARGUMENT, s);
+  auto refs = toInputRefs(pipeline, inputs, numInputs, backend);
+  if (!refs)
+    return fail(PIPE_ERROR_ARGUMENT, refs.status());
+  in = refs.take();
+  return PIPE_OK;
 }
 
 } // namespace
@@ -596,15 +590,12 @@ pipe_status pipe_run(pipe_pipeline *pipeline, const DLTensor *inputs,
   return guarded("pipe_run", [&] {
     if (!pipeline)
       return fail(PIPE_ERROR_ARGUMENT, "pipe_run: no pipeline");
-    if (pipe_status s = checkBackend(*pipeline, backend); s != PIPE_OK)
+    std::vector<pipert::TensorRef> in;
+    if (pipe_status s = startRun(*pipeline, inputs, num_inputs, num_outputs,
+                                 outputs != nullptr, backend, in);
+        s != PIPE_OK)
       return s;
     const pipert::Plan &plan = pipeline->plan();
-    if (Status s = checkOutputCount(plan, num_outputs, outputs != nullptr);
-        !s.ok())
-      return fail(PIPE_ERROR_ARGUMENT, s);
-    auto in = toInputRefs(*pipeline, inputs, num_inputs, backend);
-    if (!in)
-      return fail(PIPE_ERROR_ARGUMENT, in.status());
     std::vector<pipert::TensorRef> out;
     out.reserve(size_t(num_outputs));
     for (int32_t r = 0; r < num_outputs; ++r) {
@@ -615,12 +606,15 @@ pipe_status pipe_run(pipe_pipeline *pipeline, const DLTensor *inputs,
         return fail(PIPE_ERROR_ARGUMENT, ref.status());
       out.push_back(ref.take());
     }
-    // A GPU run checks the outputs' shapes, memory and overlap itself
-    // (Executable::run, once); the reference's outputs are checked here.
-    if (backend == PIPE_BACKEND_REFERENCE)
-      if (Status s = checkReferenceOutputs(plan, *in, out); !s.ok())
-        return fail(PIPE_ERROR_ARGUMENT, s);
-    return runInto(*pipeline, *in, out, backend, stream);
+    // A GPU run checks the tensors itself (Executable::run, once); a
+    // reference run's are checked here, the same way.
+    if (backend == PIPE_BACKEND_REFERENCE) {
+      std::vector<std::vector<int64_t>> shapes;
+      if (auto checked = pipert::checkRunTensors(plan, in, out, shapes);
+          !checked)
+        return fail(PIPE_ERROR_ARGUMENT, checked.status());
+    }
+    return runInto(*pipeline, in, out, backend, stream);
   });
 }
 
@@ -632,16 +626,13 @@ pipe_status pipe_run_alloc(pipe_pipeline *pipeline, const DLTensor *inputs,
   return guarded("pipe_run_alloc", [&] {
     if (!pipeline)
       return fail(PIPE_ERROR_ARGUMENT, "pipe_run_alloc: no pipeline");
-    if (pipe_status s = checkBackend(*pipeline, backend); s != PIPE_OK)
+    std::vector<pipert::TensorRef> in;
+    if (pipe_status s = startRun(*pipeline, inputs, num_inputs, num_results,
+                                 results != nullptr, backend, in);
+        s != PIPE_OK)
       return s;
     const pipert::Plan &plan = pipeline->plan();
-    if (Status s = checkOutputCount(plan, num_results, results != nullptr);
-        !s.ok())
-      return fail(PIPE_ERROR_ARGUMENT, s);
-    auto in = toInputRefs(*pipeline, inputs, num_inputs, backend);
-    if (!in)
-      return fail(PIPE_ERROR_ARGUMENT, in.status());
-    auto shapesOr = pipert::resultShapes(plan, *in);
+    auto shapesOr = pipert::resultShapes(plan, in);
     if (!shapesOr)
       return fail(PIPE_ERROR_ARGUMENT, shapesOr.status());
     const std::vector<std::vector<int64_t>> &shapes = *shapesOr;
@@ -701,7 +692,7 @@ pipe_status pipe_run_alloc(pipe_pipeline *pipeline, const DLTensor *inputs,
       out.push_back(ref);
       views.push_back(view);
     }
-    if (pipe_status s = runInto(*pipeline, *in, out, backend, stream);
+    if (pipe_status s = runInto(*pipeline, in, out, backend, stream);
         s != PIPE_OK)
       return s; // the storages go with this scope
     // All owners first, so that running out of memory part-way leaks none.

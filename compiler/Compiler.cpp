@@ -28,6 +28,48 @@ pipec::parseAndCheck(llvm::SourceMgr &sourceMgr) {
   return module;
 }
 
+namespace {
+/// The pass running on this thread, for the wording of internal errors.
+thread_local std::string runningPass;
+/// Whether this thread is rewording a diagnostic (which emits another).
+thread_local bool rewording = false;
+
+struct PassNamer : public PassInstrumentation {
+  void runBeforePass(Pass *pass, Operation *) override {
+    runningPass = pass->getArgument().str();
+  }
+};
+
+/// While it lives, errors on `context` are the compiler's bugs (the program
+/// has passed Sema), unless a pass marked them as the user's
+/// (pipe::UserErrorScope): each is worded as an internal error naming the
+/// stage (`stage()`, asked when the error comes; `hint` follows the plea
+/// to report it), at the user's source
+/// line, without the IR dumps that would read like a complaint about the
+/// program.
+class InternalErrorHandler : public ScopedDiagnosticHandler {
+public:
+  InternalErrorHandler(MLIRContext *context,
+                       std::function<std::string()> stage, std::string hint)
+      : ScopedDiagnosticHandler(context, [stage, hint](Diagnostic &diag) {
+          if (diag.getSeverity() != DiagnosticSeverity::Error || rewording ||
+              pipe::UserErrorScope::isActive())
+            return failure(); // as it is
+          std::string message = diag.str();
+          if (llvm::StringRef(message).starts_with("internal error"))
+            return failure();
+          rewording = true;
+          emitError(diag.getLocation())
+              << "internal error in " << stage() << ": " << message
+              << " (this is a bug in Pipe, not in the program: please report "
+                 "it with the program"
+              << hint << ")";
+          rewording = false;
+          return success();
+        }) {}
+};
+} // namespace
+
 OwningOpRef<ModuleOp> pipec::loadModule(MLIRContext &context,
                                         llvm::SourceMgr &sourceMgr) {
   registerDialects(context);
@@ -40,26 +82,21 @@ OwningOpRef<ModuleOp> pipec::loadModule(MLIRContext &context,
     return nullptr;
   OwningOpRef<ModuleOp> module = emitModule(context, *ast, sourceMgr);
   // MLIRGen on checked input always verifies; a failure here is a compiler
-  // bug, reported as such rather than as the user's error.
-  if (failed(verify(*module))) {
+  // bug, reported as such (the verifier's words, reworded as the passes'
+  // are) rather than as the user's error.
+  LogicalResult verified = success();
+  {
+    InternalErrorHandler handler(&context, [] {
+      return std::string("MLIRGen (the lowering of the checked program)");
+    }, "; pipec --emit=ast shows what it lowered");
+    verified = verify(*module);
+  }
+  if (failed(verified)) {
     emitError(module->getLoc()) << "internal error: MLIRGen produced invalid IR";
     return nullptr;
   }
   return module;
 }
-
-namespace {
-/// The pass running on this thread, for the wording of internal errors.
-thread_local std::string runningPass;
-/// Whether this thread is rewording a diagnostic (which emits another).
-thread_local bool rewording = false;
-
-struct PassNamer : public PassInstrumentation {
-  void runBeforePass(Pass *pass, Operation *) override {
-    runningPass = pass->getArgument().str();
-  }
-};
-} // namespace
 
 LogicalResult pipec::runDefaultPipeline(
     ModuleOp module, const std::function<void(PassManager &)> &configure,
@@ -67,28 +104,11 @@ LogicalResult pipec::runDefaultPipeline(
   MLIRContext *context = module->getContext();
   // Sema has checked the program: an error from a pass (or IR a pass leaves
   // that does not verify) is the compiler's bug, unless the pass marked it
-  // as the user's (pipe::UserErrorScope). It is worded as an internal error
-  // naming the pass, at the user's source line, without the IR dumps that
-  // would read like a complaint about the program.
-  ScopedDiagnosticHandler handler(context, [](Diagnostic &diag) {
-    if (diag.getSeverity() != DiagnosticSeverity::Error || rewording ||
-        pipe::UserErrorScope::isActive())
-      return failure(); // as it is
-    std::string message = diag.str();
-    if (llvm::StringRef(message).starts_with("internal error"))
-      return failure();
-    rewording = true;
-    emitError(diag.getLocation())
-        << "internal error in "
-        << (runningPass.empty() ? std::string("the compiler's passes")
-                                : "pass '" + runningPass + "'")
-        << ": " << message
-        << " (this is a bug in Pipe, not in the program: please report it "
-           "with the program; pipec --mlir-print-ir-after-failure shows the "
-           "IR)";
-    rewording = false;
-    return success();
-  });
+  // as the user's (pipe::UserErrorScope).
+  InternalErrorHandler handler(context, [] {
+    return runningPass.empty() ? std::string("the compiler's passes")
+                               : "pass '" + runningPass + "'";
+  }, "; pipec --mlir-print-ir-after-failure shows the IR");
   PassManager pm(context);
   if (configure)
     configure(pm);

@@ -209,6 +209,14 @@ PIPE_HD float pipe_resample_radius(int interp) {
                                          : 1.0f;
 }
 
+/// How much an axis of `scale` input pixels an output pixel stretches its
+/// filter: the scale when antialiasing a downscale, else 1. The filter
+/// then reaches pipe_resample_radius x this.
+template <typename F>
+PIPE_HD F pipe_resample_stretch(F scale, bool antialias) {
+  return antialias && scale > (F)1 ? scale : (F)1;
+}
+
 /// sin(pi d) / (pi d) for d in [0, 3], in f64 with PipeRandom.h's cosine
 /// (no math library: alike on both sides).
 PIPE_HD double pipe_resample_sinc(double d) {
@@ -275,7 +283,7 @@ PIPE_HD pipe_resample_axis pipe_resample_taps_of(long long o, long long outputs,
     scale = -scale;
     o = outputs - 1 - o;
   }
-  float stretch = antialias && scale >= 1.0f ? scale : 1.0f;
+  float stretch = pipe_resample_stretch(scale, antialias);
   float support = pipe_resample_radius(interp) * stretch;
   float local = scale * ((float)o + 0.5f);
   pipe_resample_axis t;
@@ -456,8 +464,8 @@ PIPE_HD bool pipe_resize_tiles_fit(long long h, long long w,
   const double sx = (double)w / (double)ow * 1.001 + 1e-3;
   const double sy = (double)h / (double)oh * 1.001 + 1e-3;
   const double radius = (double)pipe_resample_radius(interp);
-  const double supportX = radius * (antialias && sx > 1.0 ? sx : 1.0);
-  const double supportY = radius * (antialias && sy > 1.0 ? sy : 1.0);
+  const double supportX = radius * pipe_resample_stretch(sx, antialias);
+  const double supportY = radius * pipe_resample_stretch(sy, antialias);
   if (supportX > (double)PIPE_RESIZE_TILE_SUPPORT * 0.999 ||
       supportY > (double)PIPE_RESIZE_TILE_SUPPORT * 0.999)
     return false;
@@ -644,8 +652,8 @@ __device__ void pipe_resize_tile(const T *in, long long h, long long w,
   const float sx = pipe_fabs(a.m[0]), sy = pipe_fabs(a.m[4]);
   // The filters' reach in input pixels (pipe_resample_taps_of).
   const float radius = pipe_resample_radius(interp);
-  const float supportX = radius * (antialias && sx > 1.0f ? sx : 1.0f);
-  const float supportY = radius * (antialias && sy > 1.0f ? sy : 1.0f);
+  const float supportX = radius * pipe_resample_stretch(sx, antialias);
+  const float supportY = radius * pipe_resample_stretch(sy, antialias);
   // Uniform over the block: the pixel path for what the tile cannot keep
   // (a NaN scale included).
   // Without Fallback, the launcher has made sure (pipe_resize_tiles_fit).

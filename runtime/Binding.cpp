@@ -109,14 +109,24 @@ Executable::resultShapes(const std::vector<TensorRef> &inputs) const {
   return pipert::resultShapes(plan_, inputs);
 }
 
-Result<std::vector<std::vector<int64_t>>>
-pipert::resultShapes(const Plan &plan, const std::vector<TensorRef> &inputs) {
+/// Each dim's size for `inputs`: the parameters' dims bound, then every
+/// dim expression the plan's buffers use evaluated.
+static Result<std::map<std::string, int64_t>>
+bindPlanDims(const Plan &plan, const std::vector<TensorRef> &inputs) {
   auto sizes = bindDims(plan.name, plan.buffers.data(),
                         size_t(plan.numParams), inputs);
   if (!sizes)
     return sizes.status();
   if (Status s = evaluatePlanDims(plan, *sizes); !s.ok())
     return s;
+  return sizes;
+}
+
+Result<std::vector<std::vector<int64_t>>>
+pipert::resultShapes(const Plan &plan, const std::vector<TensorRef> &inputs) {
+  auto sizes = bindPlanDims(plan, inputs);
+  if (!sizes)
+    return sizes.status();
   std::vector<std::vector<int64_t>> shapes;
   for (int buffer : plan.results)
     shapes.push_back(shapeOf(plan.buffers[buffer], *sizes));
@@ -231,12 +241,9 @@ Result<std::map<std::string, int64_t>>
 pipert::checkRunTensors(const Plan &plan, const std::vector<TensorRef> &inputs,
                         const std::vector<TensorRef> &outputs,
                         std::vector<std::vector<int64_t>> &shapes) {
-  auto sizes = bindDims(plan.name, plan.buffers.data(),
-                        size_t(plan.numParams), inputs);
+  auto sizes = bindPlanDims(plan, inputs);
   if (!sizes)
     return sizes.status();
-  if (Status s = evaluatePlanDims(plan, *sizes); !s.ok())
-    return s;
   if (outputs.size() != plan.results.size())
     return Status::error("pipeline '" + plan.name + "' has " +
                          std::to_string(plan.results.size()) +

@@ -16,6 +16,9 @@
 #include "codegen/KernelFamily.h"
 #include "codegen/PlanBuilder.h"
 #include "codegen/PipeResampleEmbedded.h"
+#include "core/PipeScalar.h"
+#include "core/PipeRandom.h"
+#include "core/PipeResample.h"
 
 #include "llvm/Support/raw_ostream.h"
 
@@ -58,10 +61,8 @@ public:
     // output a tile at a time through shared memory (pipe_resize_tile);
     // the others a row a block, a pixel a thread.
     params.tiled = resample.getTransform() == ResampleTransform::resize &&
-                   ((resample.getAntialias() &&
-                     resample.getInterp() == Interp::linear) ||
-                    resample.getInterp() == Interp::cubic ||
-                    resample.getInterp() == Interp::lanczos);
+                   pipe_resample_separable(int(resample.getInterp()),
+                                           resample.getAntialias());
     // Blocks that must fit on an SM at once: caps the registers (255 a
     // thread otherwise, two blocks an SM, with the taps' arrays and loops
     // inlined). PIPE_TUNE_RESAMPLE_MIN_BLOCKS overrides, for sweeps.

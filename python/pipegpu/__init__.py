@@ -363,10 +363,7 @@ def _current_stream(objects):
                 _torch = torch
             if not isinstance(obj, _torch.Tensor):
                 continue
-            raw = getattr(_torch._C, '_cuda_getCurrentRawStream', None)
-            index = obj.device.index or 0
-            return (raw(index) if raw else
-                    _torch.cuda.current_stream(obj.device).cuda_stream), True
+            return _torch_raw_stream(obj.device.index or 0), True
         if module == 'cupy':
             import cupy
             return cupy.cuda.get_current_stream().ptr, False

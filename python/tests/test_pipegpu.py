@@ -390,6 +390,17 @@ def torch_cuda():
     return torch
 
 
+def slowly_made_fours(torch):
+    """2^24 fours, queued on torch's current stream behind a sleep of the
+    GPU's: a run that does not wait for that stream reads something else."""
+    x = torch.zeros(1 << 24, device='cuda')
+    torch.cuda.synchronize()
+    x.fill_(3.0)
+    torch.cuda._sleep(20_000_000)
+    x.add_(1.0)
+    return x
+
+
 def test_random_draws_agree_on_the_gpu_and_the_reference():
     torch = torch_cuda()
     p = pipegpu.compile(NOISE)
@@ -441,13 +452,9 @@ def test_torch_current_stream_is_honoured():
     p = pipegpu.compile('pipeline s(x: f32[N]) -> (y: f32[N]) {\n'
                         '  y = x * 2\n}\n')
     side = torch.cuda.Stream()
-    x = torch.zeros(1 << 24, device='cuda')
-    torch.cuda.synchronize()
     with torch.cuda.stream(side):
         # Queued on the side stream before the run: the run must see it.
-        x.fill_(3.0)
-        torch.cuda._sleep(20_000_000)
-        x.add_(1.0)
+        x = slowly_made_fours(torch)
         y = torch.from_dlpack(p(x))
     side.synchronize()
     assert float(y.min()) == 8.0 and float(y.max()) == 8.0
@@ -519,14 +526,10 @@ def test_torch_tensors_on_a_stream_given():
                         '  y = x * 2\n}\n')
     other, side = torch.cuda.Stream(), torch.cuda.Stream()
     for stream in (other, side):
-        x = torch.zeros(1 << 24, device='cuda')
-        torch.cuda.synchronize()
         # Under `side` as torch's current stream: stream=side is that
         # stream (no handshake needed), stream=other another one.
         with torch.cuda.stream(side):
-            x.fill_(3.0)
-            torch.cuda._sleep(20_000_000)
-            x.add_(1.0)
+            x = slowly_made_fours(torch)
             out = torch.empty_like(x)
             p(x, out=out, stream=stream)
         stream.synchronize()

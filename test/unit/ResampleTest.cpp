@@ -19,34 +19,52 @@ namespace {
 TEST(Resample, TilesFitWhileTheFilterReachesAtMostTheTileSupport) {
   const int linear = PIPE_INTERP_LINEAR, cubic = PIPE_INTERP_CUBIC,
             lanczos = PIPE_INTERP_LANCZOS;
-  // Downscales by 2 and upscales: every filter fits.
-  for (int interp : {linear, cubic, lanczos}) {
-    EXPECT_TRUE(pipe_resize_tiles_fit(1024, 1024, 3, 512, 512, interp, true, 1));
-    EXPECT_TRUE(pipe_resize_tiles_fit(300, 400, 3, 900, 1000, interp, true, 1));
-  }
-  // The support is the radius times the scale when antialiasing: linear
-  // to 6.5, cubic to 3.25, lanczos to 2.17.
-  EXPECT_TRUE(pipe_resize_tiles_fit(1200, 1200, 3, 200, 200, linear, true, 1));
-  EXPECT_FALSE(pipe_resize_tiles_fit(1400, 1400, 3, 200, 200, linear, true, 1));
-  EXPECT_TRUE(pipe_resize_tiles_fit(600, 600, 3, 200, 200, cubic, true, 1));
-  EXPECT_FALSE(pipe_resize_tiles_fit(700, 700, 3, 200, 200, cubic, true, 1));
-  EXPECT_TRUE(pipe_resize_tiles_fit(400, 400, 3, 200, 200, lanczos, true, 1));
-  EXPECT_FALSE(pipe_resize_tiles_fit(460, 460, 3, 200, 200, lanczos, true, 1));
-  // One axis is enough to fall back.
-  EXPECT_FALSE(pipe_resize_tiles_fit(200, 1400, 3, 200, 200, linear, true, 1));
-  // Without antialias the filter keeps its radius, but a tile's input
-  // rows still grow with the scale.
-  EXPECT_TRUE(pipe_resize_tiles_fit(1400, 1400, 3, 200, 200, cubic, false, 1));
-  EXPECT_FALSE(pipe_resize_tiles_fit(40000, 1400, 3, 200, 200, cubic, false, 1));
-  // Wider values and more channels take more room a chunk.
-  EXPECT_TRUE(pipe_resize_tiles_fit(203, 517, 5, 33, 129, linear, true, 4));
-  EXPECT_FALSE(pipe_resize_tiles_fit(203, 517, 64, 33, 129, linear, true, 4));
-  // Axes past 2^24 pixels, where f32 coordinates are whole pixels apart.
-  EXPECT_FALSE(pipe_resize_tiles_fit(2, (1ll << 24) + 2, 1, 1, (1ll << 24) + 2,
-                                     linear, true, 1));
-  // Nothing to resize: the entry with the pixel path handles it.
-  EXPECT_FALSE(pipe_resize_tiles_fit(0, 10, 3, 5, 5, linear, true, 1));
-  EXPECT_FALSE(pipe_resize_tiles_fit(10, 10, 3, 0, 5, linear, true, 1));
+  struct Case {
+    long long h, w, channels, oh, ow;
+    int interp;
+    bool antialias;
+    int valueBytes;
+    bool fits;
+  };
+  const long long huge = (1ll << 24) + 2;
+  const Case cases[] = {
+      // Downscales by 2 and upscales: every filter fits.
+      {1024, 1024, 3, 512, 512, linear, true, 1, true},
+      {1024, 1024, 3, 512, 512, cubic, true, 1, true},
+      {1024, 1024, 3, 512, 512, lanczos, true, 1, true},
+      {300, 400, 3, 900, 1000, linear, true, 1, true},
+      {300, 400, 3, 900, 1000, cubic, true, 1, true},
+      {300, 400, 3, 900, 1000, lanczos, true, 1, true},
+      // The support is the radius times the scale when antialiasing:
+      // linear to 6.5, cubic to 3.25, lanczos to 2.17.
+      {1200, 1200, 3, 200, 200, linear, true, 1, true},
+      {1400, 1400, 3, 200, 200, linear, true, 1, false},
+      {600, 600, 3, 200, 200, cubic, true, 1, true},
+      {700, 700, 3, 200, 200, cubic, true, 1, false},
+      {400, 400, 3, 200, 200, lanczos, true, 1, true},
+      {460, 460, 3, 200, 200, lanczos, true, 1, false},
+      // One axis is enough to fall back.
+      {200, 1400, 3, 200, 200, linear, true, 1, false},
+      // Without antialias the filter keeps its radius, but a tile's input
+      // rows still grow with the scale.
+      {1400, 1400, 3, 200, 200, cubic, false, 1, true},
+      {40000, 1400, 3, 200, 200, cubic, false, 1, false},
+      // Wider values and more channels take more room a chunk.
+      {203, 517, 5, 33, 129, linear, true, 4, true},
+      {203, 517, 64, 33, 129, linear, true, 4, false},
+      // Axes past 2^24 pixels, where f32 coordinates are whole pixels apart.
+      {2, huge, 1, 1, huge, linear, true, 1, false},
+      // Nothing to resize: the entry with the pixel path handles it.
+      {0, 10, 3, 5, 5, linear, true, 1, false},
+      {10, 10, 3, 0, 5, linear, true, 1, false},
+  };
+  for (const Case &c : cases)
+    EXPECT_EQ(pipe_resize_tiles_fit(c.h, c.w, c.channels, c.oh, c.ow, c.interp,
+                                    c.antialias, c.valueBytes),
+              c.fits)
+        << c.h << "x" << c.w << "x" << c.channels << " -> " << c.oh << "x"
+        << c.ow << ", interp " << c.interp << (c.antialias ? " antialiased" : "")
+        << ", " << c.valueBytes << "-byte values";
 }
 
 } // namespace
