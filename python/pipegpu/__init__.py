@@ -465,6 +465,18 @@ _BACKENDS = {'gpu': 0, 'reference': 1}
 _NOT_TORCH = object()
 
 
+def _results_array(n):
+    """Room for pipe_run_alloc's `n` results (a fresh array a call: each
+    Tensor keeps the pointer it holds)."""
+    return (ctypes.POINTER(DLManagedTensorVersioned) * max(n, 1))()
+
+
+def _as_tensors(results, n):
+    """pipe_run_alloc's results as Tensors: one, or a tuple."""
+    tensors = tuple(Tensor(results[i]) for i in range(n))
+    return tensors[0] if n == 1 else tensors
+
+
 def _torch_raw_stream(index):
     """torch's current stream on device `index`, as an int (torch's
     private, faster function when it has it: found once)."""
@@ -575,11 +587,10 @@ class Pipeline:
                                  len(out), code, stream or None))
             return out
         n = len(self.results)
-        results = (ctypes.POINTER(DLManagedTensorVersioned) * max(n, 1))()
+        results = _results_array(n)
         _check(_lib.pipe_run_alloc(self._handle, ins, len(inputs), results, n,
                                    code, stream or None))
-        tensors = tuple(Tensor(results[i]) for i in range(n))
-        return tensors[0] if n == 1 else tensors
+        return _as_tensors(results, n)
 
     def _call_torch(self, inputs, out, stream):
         """The call on torch's current stream when every array is a
@@ -628,12 +639,11 @@ class Pipeline:
                     _check(status)
                 return out
             n = entry.num_outputs
-            results = (ctypes.POINTER(DLManagedTensorVersioned) * max(n, 1))()
+            results = _results_array(n)
             _check(_run_alloc_untyped(self._handle, entry.ins,
                                       entry.num_inputs, results, n, 0,
                                       stream))
-            tensors = tuple(Tensor(results[i]) for i in range(n))
-            return tensors[0] if n == 1 else tensors
+            return _as_tensors(results, n)
         finally:
             if len(calls) < 64:
                 calls[key] = entry
