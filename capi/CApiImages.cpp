@@ -23,17 +23,13 @@ using namespace pipecapi;
 
 namespace {
 
-/// `ref`'s bytes in host memory: copied from the device with
-/// cuMemcpyDtoH, which follows the work queued on the legacy default
-/// stream (the DLPack producer was asked to order its work before it).
-pipert::Result<pipert::HostTensor> toHost(const pipert::TensorRef &ref) {
+/// `ref`'s bytes copied from the device with cuMemcpyDtoH, which follows
+/// the work queued on the legacy default stream (the DLPack producer was
+/// asked to order its work before it).
+pipert::Result<pipert::HostTensor> copyToHost(const pipert::TensorRef &ref) {
   pipert::HostTensor host(ref.dtype, ref.shape);
   if (!ref.numBytes())
     return host;
-  if (ref.memory == pipert::Memory::Host) {
-    std::memcpy(host.data(), ref.data, ref.numBytes());
-    return host;
-  }
   auto gpu = pipert::getCudaDevice();
   if (!gpu)
     return gpu.status();
@@ -97,14 +93,27 @@ pipe_status pipe_image_write(const char *path, const DLTensor *image) {
                       ": a PNG is [H, W] or [H, W, C] with H and W above 0 "
                       "and C of 1 (gray), 2 (gray and alpha), 3 (RGB) or 4 "
                       "(RGBA); write a batch one image at a time");
-    auto host = toHost(*ref);
-    if (!host)
-      return fail(PIPE_ERROR_RUN, host.status());
+    // Host memory is encoded where it is; device memory from a copy.
+    pipert::HostTensor copy;
+    pipert::TensorRef pixels = *ref;
+    if (ref->memory == pipert::Memory::Device) {
+      auto host = copyToHost(*ref);
+      if (!host)
+        return fail(PIPE_ERROR_RUN, host.status());
+      copy = host.take();
+      pixels = copy.ref();
+    }
     pipeimg::ImageLayout layout =
         pipeimg::imageLayoutOf(shape, /*lastIsChannels=*/shape.size() == 3);
+    // Encoded before anything is written: an image libpng refuses is the
+    // caller's argument, a file that cannot be written a file error.
+    auto bytes = pipeimg::encodePng(pixels, layout, 0);
+    if (!bytes)
+      return fail(PIPE_ERROR_ARGUMENT,
+                  "image for '" + name + "': " + bytes.status().message());
     Status written = pipert::writeFilesAllOrNothing(
         {{name, [&](const std::string &temporary) {
-            return pipeimg::writePng(temporary, *host, layout, 0);
+            return pipeimg::writeBytes(temporary, *bytes);
           }}});
     if (!written.ok())
       return fail(PIPE_ERROR_FILE, written);

@@ -261,11 +261,9 @@ public:
       if (!executable_) {
         // The tensors first, so that a bad one is named before a missing
         // GPU or a failed load is; once loaded, the run checks them.
-        std::vector<std::vector<int64_t>> shapes;
-        if (auto checked =
-                pipert::checkRunTensors(plan_, inputs, outputs, shapes);
-            !checked)
-          return Status::badArgument(checked.status().message());
+        if (Status s = pipert::checkRunArguments(plan_, inputs, outputs);
+            !s.ok())
+          return s;
         auto loaded = pipert::Executable::load(plan_);
         if (!loaded)
           return loaded.status();

@@ -85,15 +85,14 @@ JitPipeline::compileFile(const std::string &path, const std::string &pipeline) {
 
 const pipert::Plan &JitPipeline::plan() const { return impl->plan; }
 
-bool JitPipeline::isLoaded() const {
-  std::lock_guard<std::mutex> lock(impl->loadMutex);
-  return impl->executable != nullptr;
-}
-
-pipert::Status JitPipeline::ensureLoaded() {
+pipert::Status
+JitPipeline::ensureLoaded(const std::function<pipert::Status()> &beforeLoad) {
   std::lock_guard<std::mutex> lock(impl->loadMutex);
   if (impl->executable)
     return pipert::Status();
+  if (beforeLoad)
+    if (pipert::Status s = beforeLoad(); !s.ok())
+      return s;
   auto loaded = pipert::Executable::load(impl->plan);
   if (!loaded)
     return loaded.status();
@@ -118,16 +117,12 @@ void JitPipeline::setRandomState(pipert::RandomState state) {
 pipert::Status JitPipeline::run(const std::vector<pipert::TensorRef> &inputs,
                                 const std::vector<pipert::TensorRef> &outputs,
                                 CUstream stream, bool wait) {
-  if (!isLoaded()) {
-    // The tensors first, so that a bad one is named before a missing GPU
-    // or a failed load is; once loaded, the run checks them itself.
-    std::vector<std::vector<int64_t>> shapes;
-    if (auto checked = pipert::checkRunTensors(impl->plan, inputs, outputs,
-                                               shapes);
-        !checked)
-      return pipert::Status::badArgument(checked.status().message());
-  }
-  if (pipert::Status s = ensureLoaded(); !s.ok())
+  // The tensors first, so that a bad one is named before a missing GPU or
+  // a failed load is; once loaded, the run checks them itself.
+  if (pipert::Status s = ensureLoaded([&] {
+        return pipert::checkRunArguments(impl->plan, inputs, outputs);
+      });
+      !s.ok())
     return s;
   return impl->executable->run(inputs, outputs, stream, wait);
 }

@@ -13,6 +13,7 @@
 
 #include "runtime/Runtime.h"
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -71,8 +72,10 @@ public:
 private:
   struct Impl;
   explicit JitPipeline(std::unique_ptr<Impl> impl);
-  pipert::Status ensureLoaded();
-  bool isLoaded() const;
+  /// Loads the kernels unless they are; `beforeLoad`, run only then, may
+  /// refuse first.
+  pipert::Status
+  ensureLoaded(const std::function<pipert::Status()> &beforeLoad = nullptr);
   std::unique_ptr<Impl> impl;
 };
 

@@ -198,13 +198,13 @@ std::string pipeimg::pngName(const std::string &name, const ImageLayout &layout,
 }
 
 Result<std::vector<unsigned char>>
-pipeimg::encodePng(const HostTensor &tensor, const ImageLayout &layout,
+pipeimg::encodePng(const pipert::TensorRef &tensor, const ImageLayout &layout,
                    int64_t index) {
   int64_t pixels = layout.height * layout.width * layout.channels;
-  const unsigned char *from = static_cast<const unsigned char *>(tensor.data()) +
-                              index * pixels;
+  const unsigned char *from =
+      static_cast<const unsigned char *>(tensor.data) + index * pixels;
   std::vector<unsigned char> scaled;
-  if (tensor.dtype() == DType::Bool) {
+  if (tensor.dtype == DType::Bool) {
     scaled.assign(from, from + pixels);
     for (unsigned char &v : scaled)
       v = v ? 255 : 0;
@@ -230,16 +230,21 @@ pipeimg::encodePng(const HostTensor &tensor, const ImageLayout &layout,
   return bytes;
 }
 
+Status pipeimg::writeBytes(const std::string &path,
+                           const std::vector<unsigned char> &bytes) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out.write(reinterpret_cast<const char *>(bytes.data()),
+            std::streamsize(bytes.size()));
+  out.close();
+  if (!out)
+    return Status::error("cannot write '" + path + "': " + std::strerror(errno));
+  return Status();
+}
+
 Status pipeimg::writePng(const std::string &path, const HostTensor &tensor,
                          const ImageLayout &layout, int64_t index) {
   auto bytes = encodePng(tensor, layout, index);
   if (!bytes)
     return bytes.status();
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out.write(reinterpret_cast<const char *>(bytes->data()),
-            std::streamsize(bytes->size()));
-  out.close();
-  if (!out)
-    return Status::error("cannot write '" + path + "': " + std::strerror(errno));
-  return Status();
+  return writeBytes(path, *bytes);
 }

@@ -56,15 +56,25 @@ ImageLayout resultImageLayout(const pipert::HostTensor &tensor,
 std::string pngName(const std::string &name, const ImageLayout &layout,
                     int64_t index);
 
-/// Encodes image `index` of `tensor` (u8, or bool as 0 and 255) laid out
-/// as `layout` into PNG bytes.
+/// Encodes image `index` of `tensor` (u8, or bool as 0 and 255; in host
+/// memory) laid out as `layout` into PNG bytes.
 pipert::Result<std::vector<unsigned char>>
-encodePng(const pipert::HostTensor &tensor, const ImageLayout &layout,
+encodePng(const pipert::TensorRef &tensor, const ImageLayout &layout,
           int64_t index);
+inline pipert::Result<std::vector<unsigned char>>
+encodePng(const pipert::HostTensor &tensor, const ImageLayout &layout,
+          int64_t index) {
+  return encodePng(tensor.ref(), layout, index);
+}
+
+/// Writes `bytes` to the file `path` (a temporary of
+/// writeFilesAllOrNothing, which names the file it stands for in its own
+/// messages).
+pipert::Status writeBytes(const std::string &path,
+                          const std::vector<unsigned char> &bytes);
 
 /// Encodes image `index` of `tensor` as encodePng does and writes it to
-/// `path` (a temporary of writeFilesAllOrNothing, which names the file it
-/// stands for in its own messages).
+/// `path` as writeBytes does.
 pipert::Status writePng(const std::string &path, const pipert::HostTensor &tensor,
                         const ImageLayout &layout, int64_t index);
 

@@ -275,3 +275,12 @@ pipert::checkRunTensors(const Plan &plan, const std::vector<TensorRef> &inputs,
     return s;
   return sizes;
 }
+
+Status pipert::checkRunArguments(const Plan &plan,
+                                 const std::vector<TensorRef> &inputs,
+                                 const std::vector<TensorRef> &outputs) {
+  std::vector<std::vector<int64_t>> shapes;
+  if (auto checked = checkRunTensors(plan, inputs, outputs, shapes); !checked)
+    return Status::badArgument(checked.status().message());
+  return Status();
+}

@@ -92,6 +92,11 @@ checkRunTensors(const Plan &plan, const std::vector<TensorRef> &inputs,
                 const std::vector<TensorRef> &outputs,
                 std::vector<std::vector<int64_t>> &shapes);
 
+/// checkRunTensors alone, its failure a Status::badArgument: for callers
+/// that check a run before its kernels are loaded.
+Status checkRunArguments(const Plan &plan, const std::vector<TensorRef> &inputs,
+                         const std::vector<TensorRef> &outputs);
+
 /// What the random ops of a run draw (core/PipeRandom.h): each value is a
 /// function of the seed, the random run number and the element, so a run
 /// is replayed by setting both back. (Ops with a `seed =` of their own use

@@ -271,6 +271,18 @@ def test_bad_inputs_are_named():
            "'gpu' or 'reference'")
 
 
+def test_bad_tensors_are_argument_errors_with_or_without_a_gpu():
+    # The GPU backend checks a run's tensors before it loads its kernels:
+    # without a GPU a wrong output is still named as such, not as "no GPU".
+    p = pipegpu.compile(NORMALIZE)
+    x, mean, inv = inputs(2, 5, 4)
+    wrong = np.zeros((2, 3, 4, 5), np.float32)
+    bright = np.zeros(2, bool)
+    expect(pipegpu.ArgumentError,
+           lambda: p(x, mean, inv, out=[wrong, bright]),
+           "output 'y' is f32[2, 3, 4, 5] but the result is f32[2, 3, 5, 4]")
+
+
 def test_a_failed_run_leaves_the_outputs():
     p = pipegpu.compile('pipeline c(x: u8[N, H, W], a: i32[N, 2]) -> '
                         '(y: u8[N, 2, 2]) {\n'
