@@ -157,6 +157,17 @@ AotSources pipec::emitAot(const std::vector<pipert::Plan> &plans,
       writeString(s, check.message);
       s << "});\n";
     }
+    s << "    p.batchDim = ";
+    writeString(s, plan.batchDim);
+    s << ";\n    p.shardError = ";
+    writeString(s, plan.shardError);
+    s << ";\n";
+    for (const pipert::PlanCombine &combine : plan.combines) {
+      s << "    p.combines.push_back({" << combine.buffer
+        << ", pipert::PlanCombineKind(" << int(combine.kind) << "), ";
+      writeString(s, combine.location);
+      s << "});\n";
+    }
     for (const pipert::PlanChoice &choice : plan.choices) {
       s << "    p.choices.push_back({" << choice.condition << ", "
         << choice.ifTrue << ", " << choice.ifFalse << ", " << choice.result

@@ -27,6 +27,9 @@ IndexRead pipec::resolveIndexMaps(Value value, IndexCoordinates coordinates) {
     }
     if (auto coordinate = value.getDefiningOp<CoordinateOp>()) {
       read.index = coordinates[coordinate.getAxis()];
+      // Along a split batch: from the shard's first sample.
+      if (coordinate->hasAttr("pipe.batch_offset"))
+        read.index = read.index + IndexExpr::dim(pipert::kBatchOffsetDim);
       return read;
     }
     auto map = value.getDefiningOp<IndexMapOpInterface>();

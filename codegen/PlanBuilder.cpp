@@ -96,11 +96,22 @@ pipec::collectDimChecks(PipelineOp pipeline) {
   return checks;
 }
 
+static_assert(int(ReductionKind::sum) == int(pipert::PlanCombineKind::Sum) &&
+                  int(ReductionKind::mean) == int(pipert::PlanCombineKind::Mean) &&
+                  int(ReductionKind::all) == int(pipert::PlanCombineKind::All),
+              "PlanCombineKind follows ReductionKind");
+
 FailureOr<pipert::Plan> pipec::buildPlan(PipelineOp pipeline,
                                          bool withPrelude) {
   pipert::Plan plan;
   plan.name = pipeline.getSymName().str();
   plan.dimChecks = collectDimChecks(pipeline);
+  if (auto batch = pipeline->getAttrOfType<StringAttr>("pipe.batch_dim"))
+    plan.batchDim = batch.str();
+  else if (auto why = pipeline->getAttrOfType<StringAttr>("pipe.unshardable"))
+    plan.shardError = why.str();
+  else
+    plan.shardError = "the pipeline was compiled without pipe-shard-batch";
   llvm::DenseMap<Value, int> bufferOf;
   // How many kernels of each family came before (for their names).
   llvm::DenseMap<const KernelFamily *, unsigned> counts;
@@ -180,6 +191,13 @@ FailureOr<pipert::Plan> pipec::buildPlan(PipelineOp pipeline,
         }
       }
       afterGuard |= options.raisesGuard;
+      // A reduction over the batch (no epilogue: its one result is the
+      // reduced value), combined across the shards of a sharded run.
+      if (auto reduce = dyn_cast<ReduceKernelOp>(op);
+          reduce && reduce->hasAttr("pipe.combine_shards"))
+        plan.combines.push_back(
+            {kernel->outputs[0], pipert::PlanCombineKind(reduce.getKind()),
+             describeLocation(reduce.getLoc())});
       plan.kernels.push_back(std::move(*kernel));
       continue;
     }

@@ -363,11 +363,62 @@ std::string pipec::describeTransfers(PipelineOp pipeline,
   auto count = [](size_t n) {
     return std::to_string(n) + (n == 1 ? " copy" : " copies");
   };
+  os << describeShardedRuns(plan, sizes);
   os << describeDeviceMemory(plan, sizes);
   os << "summary: with device inputs and outputs (where not pinned) "
      << count(deviceCaller.size()) << " of " << total(deviceCaller)
      << " per run; with host ones " << count(hostCaller.size()) << " of "
      << total(hostCaller) << "\n";
+  return text;
+}
+
+std::string pipec::describeShardedRuns(
+    const pipert::Plan &plan, const std::map<std::string, int64_t> &sizes) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << "in a sharded run (docs/runtime.md, Several GPUs):\n";
+  if (plan.batchDim.empty()) {
+    os << "  cannot be split: " << plan.shardError << "\n";
+    return text;
+  }
+  auto names = [&](bool batched, auto &&each) {
+    std::string list;
+    each([&](const pipert::PlanBuffer &buffer, const std::string &name) {
+      bool has = !buffer.dims.empty() && buffer.dims[0].symbol == plan.batchDim;
+      if (has == batched)
+        list += (list.empty() ? "" : ", ") + name;
+    });
+    return list.empty() ? std::string("none") : list;
+  };
+  auto params = [&](auto &&f) {
+    for (int i = 0; i < plan.numParams; ++i)
+      f(plan.buffers[i], plan.buffers[i].name);
+  };
+  auto results = [&](auto &&f) {
+    for (size_t r = 0; r < plan.results.size(); ++r)
+      f(plan.buffers[plan.results[r]], plan.resultNames[r]);
+  };
+  os << "  the batch dim " << plan.batchDim
+     << " is split into one run of samples a shard\n"
+     << "  split: parameters " << names(true, params) << "; results "
+     << names(true, results) << "\n"
+     << "  whole in every shard: parameters " << names(false, params)
+     << "; results " << names(false, results) << "\n";
+  for (const pipert::PlanCombine &combine : plan.combines) {
+    const pipert::PlanBuffer &buffer = plan.buffers[size_t(combine.buffer)];
+    std::string formula = bytesFormula(buffer);
+    int64_t bytes = bytesFor(buffer, sizes);
+    os << "  D2H then H2D " << formula << " bytes" << bytesValue(formula, bytes)
+       << " a shard  " << pipert::getCombineKindName(combine.kind) << " over the batch "
+       << typeOf(buffer)
+       << (combine.location.empty() ? "" : "  at " + combine.location)
+       << "\n      why: a reduction over the whole batch: each shard "
+          "reduces its own samples, the host combines the partial values "
+          "and writes the result back to every shard, so that all take the "
+          "same branches as one unsplit run\n";
+  }
+  if (plan.combines.empty())
+    os << "  no value crosses shards: each shard runs on its own samples\n";
   return text;
 }
 

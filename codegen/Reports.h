@@ -24,6 +24,12 @@ std::string describeTransfers(mlir::pipe::PipelineOp pipeline,
                               const pipert::Plan &plan,
                               const std::map<std::string, int64_t> &sizes);
 
+/// How a sharded run splits pipeline `plan` (runtime/Sharded.h): the batch
+/// dim, which parameters and results are split, and the bytes each
+/// reduction over the batch moves per shard; or why it cannot be split.
+std::string describeShardedRuns(const pipert::Plan &plan,
+                                const std::map<std::string, int64_t> &sizes);
+
 /// The device memory a run of `plan` allocates: each temporary between
 /// kernels and each family's scratch, with its bytes (a formula of the
 /// symbolic dims, evaluated where `sizes` binds them), and their sum, which

@@ -30,12 +30,16 @@
 
 namespace pipert {
 
-/// Two values of a run that kernels take as dims do (`long long d_<name>`)
+/// Values of a run that kernels take as dims do (`long long d_<name>`)
 /// and that no program can name (Sema reserves the prefix `__pipe`): the
-/// random seed and the random run number (core/PipeRandom.h, pipe.random).
-/// The runtime and the reference bind them beside the program's dims.
+/// random seed and the random run number (core/PipeRandom.h, pipe.random),
+/// and the index of the run's first sample in the whole batch (0 unless
+/// the run is one shard of it: coordinates along the batch dim count from
+/// there, see pipe-shard-batch). The runtime and the reference bind them
+/// beside the program's dims.
 inline constexpr const char *kSeedDim = "__pipe_seed";
 inline constexpr const char *kRandomRunDim = "__pipe_random_run";
+inline constexpr const char *kBatchOffsetDim = "__pipe_batch_offset";
 
 class DimExpr {
 public:

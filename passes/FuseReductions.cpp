@@ -189,7 +189,10 @@ void FuseReductionsPass::runOnOperation() {
           inputBytes(slice) > getElementBytes(reducedInput.getType()))
         producer = {};
     }
-    KernelOp epilogueKernel = findEpilogue(reduce);
+    // A reduction over a split batch is combined across the shards
+    // between the kernel and its consumers (pipe-shard-batch): no epilogue.
+    bool combined = reduce->hasAttr("pipe.combine_shards");
+    KernelOp epilogueKernel = combined ? KernelOp() : findEpilogue(reduce);
     Operation *anchor = epilogueKernel ? epilogueKernel.getOperation()
                                        : reduce.getOperation();
     OpBuilder builder(anchor);
@@ -237,6 +240,8 @@ void FuseReductionsPass::runOnOperation() {
         reduce.getAxesAttr(), reduce.getKeepdimsAttr(),
         builder.getStringAttr(name), prologueInputs.getArrayRef(),
         epilogueInputs);
+    if (combined)
+      fused->setAttr("pipe.combine_shards", builder.getUnitAttr());
 
     // Prologue body.
     Block *prologue = new Block();

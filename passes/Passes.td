@@ -51,6 +51,27 @@ def HostControl : Pass<"pipe-host-control", "::mlir::pipe::PipelineOp"> {
   let dependentDialects = ["::mlir::pipe::PipeDialect"];
 }
 
+def ShardBatch : Pass<"pipe-shard-batch", "::mlir::pipe::PipelineOp"> {
+  let summary = "Decides whether and how the pipeline splits along its batch";
+  let description = [{
+    A sharded run (docs/runtime.md, "Several GPUs") gives each shard a
+    contiguous run of the samples along the batch dim, the first
+    parameter's leading dim, and runs the whole pipeline on each. This
+    pass checks that every op keeps the samples apart: elementwise ops with
+    their samples aligned, and the ops that work along axes (blurs,
+    windows, resampling, crops, flips, pads, erases, takes, concats,
+    channel mixes) not along the batch dim. It names the batch dim in the
+    pipeline's `pipe.batch_dim`, or says why it cannot be split, at the
+    op, in `pipe.unshardable`. A reduction over the batch dim is marked
+    `pipe.combine_shards`: each shard reduces its own samples and the
+    runtime combines the partial values (so pipe-fuse-reductions gives it
+    no epilogue); a coordinate along the batch dim (`iota`, the index
+    random ops draw with) is marked `pipe.batch_offset`, and counts from
+    the shard's first sample.
+  }];
+  let dependentDialects = ["::mlir::pipe::PipeDialect"];
+}
+
 def ExpandLayout : Pass<"pipe-expand-layout", "::mlir::pipe::PipelineOp"> {
   let summary = "Rewrites the layout ops that are no total index map";
   let description = [{

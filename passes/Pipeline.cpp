@@ -16,6 +16,7 @@ void mlir::pipe::buildDefaultPipeline(OpPassManager &pm) {
   OpPassManager &pipelinePm = pm.nest<PipelineOp>();
   pipelinePm.addPass(createHostControl());
   pipelinePm.addPass(createPlacement());
+  pipelinePm.addPass(createShardBatch());
   pipelinePm.addPass(createExpandLayout());
   pipelinePm.addPass(createCanonicalizerPass());
   pipelinePm.addPass(createCSEPass());
@@ -26,7 +27,8 @@ void mlir::pipe::buildDefaultPipeline(OpPassManager &pm) {
 void mlir::pipe::registerPipePassesAndPipelines() {
   registerPipePasses();
   PassPipelineRegistration<>(
-      "pipe-default", "The default pipeline: host control, placement, layout expansion, "
+      "pipe-default", "The default pipeline: host control, placement, batch sharding, layout "
+      "expansion, "
       "canonicalize, CSE, fusion of elementwise ops, then of reductions",
       [](OpPassManager &pm) { buildDefaultPipeline(pm); });
 }

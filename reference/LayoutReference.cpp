@@ -304,11 +304,16 @@ Status pipec::runLayoutReference(
         }
       })
       .Case<CoordinateOp>([&](CoordinateOp coordinate) {
+        // Along a split batch, from the run's first sample (0 unsharded).
+        int64_t offset = 0;
+        if (coordinate->hasAttr("pipe.batch_offset"))
+          if (auto it = sizes.find(pipert::kBatchOffsetDim); it != sizes.end())
+            offset = it->second;
         pipert::visitStorageType(out.dtype(), [&](auto tag) {
           using T = decltype(tag);
           for (int64_t i = 0, n = out.numElements(); i < n; ++i)
             out.as<T>()[i] = pipe_cast<T>(pipe_i64(
-                coordinatesOf(i, out.shape())[coordinate.getAxis()]));
+                offset + coordinatesOf(i, out.shape())[coordinate.getAxis()]));
         });
       })
       .Case<EraseOp>([&](EraseOp erase) {

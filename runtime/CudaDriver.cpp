@@ -57,8 +57,9 @@ Status pipert::checkCuda(CUresult result, const char *call,
   return Status::error(message + ": " + name + " (" + description + ")");
 }
 
-Result<const CudaDevice *> pipert::getCudaDevice() {
-  static CudaDevice device;
+/// Initializes the driver once: the number of devices, or why none.
+static Result<int> initDriver() {
+  static int count = 0;
   static Status status;
   static std::once_flag once;
   std::call_once(once, [] {
@@ -74,47 +75,81 @@ Result<const CudaDevice *> pipert::getCudaDevice() {
                              checkCuda(initResult, "cuInit").message());
       return;
     }
-    int count = 0;
     if (!(status = checkCuda(cu.cuDeviceGetCount(&count), "cuDeviceGetCount")))
       return;
-    if (count == 0) {
+    if (count == 0)
       status = Status::error("no CUDA GPU: the driver sees no device");
-      return;
-    }
-    if (!(status = checkCuda(cu.cuDeviceGet(&device.device, 0), "cuDeviceGet")))
-      return;
-    int major = 0, minor = 0;
-    cu.cuDeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR,
-                            device.device);
-    cu.cuDeviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR,
-                            device.device);
-    cu.cuDeviceGetAttribute(&device.multiprocessors,
-                            CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT,
-                            device.device);
-    device.arch = major * 10 + minor;
-    char name[256] = {0};
-    cu.cuDeviceGetName(name, sizeof(name) - 1, device.device);
-    device.name = name;
-    if (!(status = checkCuda(
-              cu.cuDevicePrimaryCtxRetain(&device.context, device.device),
-              "cuDevicePrimaryCtxRetain")))
-      return;
-    // Keep freed stream-ordered memory in the pool: repeated runs of a
-    // pipeline then allocate from it instead of from the driver.
-    CUmemoryPool pool;
-    if (cu.cuDeviceGetDefaultMemPool(&pool, device.device) == CUDA_SUCCESS) {
-      cuuint64_t threshold = ~cuuint64_t(0);
-      cu.cuMemPoolSetAttribute(pool, CU_MEMPOOL_ATTR_RELEASE_THRESHOLD,
-                               &threshold);
-    }
   });
   if (!status.ok())
     return status;
+  return count;
+}
+
+Result<int> pipert::getCudaDeviceCount() { return initDriver(); }
+
+/// Opens device `ordinal` (its primary context), once.
+static Status openDevice(CudaDevice &device, int ordinal) {
   const CudaDriver &cu = **getCudaDriver();
-  if (Status s = checkCuda(cu.cuCtxSetCurrent(device.context), "cuCtxSetCurrent");
+  if (Status s = checkCuda(cu.cuDeviceGet(&device.device, ordinal), "cuDeviceGet");
       !s.ok())
     return s;
-  return &device;
+  device.ordinal = ordinal;
+  int major = 0, minor = 0;
+  cu.cuDeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR,
+                          device.device);
+  cu.cuDeviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR,
+                          device.device);
+  cu.cuDeviceGetAttribute(&device.multiprocessors,
+                          CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT,
+                          device.device);
+  device.arch = major * 10 + minor;
+  char name[256] = {0};
+  cu.cuDeviceGetName(name, sizeof(name) - 1, device.device);
+  device.name = name;
+  if (Status s = checkCuda(
+          cu.cuDevicePrimaryCtxRetain(&device.context, device.device),
+          "cuDevicePrimaryCtxRetain");
+      !s.ok())
+    return s;
+  // Keep freed stream-ordered memory in the pool: repeated runs of a
+  // pipeline then allocate from it instead of from the driver.
+  CUmemoryPool pool;
+  if (cu.cuDeviceGetDefaultMemPool(&pool, device.device) == CUDA_SUCCESS) {
+    cuuint64_t threshold = ~cuuint64_t(0);
+    cu.cuMemPoolSetAttribute(pool, CU_MEMPOOL_ATTR_RELEASE_THRESHOLD,
+                             &threshold);
+  }
+  return Status();
+}
+
+Result<const CudaDevice *> pipert::getCudaDevice(int ordinal) {
+  auto count = initDriver();
+  if (!count)
+    return count.status();
+  if (ordinal < 0 || ordinal >= *count)
+    return Status::badArgument(
+        "no CUDA device " + std::to_string(ordinal) + ": the driver sees " +
+        std::to_string(*count) + " (0 .. " + std::to_string(*count - 1) + ")");
+  // One slot per ordinal, each opened once; the first kMaxDevices only.
+  static CudaDevice devices[kMaxCudaDevices];
+  static Status statuses[kMaxCudaDevices];
+  static std::once_flag onces[kMaxCudaDevices];
+  if (ordinal >= kMaxCudaDevices)
+    return Status::badArgument("device " + std::to_string(ordinal) +
+                               " is past the " +
+                               std::to_string(kMaxCudaDevices) +
+                               " devices Pipe uses");
+  std::call_once(onces[ordinal], [&] {
+    statuses[ordinal] = openDevice(devices[ordinal], ordinal);
+  });
+  if (!statuses[ordinal].ok())
+    return statuses[ordinal];
+  const CudaDriver &cu = **getCudaDriver();
+  if (Status s = checkCuda(cu.cuCtxSetCurrent(devices[ordinal].context),
+                           "cuCtxSetCurrent");
+      !s.ok())
+    return s;
+  return &devices[ordinal];
 }
 
 #include "runtime/Runtime.h"

@@ -59,7 +59,9 @@ namespace pipert {
   X(cuMemHostAlloc)                                                            \
   X(cuMemFreeHost)                                                             \
   X(cuLaunchHostFunc)                                                          \
-  X(cuMemHostGetDevicePointer)
+  X(cuMemHostGetDevicePointer)                                                 \
+  X(cuPointerGetAttribute)                                                     \
+  X(cuStreamWaitEvent)
 
 struct CudaDriver {
 #define PIPE_DECLARE_FN(name) decltype(&::name) name = nullptr;
@@ -77,8 +79,9 @@ Result<const CudaDriver *> getCudaDriver();
 /// or an ok Status for CUDA_SUCCESS.
 Status checkCuda(CUresult result, const char *call, const std::string &context = "");
 
-/// The device the runtime runs on (device 0, its primary context).
+/// A device the runtime runs on (its primary context).
 struct CudaDevice {
+  int ordinal = 0;
   CUdevice device = 0;
   CUcontext context = nullptr;
   int arch = 0; ///< 10 * major + minor, e.g. 90.
@@ -86,9 +89,16 @@ struct CudaDevice {
   std::string name;
 };
 
-/// Initializes the driver and device 0 once; makes its context current on
-/// the calling thread. An error says why there is no usable GPU.
-Result<const CudaDevice *> getCudaDevice();
+/// The most devices a process runs on (the ordinals 0 .. kMaxCudaDevices-1).
+inline constexpr int kMaxCudaDevices = 64;
+
+/// Initializes the driver once, and device `ordinal` once; makes its
+/// context current on the calling thread. An error says why there is no
+/// usable GPU, or that there is no such device.
+Result<const CudaDevice *> getCudaDevice(int ordinal = 0);
+
+/// How many devices the driver sees (at least one), or why none.
+Result<int> getCudaDeviceCount();
 
 } // namespace pipert
 

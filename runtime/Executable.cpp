@@ -20,12 +20,13 @@ std::string pipert::describeBuffer(const Plan &plan, int b) {
   return name.empty() ? "intermediate %" + std::to_string(b) : "'" + name + "'";
 }
 
-Result<std::unique_ptr<Executable>> Executable::load(Plan plan) {
-  auto device = getCudaDevice();
+Result<std::unique_ptr<Executable>> Executable::load(Plan plan, int ordinal) {
+  auto device = getCudaDevice(ordinal);
   if (!device)
     return device.status();
   const CudaDriver &cu = **getCudaDriver();
   std::unique_ptr<Executable> executable(new Executable(std::move(plan)));
+  executable->device_ = ordinal;
   const Plan &loaded = executable->plan_;
   for (size_t k = 0; k < loaded.kernels.size(); ++k) {
     const PlanKernel &kernel = loaded.kernels[k];
@@ -104,6 +105,9 @@ Executable::~Executable() {
   auto driver = getCudaDriver();
   if (!driver)
     return;
+  // What it frees lives in its device's context.
+  if (!getCudaDevice(device_))
+    return;
   if (staging_)
     staging_->destroy(**driver);
   for (auto &launcher : launchers_)
@@ -142,6 +146,13 @@ Status Executable::checkVerdicts() const {
 Status Executable::run(const std::vector<TensorRef> &inputs,
                        const std::vector<TensorRef> &outputs, CUstream stream,
                        bool wait) {
+  return runWith(inputs, outputs, stream, wait, nullptr);
+}
+
+Status Executable::runWith(const std::vector<TensorRef> &inputs,
+                           const std::vector<TensorRef> &outputs,
+                           CUstream stream, bool wait,
+                           ShardExchange *exchange) {
   std::lock_guard<std::mutex> lock(runMutex_);
   // 1. Validate everything before touching the GPU.
   std::vector<std::vector<int64_t>> shapes;
@@ -161,10 +172,11 @@ Status Executable::run(const std::vector<TensorRef> &inputs,
     checkedOnHost[k] = done;
   }
 
-  auto device = getCudaDevice();
+  auto device = getCudaDevice(device_);
   if (!device)
     return device.status();
   const CudaDriver &cu = **getCudaDriver();
+  (*sizes)[kBatchOffsetDim] = batchOffset_;
   // The random numbers this run draws: the seed and the next random run
   // number, passed to kernels as dims (core/DimExpr.h). Every run that
   // gets this far draws anew.
@@ -293,7 +305,9 @@ Status Executable::run(const std::vector<TensorRef> &inputs,
   LaunchContext context{cu,     **device, stream,     allocations,
                         *sizes, ptrs,     shapes,     runNumber_,
                         guardWord, stats_};
-  RunState state{context, ptrs, bound, inputs, controlBlock, checkedOnHost};
+  RunState state{context, ptrs,          bound,
+                 inputs,  controlBlock, checkedOnHost,
+                 exchange};
   if (Status s = schedule(state); !s.ok())
     return s;
 
@@ -354,6 +368,8 @@ Status pipert::waitFor(CUstream stream) {
 
 Status Executable::wait(CUstream stream) const {
   std::lock_guard<std::mutex> lock(runMutex_);
+  if (auto device = getCudaDevice(device_); !device)
+    return device.status();
   if (Status s = waitFor(stream); !s.ok())
     return s;
   return checkVerdicts();

@@ -33,6 +33,7 @@ namespace pipert {
 
 struct CudaDriver;
 class KernelLauncher;
+class ShardExchange;
 struct Staging;
 
 /// Checks `inputs` against the parameters `params` of pipeline `pipeline`
@@ -108,14 +109,18 @@ struct RandomState {
 
 class Executable {
 public:
-  /// Loads every kernel of `plan` on device 0 (compiling with NVRTC what has
-  /// no usable image). Fails if there is no GPU or a kernel does not load.
-  static Result<std::unique_ptr<Executable>> load(Plan plan);
+  /// Loads every kernel of `plan` on device `device` (compiling with NVRTC
+  /// what has no usable image for its architecture). Fails if there is no
+  /// such GPU or a kernel does not load. Runs then make that device's
+  /// context current on the calling thread.
+  static Result<std::unique_ptr<Executable>> load(Plan plan, int device = 0);
   ~Executable();
   Executable(const Executable &) = delete;
   Executable &operator=(const Executable &) = delete;
 
   const Plan &plan() const { return plan_; }
+  /// The CUDA device ordinal it runs on.
+  int device() const { return device_; }
 
   /// Binds each symbolic dim from the inputs and returns the shape of each
   /// result; an error names the input and dim that do not fit.
@@ -174,6 +179,21 @@ public:
     random_ = state;
   }
 
+  /// Where this run's samples sit in a batch split over processes (a
+  /// torchrun rank's part, see docs/runtime.md "Several GPUs"): the index
+  /// of the first sample along the batch dim (0 unless set). Coordinates
+  /// along the batch dim (`iota`, and the index random ops draw with)
+  /// count from it, so that each part draws what one run over the whole
+  /// batch would draw for the same samples.
+  int64_t batchOffset() const {
+    std::lock_guard<std::mutex> lock(runMutex_);
+    return batchOffset_;
+  }
+  void setBatchOffset(int64_t offset) {
+    std::lock_guard<std::mutex> lock(runMutex_);
+    batchOffset_ = offset;
+  }
+
   /// For tests of the run numbers' wrap: makes `run` the latest run's
   /// number, so that the next run is run + 1.
   void setLatestRunNumberForTesting(unsigned long long run) {
@@ -181,8 +201,17 @@ public:
   }
 
 private:
+  friend class ShardedExecutable;
   explicit Executable(Plan plan);
+  /// run(), as one shard of a sharded run when `exchange` is not null: the
+  /// reductions over the batch (Plan::combines) then wait for every
+  /// shard's partial value and go on with the combined one.
+  Status runWith(const std::vector<TensorRef> &inputs,
+                 const std::vector<TensorRef> &outputs, CUstream stream,
+                 bool wait, ShardExchange *exchange);
   Plan plan_;
+  int device_ = 0;
+  int64_t batchOffset_ = 0;
   /// Held by run() and wait() throughout: runs from several threads are
   /// serialized, since a run updates the state below (its number, the
   /// statistics, the pinned block of conditions, the verdicts it reads
@@ -231,8 +260,16 @@ private:
     /// Kernels whose work the host did before the run (checks of host
     /// values): not launched, their outputs ready.
     const std::vector<bool> &doneOnHost;
+    /// For a shard of a sharded run: where its partial reductions go, and
+    /// the combined values that came back, by buffer.
+    ShardExchange *exchange;
+    std::map<int, std::string> combinedValues = {};
   };
   Status schedule(RunState &state);
+  /// Reads back the partial values of `buffers` (reductions over the
+  /// batch), combines each with the other shards' through the run's
+  /// exchange, and writes the combined values back.
+  Status combineShards(RunState &state, const std::vector<int> &buffers);
   Status prepareControl(const CudaDriver &cu);
 };
 

@@ -37,6 +37,11 @@ struct RunStats {
   int decisions = 0;       ///< Waits for conditions.
   int controlCopies = 0;   ///< Device-to-host copies of conditions.
   size_t controlBytes = 0; ///< Bytes those copies moved.
+  /// For one shard of a sharded run: the reductions over the batch it
+  /// combined with the other shards', and the bytes it read back for them
+  /// (it writes as many back).
+  int shardCombines = 0;
+  size_t shardCombineBytes = 0;
   /// The entry (variant) of each elementwise kernel launched, in order:
   /// which of a kernel's variants the shapes and pointers allowed.
   std::vector<std::string> elementwiseVariants;

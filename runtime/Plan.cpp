@@ -114,3 +114,9 @@ std::vector<int> pipert::getConditionBuffers(const Plan &plan) {
   }
   return found;
 }
+
+const char *pipert::getCombineKindName(PlanCombineKind kind) {
+  static const char *const names[] = {"sum", "mean", "prod", "min",
+                                      "max", "any", "all"};
+  return names[int(kind)];
+}

@@ -137,6 +137,19 @@ struct PlanDimCheck {
   std::string message;
 };
 
+/// A reduction over the batch dim, in a sharded run (runtime/Sharded.h):
+/// each shard computes `buffer` over its own samples, and the runtime
+/// combines the shards' values as `kind` says before anything reads it.
+enum class PlanCombineKind : uint8_t { Sum, Mean, Prod, Min, Max, Any, All };
+/// "sum", "mean", ...: the reduction's name in the language.
+const char *getCombineKindName(PlanCombineKind kind);
+struct PlanCombine {
+  int buffer = -1;
+  PlanCombineKind kind = PlanCombineKind::Sum;
+  /// Where the reduction is in the source ("file:line:col").
+  std::string location;
+};
+
 struct Plan {
   std::string name;
   /// Buffers [0, numParams) are the parameters, in order.
@@ -151,6 +164,12 @@ struct Plan {
   std::vector<PlanKernel> kernels;
   std::vector<PlanChoice> choices;
   std::vector<PlanDimCheck> dimChecks;
+  /// The dim a sharded run splits the batch along: the leading dim of the
+  /// parameters and results that have it (pipe-shard-batch). Empty when
+  /// the pipeline cannot be split; `shardError` then says why.
+  std::string batchDim;
+  std::string shardError;
+  std::vector<PlanCombine> combines;
   /// Kernels compiled with FMA contraction and approximate division (see
   /// compileCuda); results then differ from the CPU reference's in the last
   /// bits.
@@ -167,7 +186,7 @@ struct AotPlanHandle {
 };
 inline constexpr unsigned kAotPlanMagic = 0x45504950u; // "PIPE"
 /// Bumped whenever Plan, PlanKernel or PlanBuffer change their members.
-inline constexpr unsigned kPlanLayoutVersion = 1;
+inline constexpr unsigned kPlanLayoutVersion = 2;
 
 /// How much the results need a buffer, given the choices decided so far.
 enum : uint8_t {

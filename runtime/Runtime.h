@@ -13,6 +13,7 @@
 #include "runtime/Executable.h"
 #include "runtime/Npy.h"
 #include "runtime/Plan.h"
+#include "runtime/Sharded.h"
 #include "runtime/Status.h"
 #include "runtime/Tensor.h"
 

@@ -12,6 +12,7 @@
 #include "runtime/CudaDriver.h"
 #include "runtime/HostScalars.h"
 #include "runtime/KernelLauncher.h"
+#include "runtime/Sharded.h"
 
 #include <algorithm>
 
@@ -65,18 +66,11 @@ Status Executable::schedule(RunState &st) {
   // is skipped unless something else reads it.
   std::vector<const void *> hostValue;
   std::vector<std::string> hostComputed;
-  if (!plan.choices.empty()) {
-    hostValue.assign(numBuffers, nullptr);
-    hostComputed.resize(numBuffers);
-    for (int i = 0; i < plan.numParams; ++i)
-      if (st.inputs[i].memory == Memory::Host &&
-          plan.buffers[i].dims.empty() && st.inputs[i].data)
-        hostValue[i] = st.inputs[i].data;
-    for (size_t b = 0; b < numBuffers; ++b)
-      if (!plan.buffers[b].constantData.empty())
-        hostValue[b] = plan.buffers[b].constantData.data();
+  // Computes what the scalar kernels' host steps can from the host values
+  // known so far (again after each combine of a sharded run).
+  auto evaluateOnHost = [&]() -> Status {
     for (const PlanKernel &kernel : plan.kernels) {
-      if (kernel.hostSteps.empty())
+      if (kernel.hostSteps.empty() || hostValue[kernel.outputs[0]])
         continue;
       std::vector<const void *> args;
       for (int b : kernel.inputs)
@@ -92,7 +86,28 @@ Status Executable::schedule(RunState &st) {
         hostValue[kernel.outputs[r]] = hostComputed[kernel.outputs[r]].data();
       }
     }
+    return Status();
+  };
+  if (!plan.choices.empty()) {
+    hostValue.assign(numBuffers, nullptr);
+    hostComputed.resize(numBuffers);
+    for (int i = 0; i < plan.numParams; ++i)
+      if (st.inputs[i].memory == Memory::Host &&
+          plan.buffers[i].dims.empty() && st.inputs[i].data)
+        hostValue[i] = st.inputs[i].data;
+    for (size_t b = 0; b < numBuffers; ++b)
+      if (!plan.buffers[b].constantData.empty())
+        hostValue[b] = plan.buffers[b].constantData.data();
+    if (Status s = evaluateOnHost(); !s.ok())
+      return s;
   }
+  // A shard of a sharded run: the reductions over the batch, whose values
+  // are ready only once combined with the other shards'.
+  std::vector<bool> combined(numBuffers, true);
+  if (st.exchange)
+    for (const PlanCombine &combine : plan.combines)
+      combined[combine.buffer] = false;
+  std::vector<int> toCombine;
   auto decideOnHost = [&] {
     bool any = true;
     while (any) {
@@ -125,7 +140,7 @@ Status Executable::schedule(RunState &st) {
     bool undecided = false;
     for (size_t c = 0; c < plan.choices.size(); ++c)
       undecided |= decided[c] < 0 && need[plan.choices[c].result] > 0;
-    if (remaining == 0 && !undecided)
+    if (remaining == 0 && !undecided && toCombine.empty())
       break;
     // Memory for every kernel now known to run.
     for (size_t k = 0; k < numKernels; ++k) {
@@ -163,8 +178,11 @@ Status Executable::schedule(RunState &st) {
         continue;
       if (Status s = launchers_[k]->launch(st.ctx); !s.ok())
         return s;
-      for (int b : kernel.outputs)
-        ready[b] = true;
+      for (int b : kernel.outputs) {
+        ready[b] = combined[b];
+        if (!combined[b])
+          toCombine.push_back(b);
+      }
       done[k] = true;
       --remaining;
       ++stats_.kernelsLaunched;
@@ -172,6 +190,27 @@ Status Executable::schedule(RunState &st) {
     }
     if (progress)
       continue;
+
+    // Nothing more can run before the partial reductions are combined
+    // with the other shards': read them back (one wait), hand them over,
+    // write the combined values back (the kernels that read them are
+    // queued after the copy) and let the host steps use them.
+    if (!toCombine.empty()) {
+      if (Status s = combineShards(st, toCombine); !s.ok())
+        return s;
+      for (int b : toCombine) {
+        ready[b] = combined[b] = true;
+        if (!hostValue.empty() && plan.buffers[b].dims.empty()) {
+          hostComputed[b] = st.combinedValues[b];
+          hostValue[b] = hostComputed[b].data();
+        }
+      }
+      toCombine.clear();
+      if (!hostValue.empty())
+        if (Status s = evaluateOnHost(); !s.ok())
+          return s;
+      continue;
+    }
 
     // Nothing more can run before the host knows more conditions: read all
     // those computed so far.
@@ -227,5 +266,41 @@ Status Executable::schedule(RunState &st) {
       decided[pending[i]] = *values[i] != 0;
   }
   shareChosenMemory();
+  return Status();
+}
+
+Status Executable::combineShards(RunState &st, const std::vector<int> &buffers) {
+  const CudaDriver &cu = st.ctx.cu;
+  std::vector<std::string> values;
+  for (int b : buffers) {
+    size_t bytes = size_t(numElementsOf(st.ctx.shapes[b])) *
+                   dtypeSize(plan_.buffers[b].dtype);
+    values.emplace_back(bytes, '\0');
+    if (CUresult r = cu.cuMemcpyDtoHAsync(values.back().data(), st.ptrs[b],
+                                          bytes, st.ctx.stream);
+        r != CUDA_SUCCESS)
+      return checkCuda(r, "cuMemcpyDtoHAsync",
+                       "for a reduction over the batch's partial value");
+    ++stats_.shardCombines;
+    stats_.shardCombineBytes += bytes;
+  }
+  if (CUresult r = cu.cuStreamSynchronize(st.ctx.stream); r != CUDA_SUCCESS)
+    return checkCuda(r, "cuStreamSynchronize",
+                     "waiting for a reduction over the batch of pipeline '" +
+                         plan_.name + "'");
+  if (Status s = checkVerdicts(); !s.ok())
+    return s;
+  for (size_t i = 0; i < buffers.size(); ++i) {
+    int b = buffers[i];
+    if (Status s = st.exchange->combine(b, values[i]); !s.ok())
+      return s;
+    // From pageable memory: the driver has copied it when the call returns.
+    if (CUresult r = cu.cuMemcpyHtoDAsync(st.ptrs[b], values[i].data(),
+                                          values[i].size(), st.ctx.stream);
+        r != CUDA_SUCCESS)
+      return checkCuda(r, "cuMemcpyHtoDAsync",
+                       "for a reduction over the batch's combined value");
+    st.combinedValues[b] = std::move(values[i]);
+  }
   return Status();
 }

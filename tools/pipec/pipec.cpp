@@ -270,6 +270,16 @@ static std::string describePlan(const pipert::Plan &plan) {
     os << "  result " << plan.resultNames[r] << " = %" << plan.results[r]
        << "\n";
   os << pipec::describeDeviceMemory(plan, {});
+  if (plan.batchDim.empty()) {
+    os << "shards: cannot be split: " << plan.shardError << "\n";
+  } else {
+    os << "shards: split along " << plan.batchDim;
+    for (size_t i = 0; i < plan.combines.size(); ++i)
+      os << (i ? ", %" : "; combined across shards: %")
+         << plan.combines[i].buffer << " (" << pipert::getCombineKindName(plan.combines[i].kind)
+         << ")";
+    os << "\n";
+  }
   return text;
 }
 
