@@ -13,6 +13,9 @@
 //                                       see layout_bench.cpp)
 //   pipe_bench [--quick] --layout      (crop, erase, concat, pad: see
 //                                       layout_bench.cpp)
+//   pipe_bench [--quick] --shards      (dyn_blur and normalize of 256
+//                                       samples, whole and sharded: see
+//                                       shard_bench.cpp)
 //   pipe_bench --call-latency          (one 224x224 image through normalize:
 //                                       the C++ call python_overhead.py
 //                                       compares pipegpu's with)
@@ -383,6 +386,7 @@ int runDynamic(bool quick, bool blurOnly) {
 int runLayout(bool quick); // layout_bench.cpp
 int runColor(bool quick);  // layout_bench.cpp
 int runWindow(bool quick); // layout_bench.cpp
+int runShardScaling(bool quick); // shard_bench.cpp
 
 int main(int argc, char **argv) {
   bool quick = false, dynamic = false, blurOnly = false, layout = false,
@@ -409,6 +413,12 @@ int main(int argc, char **argv) {
   if (!device) {
     fprintf(stderr, "pipe_bench: %s\n", device.status().message().c_str());
     return 77;
+  }
+  if (std::find_if(argv + 1, argv + argc, [](const char *a) {
+        return std::string(a) == "--shards";
+      }) != argv + argc) {
+    cu = *pipert::getCudaDriver();
+    return runShardScaling(quick);
   }
   if (argc > 1 && std::string(argv[1]) == "--call-latency") {
     cu = *pipert::getCudaDriver();

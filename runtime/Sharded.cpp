@@ -307,8 +307,9 @@ ShardedExecutable::load(Plan plan, std::vector<int> devices) {
       return s;
     sharded->shards_.push_back(shard.take());
     sharded->streams_.push_back(stream);
+    // Beside its stream, for the destructor if a later shard fails.
+    sharded->devices_.push_back(device);
   }
-  sharded->devices_ = std::move(devices);
   return sharded;
 }
 
