@@ -529,7 +529,36 @@ pipe_status pipe_set_random(pipe_pipeline *pipeline, uint64_t seed,
   return guarded("pipe_set_random", [&] {
     if (!pipeline)
       return fail(PIPE_ERROR_ARGUMENT, "pipe_set_random: no pipeline");
-    pipeline->setRandomState({seed, random_run});
+    pipert::RandomState state = pipeline->randomState();
+    state.seed = seed;
+    state.run = random_run;
+    pipeline->setRandomState(state);
+    return PIPE_OK;
+  });
+}
+
+pipe_status pipe_get_batch_offset(const pipe_pipeline *pipeline,
+                                  int64_t *offset) {
+  return guarded("pipe_get_batch_offset", [&] {
+    if (!pipeline || !offset)
+      return fail(PIPE_ERROR_ARGUMENT,
+                  "pipe_get_batch_offset: no pipeline or no offset");
+    *offset = pipeline->randomState().batchOffset;
+    return PIPE_OK;
+  });
+}
+
+pipe_status pipe_set_batch_offset(pipe_pipeline *pipeline, int64_t offset) {
+  return guarded("pipe_set_batch_offset", [&] {
+    if (!pipeline)
+      return fail(PIPE_ERROR_ARGUMENT, "pipe_set_batch_offset: no pipeline");
+    if (offset < 0)
+      return fail(PIPE_ERROR_ARGUMENT,
+                  "pipe_set_batch_offset: the offset " +
+                      std::to_string(offset) + " is negative");
+    pipert::RandomState state = pipeline->randomState();
+    state.batchOffset = offset;
+    pipeline->setRandomState(state);
     return PIPE_OK;
   });
 }

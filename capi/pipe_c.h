@@ -145,6 +145,16 @@ PIPE_C_EXPORT pipe_status pipe_get_random(const pipe_pipeline *pipeline,
 PIPE_C_EXPORT pipe_status pipe_set_random(pipe_pipeline *pipeline,
                                           uint64_t seed, uint64_t random_run);
 
+/** Where the batch a process runs sits in the whole batch split over
+ * processes (torchrun: the first sample of this rank's part; 0 until set):
+ * coordinates along the batch dim (iota, the index random ops draw with)
+ * count from it, so that every rank draws for its samples what one run
+ * over the whole batch would. A negative offset is an argument error. */
+PIPE_C_EXPORT pipe_status pipe_get_batch_offset(const pipe_pipeline *pipeline,
+                                                int64_t *offset);
+PIPE_C_EXPORT pipe_status pipe_set_batch_offset(pipe_pipeline *pipeline,
+                                                int64_t offset);
+
 /** Runs on `inputs` into the caller's `outputs` (one per result, of its
  * dtype and shape). Tensors are row-major and compact (strides NULL, or
  * those of a compact layout); host memory is kDLCPU or kDLCUDAHost,

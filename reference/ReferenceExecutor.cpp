@@ -702,6 +702,7 @@ pipec::runReference(PipelineOp pipeline, const std::vector<HostTensor> &inputs,
 
   (*sizes)[pipert::kSeedDim] = int64_t(random.seed);
   (*sizes)[pipert::kRandomRunDim] = int64_t(random.run);
+  (*sizes)[pipert::kBatchOffsetDim] = random.batchOffset;
   Interpreter interpreter(*sizes);
   for (auto [arg, input] : llvm::zip(body.getArguments(), inputs))
     interpreter.values[arg] = std::make_shared<HostTensor>(input);

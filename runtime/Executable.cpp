@@ -176,7 +176,7 @@ Status Executable::runWith(const std::vector<TensorRef> &inputs,
   if (!device)
     return device.status();
   const CudaDriver &cu = **getCudaDriver();
-  (*sizes)[kBatchOffsetDim] = batchOffset_;
+  (*sizes)[kBatchOffsetDim] = random_.batchOffset;
   // The random numbers this run draws: the seed and the next random run
   // number, passed to kernels as dims (core/DimExpr.h). Every run that
   // gets this far draws anew.

@@ -105,6 +105,13 @@ Status checkRunArguments(const Plan &plan, const std::vector<TensorRef> &inputs,
 struct RandomState {
   uint64_t seed = 0;
   uint64_t run = 0;
+  /// Where this run's samples sit in a batch split over processes (a
+  /// torchrun rank's part, docs/runtime.md "Several GPUs"): the index of
+  /// its first sample along the batch dim. Coordinates along the batch
+  /// dim (`iota`, and the index random ops draw with) count from it, so
+  /// that each part draws what one run over the whole batch would draw for
+  /// the same samples. Runs do not change it.
+  int64_t batchOffset = 0;
 };
 
 class Executable {
@@ -179,21 +186,6 @@ public:
     random_ = state;
   }
 
-  /// Where this run's samples sit in a batch split over processes (a
-  /// torchrun rank's part, see docs/runtime.md "Several GPUs"): the index
-  /// of the first sample along the batch dim (0 unless set). Coordinates
-  /// along the batch dim (`iota`, and the index random ops draw with)
-  /// count from it, so that each part draws what one run over the whole
-  /// batch would draw for the same samples.
-  int64_t batchOffset() const {
-    std::lock_guard<std::mutex> lock(runMutex_);
-    return batchOffset_;
-  }
-  void setBatchOffset(int64_t offset) {
-    std::lock_guard<std::mutex> lock(runMutex_);
-    batchOffset_ = offset;
-  }
-
   /// For tests of the run numbers' wrap: makes `run` the latest run's
   /// number, so that the next run is run + 1.
   void setLatestRunNumberForTesting(unsigned long long run) {
@@ -211,7 +203,6 @@ private:
                  bool wait, ShardExchange *exchange);
   Plan plan_;
   int device_ = 0;
-  int64_t batchOffset_ = 0;
   /// Held by run() and wait() throughout: runs from several threads are
   /// serialized, since a run updates the state below (its number, the
   /// statistics, the pinned block of conditions, the verdicts it reads

@@ -537,10 +537,11 @@ Status ShardedExecutable::runOn(
   }
   // Every running shard draws with the same random state, and each sample
   // with its index in the whole batch.
-  RandomState random = shards_[running[0]]->randomState();
+  RandomState random = shards_[0]->randomState();
   for (size_t s : running) {
-    shards_[s]->setRandomState(random);
-    shards_[s]->setBatchOffset(batchOffset_ + ranges[s].begin);
+    RandomState shard = random;
+    shard.batchOffset = random.batchOffset + ranges[s].begin;
+    shards_[s]->setRandomState(shard);
   }
   std::vector<int64_t> weights;
   for (size_t s : running)
@@ -567,8 +568,9 @@ Status ShardedExecutable::runOn(
   runShard(0);
   for (std::thread &thread : threads)
     thread.join();
-  // Shards that did not run keep the random state in step.
+  // Every shard, run or not, goes on from the run's state.
   RandomState next = shards_[running[0]]->randomState();
+  next.batchOffset = random.batchOffset;
   for (size_t s = 0; s < ranges.size(); ++s)
     shards_[s]->setRandomState(next);
   for (size_t i = 0; i < running.size(); ++i) {

@@ -135,14 +135,11 @@ public:
   Status runShards(const std::vector<TensorRef> &inputs,
                    const std::vector<std::vector<TensorRef>> &shardOutputs);
 
-  /// The random state of every shard (Executable::randomState): each run
-  /// draws, per sample, what one run over the whole batch would.
+  /// The random state of the whole batch (Executable::randomState; its
+  /// batchOffset places the batch in a larger one split over processes):
+  /// each shard draws, per sample, what one run over the batch would.
   RandomState randomState() const { return shards_[0]->randomState(); }
   void setRandomState(RandomState state);
-  /// The batch's offset in a larger one (Executable::setBatchOffset), for
-  /// a process that runs its part of a batch split over processes.
-  void setBatchOffset(int64_t offset) { batchOffset_ = offset; }
-  int64_t batchOffset() const { return batchOffset_; }
 
   ShardedRunStats lastRunStats() const;
 
@@ -154,7 +151,6 @@ private:
   std::vector<std::unique_ptr<Executable>> shards_;
   std::vector<int> devices_;
   std::vector<CUstream> streams_;
-  int64_t batchOffset_ = 0;
   /// One run at a time: the shards' executables and streams are shared.
   mutable std::mutex runMutex_;
   ShardedRunStats stats_;

@@ -22,6 +22,7 @@ import ctypes
 import os
 
 __all__ = ['compile', 'compile_file', 'Pipeline', 'Tensor', 'PipeError',
+           'shard_range',
            'CompileError', 'ArgumentError', 'InternalError', 'FileError',
            'read_image', 'write_image', 'gpu_available', 'version']
 
@@ -115,6 +116,9 @@ for _name, _res, _args in [
         ('pipe_get_random', ctypes.c_int,
          [_P, ctypes.POINTER(ctypes.c_uint64), ctypes.POINTER(ctypes.c_uint64)]),
         ('pipe_set_random', ctypes.c_int, [_P, ctypes.c_uint64, ctypes.c_uint64]),
+        ('pipe_get_batch_offset', ctypes.c_int,
+         [_P, ctypes.POINTER(ctypes.c_int64)]),
+        ('pipe_set_batch_offset', ctypes.c_int, [_P, ctypes.c_int64]),
         ('pipe_param_info', ctypes.c_int,
          [_P, ctypes.c_int32, ctypes.POINTER(TensorInfo)]),
         ('pipe_result_info', ctypes.c_int,
@@ -674,6 +678,21 @@ class Pipeline:
     def random_run(self, value):
         _check(_lib.pipe_set_random(self._handle, self._random()[0], int(value)))
 
+    @property
+    def batch_offset(self):
+        """Where the batch this pipeline runs sits in the whole batch split
+        over processes (torchrun: the first sample of this rank's part, see
+        shard_range); 0 until set. iota along the batch dim and the random
+        ops' draws count from it, so that each rank draws for its samples
+        what one run over the whole batch would."""
+        offset = ctypes.c_int64()
+        _check(_lib.pipe_get_batch_offset(self._handle, ctypes.byref(offset)))
+        return offset.value
+
+    @batch_offset.setter
+    def batch_offset(self, value):
+        _check(_lib.pipe_set_batch_offset(self._handle, int(value)))
+
     def __repr__(self):
         def text(items):
             return ', '.join(f'{n}[{", ".join(d)}]' for n, d, _ in items)
@@ -697,6 +716,37 @@ def compile_file(path, pipeline=None):
                                   pipeline.encode() if pipeline else None,
                                   ctypes.byref(handle)))
     return Pipeline(handle)
+
+
+def shard_range(total, shard_id=None, num_shards=None):
+    """This process's part of `total` samples (a data source, a global
+    batch) as (begin, count): part `shard_id` of `num_shards`, split as
+    evenly as possible (the first total % num_shards parts get one more).
+    Without them, the rank and world size of torch.distributed when it is
+    initialized (torchrun), else the whole: (0, total). A process then
+    runs its pipeline on samples [begin, begin + count) with
+    `pipeline.batch_offset = begin`, and needs no other coordination."""
+    if shard_id is None and num_shards is None:
+        try:
+            import torch.distributed as dist
+            if dist.is_available() and dist.is_initialized():
+                shard_id, num_shards = dist.get_rank(), dist.get_world_size()
+        except ImportError:
+            pass
+    if shard_id is None and num_shards is None:
+        shard_id, num_shards = 0, 1
+    if shard_id is None or num_shards is None:
+        raise ArgumentError('shard_range: give both shard_id and num_shards, '
+                            'or neither', 2)
+    total, shard_id, num_shards = int(total), int(shard_id), int(num_shards)
+    if num_shards < 1 or not 0 <= shard_id < num_shards:
+        raise ArgumentError(f'shard_range: shard {shard_id} of {num_shards}: '
+                            'the shard must be in [0, num_shards)', 2)
+    if total < 0:
+        raise ArgumentError(f'shard_range: {total} samples cannot be split', 2)
+    base, extra = divmod(total, num_shards)
+    begin = shard_id * base + min(shard_id, extra)
+    return begin, base + (1 if shard_id < extra else 0)
 
 
 def gpu_available():

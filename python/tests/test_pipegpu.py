@@ -390,6 +390,42 @@ def test_random_runs_advance_and_replay():
     assert abs(first.std() - 1) < 0.2
 
 
+def test_shard_range_splits_evenly_and_checks_its_arguments():
+    parts = [pipegpu.shard_range(1001, r, 4) for r in range(4)]
+    assert parts == [(0, 251), (251, 250), (501, 250), (751, 250)]
+    assert pipegpu.shard_range(2, 2, 3) == (2, 0)
+    # Without torch.distributed initialized: the whole.
+    assert pipegpu.shard_range(7) == (0, 7)
+    expect(pipegpu.ArgumentError, lambda: pipegpu.shard_range(5, 3, 3),
+           'the shard must be in [0, num_shards)')
+    expect(pipegpu.ArgumentError, lambda: pipegpu.shard_range(5, 1),
+           'give both shard_id and num_shards')
+
+
+def test_parts_of_a_batch_draw_what_the_whole_batch_draws():
+    # Two processes of a torchrun job, each with its part and its offset,
+    # draw for their samples what one run over the whole batch draws.
+    p = pipegpu.compile(NOISE)
+    x = rng.standard_normal((7, 33)).astype(np.float32)
+    whole = [r.numpy() for r in p(x, backend='reference')]
+    parts = []
+    for rank in range(2):
+        q = pipegpu.compile(NOISE)
+        begin, count = pipegpu.shard_range(7, rank, 2)
+        q.batch_offset = begin
+        assert q.batch_offset == begin
+        parts.append([r.numpy() for r in
+                      q(x[begin:begin + count], backend='reference')])
+        # Setting the seed keeps the offset.
+        q.seed = 0
+        assert q.batch_offset == begin
+    for r in range(len(whole)):
+        np.testing.assert_array_equal(
+            np.concatenate([part[r] for part in parts]), whole[r])
+    expect(pipegpu.ArgumentError, lambda: setattr(p, 'batch_offset', -1),
+           'is negative')
+
+
 # --- The GPU: torch, CuPy, JAX ------------------------------------------------
 
 def torch_cuda():
@@ -426,6 +462,46 @@ def test_random_draws_agree_on_the_gpu_and_the_reference():
     np.testing.assert_array_equal(torch.from_dlpack(k).cpu().numpy(),
                                   ref_k.numpy())
     assert p.random_run == 5
+
+
+def test_parts_of_a_batch_draw_on_the_gpu_what_the_whole_draws():
+    torch = torch_cuda()
+    p = pipegpu.compile(NOISE)
+    x = torch.from_numpy(rng.standard_normal((9, 65)).astype(np.float32)).cuda()
+    whole = [torch.from_dlpack(r).cpu() for r in p(x)]
+    for rank in range(3):
+        begin, count = pipegpu.shard_range(9, rank, 3)
+        p.random_run, p.batch_offset = 0, begin
+        part = [torch.from_dlpack(r).cpu() for r in p(x[begin:begin + count])]
+        for r in range(len(whole)):
+            assert torch.equal(part[r], whole[r][begin:begin + count])
+
+
+def test_torchrun_ranks_give_what_one_process_gives(tmp_path):
+    # examples/torchrun/train_shards.py under torchrun with two ranks (on
+    # one GPU here) against one process: the ranks' parts, put together,
+    # are the whole batch, random crops and flips included.
+    torch_cuda()
+    import subprocess
+    import sys
+    example = os.path.join(os.path.dirname(__file__), '..', '..', 'examples',
+                           'torchrun', 'train_shards.py')
+    images = tmp_path / 'images.npy'
+    np.save(images, rng.integers(0, 256, (64, 40, 52, 3), dtype=np.uint8))
+    env = dict(os.environ, PYTHONPATH=os.path.dirname(pipegpu.__file__) + '/..')
+    for name, launch in (('one', [sys.executable]),
+                         ('two', [sys.executable, '-m', 'torch.distributed.run',
+                                  '--nproc-per-node=2', '--master-port=29517'])):
+        out = tmp_path / name
+        out.mkdir()
+        subprocess.run(launch + [example, str(images)], check=True,
+                       env=dict(env, PIPE_EXAMPLE_OUT=str(out)), timeout=300)
+    whole = np.load(tmp_path / 'one' / 'batch0_from0.npy')
+    parts = sorted((tmp_path / 'two').glob('batch0_from*.npy'),
+                   key=lambda p: int(p.stem.split('from')[1]))
+    assert len(parts) == 2
+    np.testing.assert_array_equal(np.concatenate([np.load(p) for p in parts]),
+                                  whole)
 
 
 def test_torch_tensors_in_and_out_share_memory():
