@@ -55,15 +55,15 @@ def main():
         begin, count = pipegpu.shard_range(GLOBAL_BATCH)
         first = epoch_batch * GLOBAL_BATCH
         images = torch.from_numpy(
-            np.ascontiguousarray(source[first + begin:first + begin + count]))
+            np.array(source[first + begin:first + begin + count]))
         pipeline.random_run = epoch_batch   # one random run per global batch
         pipeline.batch_offset = begin
         if torch.cuda.is_available():
-            (batch,) = pipeline(images.cuda(non_blocking=True))
-            batch = torch.from_dlpack(batch)
+            # One result: the tensor itself (torch's, as the input is).
+            batch = torch.from_dlpack(pipeline(images.cuda(non_blocking=True)))
         else:
-            (batch,) = pipeline(images.numpy(), backend='reference')
-            batch = torch.from_numpy(batch.numpy())
+            batch = torch.from_numpy(
+                pipeline(images.numpy(), backend='reference').numpy())
         # ... the model's forward and backward on `batch` go here ...
         if out_dir:
             np.save(os.path.join(out_dir, f'batch{epoch_batch}_from{begin}.npy'),
