@@ -179,15 +179,16 @@ TEST(GpuShards, TwoAndThreeShardsOnOneGpuMatchOneRun) {
 }
 
 // A branch over the whole batch: each shard must take the branch its
-// combined mean says, not its own samples' mean.
+// combined mean says, not its own samples' mean, and compute with the
+// whole batch's values (y subtracts them).
 const char *const kWholeBatchBranch = R"(
 pipeline whole(x: f32[N, W], bias: f32[W]) -> (y: f32[N, W], m: f32, top: f32) {
   m = mean(x)
   top = max(x)
   if m > 0.0 {
-    y = x * 2 + bias
+    y = x * 2 + bias - m
   } else {
-    y = x - 100
+    y = x - top
   }
 }
 )";
