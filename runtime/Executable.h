@@ -251,16 +251,16 @@ private:
     /// Kernels whose work the host did before the run (checks of host
     /// values): not launched, their outputs ready.
     const std::vector<bool> &doneOnHost;
-    /// For a shard of a sharded run: where its partial reductions go, and
-    /// the combined values that came back, by buffer.
+    /// For a shard of a sharded run: where its partial reductions go.
     ShardExchange *exchange;
-    std::map<int, std::string> combinedValues = {};
   };
   Status schedule(RunState &state);
   /// Reads back the partial values of `buffers` (reductions over the
   /// batch), combines each with the other shards' through the run's
-  /// exchange, and writes the combined values back.
-  Status combineShards(RunState &state, const std::vector<int> &buffers);
+  /// exchange, and writes the combined values back; `values[i]` is then
+  /// buffers[i]'s combined value.
+  Status combineShards(RunState &state, const std::vector<int> &buffers,
+                       std::vector<std::string> &values);
   Status prepareControl(const CudaDriver &cu);
 };
 

@@ -196,12 +196,14 @@ Status Executable::schedule(RunState &st) {
     // write the combined values back (the kernels that read them are
     // queued after the copy) and let the host steps use them.
     if (!toCombine.empty()) {
-      if (Status s = combineShards(st, toCombine); !s.ok())
+      std::vector<std::string> values;
+      if (Status s = combineShards(st, toCombine, values); !s.ok())
         return s;
-      for (int b : toCombine) {
+      for (size_t i = 0; i < toCombine.size(); ++i) {
+        int b = toCombine[i];
         ready[b] = combined[b] = true;
         if (!hostValue.empty() && plan.buffers[b].dims.empty()) {
-          hostComputed[b] = st.combinedValues[b];
+          hostComputed[b] = std::move(values[i]);
           hostValue[b] = hostComputed[b].data();
         }
       }
@@ -269,9 +271,10 @@ Status Executable::schedule(RunState &st) {
   return Status();
 }
 
-Status Executable::combineShards(RunState &st, const std::vector<int> &buffers) {
+Status Executable::combineShards(RunState &st, const std::vector<int> &buffers,
+                                 std::vector<std::string> &values) {
   const CudaDriver &cu = st.ctx.cu;
-  std::vector<std::string> values;
+  values.clear();
   for (int b : buffers) {
     size_t bytes = size_t(numElementsOf(st.ctx.shapes[b])) *
                    dtypeSize(plan_.buffers[b].dtype);
@@ -300,7 +303,6 @@ Status Executable::combineShards(RunState &st, const std::vector<int> &buffers) 
         r != CUDA_SUCCESS)
       return checkCuda(r, "cuMemcpyHtoDAsync",
                        "for a reduction over the batch's combined value");
-    st.combinedValues[b] = std::move(values[i]);
   }
   return Status();
 }

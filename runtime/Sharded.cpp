@@ -179,7 +179,8 @@ public:
     return Status();
   }
 
-  /// Shard `shard` has finished its run with `status`.
+  /// A shard has finished its run with `status`: a failure stops the
+  /// others' waits; a success while another waits is the runtime's bug.
   void finish(const Status &status) {
     std::lock_guard<std::mutex> lock(mutex);
     if (!status.ok()) {
@@ -417,9 +418,13 @@ Status ShardedExecutable::run(const std::vector<TensorRef> &inputs,
       bool batched = isBatchedResult(r);
       TensorRef out = batched ? rowsOf(outputs[r], range.begin, range.count)
                               : outputs[r];
+      // The first running shard writes the results without the batch dim;
+      // the others write theirs to scratch, as does a shard whose output
+      // is on another GPU (then copied after the run).
       bool writes = batched || first;
-      if (out.memory == Memory::Device &&
-          (!writes || deviceOf(cu, out) != range.device)) {
+      int at = deviceOf(cu, out);
+      bool elsewhere = at >= 0 && at != range.device;
+      if (!writes || elsewhere) {
         CUdeviceptr ptr = 0;
         if (Status s2 = scratch.back()->allocate(
                 out.numBytes(), "for a shard's copy of result '" +
@@ -429,14 +434,6 @@ Status ShardedExecutable::run(const std::vector<TensorRef> &inputs,
           return s2;
         if (writes && out.numBytes() > 0)
           gathers.push_back({s, ptr, out});
-        out.data = reinterpret_cast<void *>(ptr);
-      } else if (!writes) {
-        // A host result the first shard writes: the others' go to scratch.
-        CUdeviceptr ptr = 0;
-        if (Status s2 = scratch.back()->allocate(out.numBytes(), "for a shard",
-                                                 &ptr);
-            !s2.ok())
-          return s2;
         out.data = reinterpret_cast<void *>(ptr);
         out.memory = Memory::Device;
       }
