@@ -97,7 +97,7 @@ static std::optional<SmallVector<int64_t>> getMixedAxes(Operation *op) {
       .Case<GaussianBlurOp, WindowOp, CropOp, FlipOp, PadOp, EraseOp>(
           [&](auto op) { return of(op.getAxes()); })
       .Case<TakeOp, ConcatOp>([&](auto op) {
-        return SmallVector<int64_t>{op.getAxis()};
+        return SmallVector<int64_t>{int64_t(op.getAxis())};
       })
       // Images [S..., H, W, C]: the last three dims.
       .Case<ResampleOp>([&](ResampleOp op) { return lastAxes(op.getInput(), 3); })
