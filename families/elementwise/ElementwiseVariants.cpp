@@ -68,12 +68,15 @@ void KernelEmitter::emitVector(llvm::raw_ostream &os, int64_t rank, bool span) {
 /// they are as long (a pad), the elements' own loads measured faster on
 /// the H100: the pad of u8[64,1000,1000,3] to 1024 took 0.1478 ms against
 /// 0.1767 with run loads (8-byte groups; 0.2130 against 0.2948 with
-/// 16-byte ones).
+/// 16-byte ones), and still, with the run checked by its ends
+/// (checksRunByEnds), 0.041 against 0.048 ms at a quarter of the size.
+/// PIPE_TUNE_PAD_RUNS=1 takes them there too, for sweeps.
 bool KernelEmitter::takesRunLoads(const pipec::IndexRead &read, int64_t lastSize) {
   const int64_t last = kernel.getDomainType().getRank() - 1;
   int64_t srank = read.source.getRank();
   if (srank == 0 || read.source.isDynamicDim(srank - 1) ||
-      read.source.getDimSize(srank - 1) >= lastSize)
+      (read.source.getDimSize(srank - 1) >= lastSize &&
+       !(tuning("PIPE_TUNE_PAD_RUNS", 0) && checksRunByEnds(read))))
     return false;
   for (int64_t d = 0; d < last; ++d)
     if (read.coordinates[srank - 1].dependsOn(d))
@@ -81,6 +84,71 @@ bool KernelEmitter::takesRunLoads(const pipec::IndexRead &read, int64_t lastSize
   for (int64_t s = 0; s + 1 < srank; ++s)
     if (read.coordinates[s].dependsOn(last))
       return false;
+  return true;
+}
+
+/// Whether `expr`, as domain coordinate `d` steps on by one, stays or
+/// steps on by one: `d` itself, or it plus, or the least or greatest of
+/// it and, terms that do not depend on `d` (a pad's clamp, a crop's
+/// anchor).
+static bool stepsByAtMostOne(const IndexExpr &expr, int64_t d) {
+  if (!expr.dependsOn(d))
+    return true;
+  switch (expr.getKind()) {
+  case IndexExpr::Kind::Coordinate:
+    return expr.getIndex() == d;
+  case IndexExpr::Kind::Add: {
+    // One term moves; a second would add its steps.
+    int moving = 0;
+    for (const IndexExpr &term : expr.getOperands())
+      if (term.dependsOn(d) && (++moving > 1 || !stepsByAtMostOne(term, d)))
+        return false;
+    return true;
+  }
+  case IndexExpr::Kind::Min:
+  case IndexExpr::Kind::Max:
+    // The least or greatest of such steps is one of them.
+    return llvm::all_of(expr.getOperands(), [&](const IndexExpr &operand) {
+      return stepsByAtMostOne(operand, d);
+    });
+  default:
+    return false;
+  }
+}
+
+bool KernelEmitter::checksRunByEnds(const pipec::IndexRead &read) {
+  const int64_t rank = kernel.getDomainType().getRank();
+  const int64_t srank = read.source.getRank();
+  if (rank < 2 || srank < 2)
+    return false;
+  const int64_t pixel = rank - 2, last = rank - 1;
+  if (read.coordinates[srank - 2].dependsOn(last) ||
+      !stepsByAtMostOne(read.coordinates[srank - 2], pixel))
+    return false;
+  for (int64_t s = 0; s + 2 < srank; ++s)
+    if (read.coordinates[s].dependsOn(pixel) ||
+        read.coordinates[s].dependsOn(last))
+      return false;
+  return true;
+}
+
+/// Whether gathered input `read` has the domain's dims before the last
+/// and reads them at the domain's own coordinates (a concat's parts):
+/// then its rows, which are contiguous, follow the domain's rows one for
+/// one, and the rows of a group (spanRows) start at the group's index
+/// times the input's row length.
+bool KernelEmitter::readsRowsInOrder(const pipec::IndexRead &read) {
+  RankedTensorType domain = kernel.getDomainType();
+  const int64_t rank = domain.getRank();
+  if (read.source.getRank() != rank)
+    return false;
+  for (int64_t d = 0; d + 1 < rank; ++d) {
+    const IndexExpr &coordinate = read.coordinates[d];
+    if (coordinate.getKind() != IndexExpr::Kind::Coordinate ||
+        coordinate.getIndex() != d ||
+        dimExpr(read.source, d) != dimExpr(domain, d))
+      return false;
+  }
   return true;
 }
 
@@ -116,18 +184,35 @@ bool KernelEmitter::emitRunLoad(llvm::raw_ostream &os, Operation *op, unsigned i
     return "q" + std::to_string(d) + "[p]";
   });
   pipec::IndexStyle element = indexStyle(coordinate);
-  std::string base = pipec::printOffset(
-      read, rowStyle, stridesOf(op), [&](int64_t s) { return s + 1 < srank; });
+  // Rows read in the domain's order (a concat's parts) are one run in
+  // every group, from the group's own index: no coordinates, no check.
+  const bool inOrder = readsRowsInOrder(read);
+  std::string base =
+      inOrder ? "g * (I)" + std::to_string(rows * sourceRow) + " + (I)(p * " +
+                    std::to_string(sourceRow) + ")"
+              : pipec::printOffset(read, rowStyle, stridesOf(op),
+                                   [&](int64_t s) { return s + 1 < srank; });
   std::string within = pipec::printOffset(
       read, element, stridesOf(op), [&](int64_t s) { return s + 1 == srank; });
   os << "    {\n      I " << b << "[" << rows << "];\n"
      << "#pragma unroll\n      for (int p = 0; p < " << rows << "; ++p)\n"
-     << "        " << b << "[p] = " << base << ";\n"
-     << "      bool run = true;\n"
-     << "#pragma unroll\n      for (int p = 1; p < " << rows << "; ++p)\n"
-     << "        run &= " << b << "[p] == " << b << "[0] + (I)(p * "
-     << sourceRow << ");\n"
-     << "      const unsigned long long at = (unsigned long long)(in" << k
+     << "        " << b << "[p] = " << base << ";\n";
+  if (inOrder) {
+    os << "      const bool run = true;\n";
+  } else if (checksRunByEnds(read)) {
+    // Within a row of the domain, rows that each step on by at most one
+    // are a run exactly when the last is rows - 1 on from the first.
+    const int64_t pixel = kernel.getDomainType().getRank() - 2;
+    os << "      const bool run = q" << pixel << "[0] + (I)" << rows
+       << " <= D" << pixel << " && " << b << "[" << rows - 1 << "] == " << b
+       << "[0] + (I)" << (rows - 1) * sourceRow << ";\n";
+  } else {
+    os << "      bool run = true;\n"
+       << "#pragma unroll\n      for (int p = 1; p < " << rows << "; ++p)\n"
+       << "        run &= " << b << "[p] == " << b << "[0] + (I)(p * "
+       << sourceRow << ");\n";
+  }
+  os << "      const unsigned long long at = (unsigned long long)(in" << k
      << " + " << b << "[0]);\n";
   std::string pick = g + "[j] = w[(j / " + std::to_string(lastSize) +
                      ") * " + std::to_string(sourceRow) + " + " + within +

@@ -167,10 +167,20 @@ private:
   /// (its last coordinate a function of the domain's last alone, its others
   /// independent of it), shorter than the domain's (a concat's parts). Where
   /// they are as long (a pad), the elements' own loads measured faster on
-  /// the H100: the pad of u8[64,1000,1000,3] to 1024 took 0.1478 ms against
-  /// 0.1767 with run loads (8-byte groups; 0.2130 against 0.2948 with
-  /// 16-byte ones).
+  /// the H100 (ElementwiseVariants.cpp gives the figures).
   bool takesRunLoads(const pipec::IndexRead &read, int64_t lastSize);
+
+  /// Whether a group's rows of gathered input `read` are a run exactly
+  /// when they lie in one row of the domain (the dim before the last) and
+  /// the last begins rows - 1 rows after the first: its row coordinate
+  /// steps by at most one along that dim (a pad's clamp, a crop's
+  /// anchor) and none of its others moves in a row of the domain.
+  bool checksRunByEnds(const pipec::IndexRead &read);
+
+  /// Whether gathered input `read` has the domain's dims before the last
+  /// and reads them at the domain's own coordinates (a concat's parts), so
+  /// that a group's rows are one run at an offset of the group's index.
+  bool readsRowsInOrder(const pipec::IndexRead &read);
 
   /// For a group of whole rows (spanRows): when gathered input `op` reads
   /// each row's elements from one row of its own (its last coordinate a

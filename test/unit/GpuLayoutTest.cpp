@@ -140,6 +140,27 @@ const LayoutCase kLayoutCases[] = {
                randomTensor(DType::U8, {s.n, s.h, s.w, 3}, seed + 1),
                randomTensor(DType::F16, {s.n, s.h, s.w, 3}, seed + 2)};
      }},
+    // Groups of whole pixels whose rows are runs in the input in three
+    // ways: in the result's order (a concat's parts, no check), checked
+    // by the group's ends (clamped pads, per-sample crops), or checked
+    // row by row (a flipped part); and a reflected pad, never a run.
+    {"channel_runs",
+     "pipeline channel_runs(a: u8[N, H, W, 3], b: u8[N, H, W, 3], k: i32[N, 2]) -> "
+     "(f: u8[N, H, W, 6], e: u8[N, H, W + 3, 3], r: u8[N, H, W + 7, 3], "
+     "q: u8[N, 4, 5, 6], t: i16[N, H + 1, W, 6]) {\n"
+     "  f = concat([flip(a, axes = [2]), b], axis = 3)\n"
+     "  e = pad(a, before = [1], after = [2], axes = [2], border = clamp)\n"
+     "  r = pad(a, before = [4], after = [3], axes = [2], border = reflect101)\n"
+     "  q = concat([crop(a, anchor = k, shape = [4, 5], out_of_bounds = clamp),\n"
+     "              crop(b, anchor = k, shape = [4, 5], out_of_bounds = pad)], axis = 3)\n"
+     "  t = i16(concat([pad(a, before = [1], axes = [1], border = clamp), "
+     "pad(b, after = [1], axes = [1])], axis = 3))\n}\n",
+     [](Sizes s, unsigned seed) -> std::vector<HostTensor> {
+       return {randomTensor(DType::U8, {s.n, s.h, s.w, 3}, seed),
+               randomTensor(DType::U8, {s.n, s.h, s.w, 3}, seed + 1),
+               randomInts(DType::I32, {s.n, 2}, seed + 2, -3,
+                          std::max(s.h, s.w) + 1)};
+     }},
     {"takes",
      "pipeline takes(x: f32[N, H, W], p: i32[N], i: i64[3]) -> "
      "(a: f32[N, H, W], b: f32[N, 3, W]) {\n"
