@@ -109,7 +109,7 @@ LogicalResult KernelEmitter::emit(llvm::raw_ostream &os, pipec::ElementwiseInfo 
     info.vectorEntry = name + "_vec";
     info.vectorWidth = vectorWidth;
     // Groups that span rows: whole rows of a short static last dim (the
-    // channels of a pixel), as many as make 8- or 16-byte multiples
+    // channels of a pixel), as many as make 8-byte multiples
     // (below), so that the last coordinate of each element is a constant
     // and the rest are carried once per row; else vectorWidth elements
     // carried one by one.
@@ -117,23 +117,18 @@ LogicalResult KernelEmitter::emit(llvm::raw_ostream &os, pipec::ElementwiseInfo 
     int64_t lastSize = domain.getRank() ? domain.getShape().back() : 1;
     spanWidth = vectorWidth;
     spanRows = 0;
-    // Whole rows making 16-byte multiples where some input's rows load
-    // as runs (takesRunLoads), 8-byte ones where every element is loaded
-    // alone: on the H100, the concat of two u8[64,512,512,3] on the
-    // channels (runs) took 0.0788 ms in groups of 48 bytes against 0.0798
-    // in groups of 24 (0.0765 against 0.0779 with its parts' rows read in
-    // order, readsRowsInOrder), the pad of u8[64,1000,1000,3] to 1024 (element
-    // loads) 0.1478 against 0.2130: each byte lives in a register of its
-    // own, and wide groups of them cost more than their shared index
-    // arithmetic saves. (PIPE_TUNE_SPAN_BYTES overrides, for sweeps.)
+    // Whole rows making 8-byte multiples (24 bytes of u8 pixels): each
+    // byte lives in a register of its own, and wider groups of them cost
+    // more than their shared index arithmetic saves. On the H100: the pad
+    // of u8[64,1000,1000,3] to 1024 took 0.1478 ms against 0.2130 in
+    // groups of 48 bytes; the concat of two u8[64,512,512,3] on the
+    // channels 0.0720 against 0.0823 once its parts' rows loaded as runs
+    // with no check (readsRowsInOrder; 0.0798 against 0.0788 with the
+    // check). (PIPE_TUNE_SPAN_BYTES overrides, for sweeps.)
     if (domain.getRank() >= 2 && !ShapedType::isDynamic(lastSize) &&
         lastSize > 1 && vectorWidth % lastSize != 0) {
-      bool runs = llvm::any_of(gathers, [&](Operation *op) {
-        return takesRunLoads(reads.find(op)->second, lastSize);
-      });
       int64_t base = std::max<int64_t>(
-          1, tuning("PIPE_TUNE_SPAN_BYTES", runs ? 16 : 8) * vectorWidth /
-                 16);
+          1, tuning("PIPE_TUNE_SPAN_BYTES", 8) * vectorWidth / 16);
       int64_t width = std::lcm(base, lastSize);
       if (width <= 64) {
         spanWidth = int(width);

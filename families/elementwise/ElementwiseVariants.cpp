@@ -184,22 +184,43 @@ bool KernelEmitter::emitRunLoad(llvm::raw_ostream &os, Operation *op, unsigned i
     return "q" + std::to_string(d) + "[p]";
   });
   pipec::IndexStyle element = indexStyle(coordinate);
-  // Rows read in the domain's order (a concat's parts) are one run in
-  // every group, from the group's own index: no coordinates, no check.
-  const bool inOrder = readsRowsInOrder(read);
-  std::string base =
-      inOrder ? "g * (I)" + std::to_string(rows * sourceRow) + " + (I)(p * " +
-                    std::to_string(sourceRow) + ")"
-              : pipec::printOffset(read, rowStyle, stridesOf(op),
-                                   [&](int64_t s) { return s + 1 < srank; });
   std::string within = pipec::printOffset(
       read, element, stridesOf(op), [&](int64_t s) { return s + 1 == srank; });
+  std::string pick = g + "[j] = w[(j / " + std::to_string(lastSize) +
+                     ") * " + std::to_string(sourceRow) + " + " + within +
+                     "];";
+  // The run from offset `start`, in `chunk`-byte loads, and each element
+  // picked from it.
+  auto emitChunks = [&](int chunk, const char *indent,
+                        const std::string &start) {
+    os << indent << "alignas(16) " << type << " w[" << runElements << "];\n"
+       << indent << "pipe_load_chunks<" << chunk << ">(w, in" << k << " + "
+       << start << ");\n#pragma unroll\n"
+       << indent << "for (int j = 0; j < " << v << "; ++j)\n"
+       << indent << "  " << pick << "\n";
+  };
+  // Rows read in the domain's order (a concat's parts) are one run in
+  // every group, from the group's index. The span variant runs on 16-byte
+  // aligned arrays (the launcher), so the run is aligned to the widest
+  // chunk that divides its bytes: loaded with no check and no branch,
+  // whose other side (bytes one by one) kept the bytes apart in registers
+  // (two instructions a byte to put them back together).
+  if (readsRowsInOrder(read)) {
+    for (int chunk : {16, 8, 4}) {
+      if (runBytes % chunk != 0)
+        continue;
+      os << "    {\n";
+      emitChunks(chunk, "      ", "g * (I)" + std::to_string(rows * sourceRow));
+      os << "    }\n";
+      return true;
+    }
+  }
+  std::string base = pipec::printOffset(
+      read, rowStyle, stridesOf(op), [&](int64_t s) { return s + 1 < srank; });
   os << "    {\n      I " << b << "[" << rows << "];\n"
      << "#pragma unroll\n      for (int p = 0; p < " << rows << "; ++p)\n"
      << "        " << b << "[p] = " << base << ";\n";
-  if (inOrder) {
-    os << "      const bool run = true;\n";
-  } else if (checksRunByEnds(read)) {
+  if (checksRunByEnds(read)) {
     // Within a row of the domain, rows that each step on by at most one
     // are a run exactly when the last is rows - 1 on from the first.
     const int64_t pixel = kernel.getDomainType().getRank() - 2;
@@ -214,20 +235,14 @@ bool KernelEmitter::emitRunLoad(llvm::raw_ostream &os, Operation *op, unsigned i
   }
   os << "      const unsigned long long at = (unsigned long long)(in" << k
      << " + " << b << "[0]);\n";
-  std::string pick = g + "[j] = w[(j / " + std::to_string(lastSize) +
-                     ") * " + std::to_string(sourceRow) + " + " + within +
-                     "];";
   const char *keyword = "if";
   for (int chunk : {16, 8, 4}) {
     if (runBytes % chunk != 0)
       continue;
     os << (keyword[0] == 'i' ? "      " : "") << keyword << " (run && at % "
-       << chunk << " == 0) {\n"
-       << "        alignas(16) " << type << " w[" << runElements << "];\n"
-       << "        pipe_load_chunks<" << chunk << ">(w, in" << k << " + " << b
-       << "[0]);\n"
-       << "#pragma unroll\n        for (int j = 0; j < " << v << "; ++j)\n"
-       << "          " << pick << "\n      }";
+       << chunk << " == 0) {\n";
+    emitChunks(chunk, "        ", b + "[0]");
+    os << "      }";
     keyword = " else if";
   }
   if (std::string(keyword) == "if")
