@@ -64,11 +64,11 @@ void KernelEmitter::emitVector(llvm::raw_ostream &os, int64_t rank, bool span) {
 /// Whether span groups load gathered input `read`'s rows as runs
 /// (emitRunLoad): each row's elements come from one row of the input
 /// (its last coordinate a function of the domain's last alone, its others
-/// independent of it), shorter than the domain's (a concat's parts) or
-/// read in the domain's order (a channel of a pixel, picked for each of
-/// its channels: color_twist), whose runs need no check. Where they are
-/// as long and need the check (a pad), the elements' own loads measured
-/// faster on
+/// independent of it), shorter than the domain's (a concat's parts), or
+/// as long and read in the domain's order (a channel of a pixel, picked
+/// for each of its channels: color_twist), whose runs need no check.
+/// Where they are as long and need the check (a pad), the elements' own
+/// loads measured faster on
 /// the H100: the pad of u8[64,1000,1000,3] to 1024 took 0.1478 ms against
 /// 0.1767 with run loads (8-byte groups; 0.2130 against 0.2948 with
 /// 16-byte ones), and still, with the run checked by its ends
@@ -77,9 +77,13 @@ void KernelEmitter::emitVector(llvm::raw_ostream &os, int64_t rank, bool span) {
 bool KernelEmitter::takesRunLoads(const pipec::IndexRead &read, int64_t lastSize) {
   const int64_t last = kernel.getDomainType().getRank() - 1;
   int64_t srank = read.source.getRank();
-  if (srank == 0 || read.source.isDynamicDim(srank - 1) ||
-      (read.source.getDimSize(srank - 1) >= lastSize &&
-       !readsRowsInOrder(read) &&
+  if (srank == 0 || read.source.isDynamicDim(srank - 1))
+    return false;
+  // Rows longer than the domain's (a slice of the channels) would load
+  // bytes the group does not use.
+  const int64_t sourceRow = read.source.getDimSize(srank - 1);
+  if (sourceRow > lastSize ||
+      (sourceRow == lastSize && !readsRowsInOrder(read) &&
        !(tuning("PIPE_TUNE_PAD_RUNS", 0) && checksRunByEnds(read))))
     return false;
   for (int64_t d = 0; d < last; ++d)

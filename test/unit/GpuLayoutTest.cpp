@@ -161,6 +161,17 @@ const LayoutCase kLayoutCases[] = {
                randomInts(DType::I32, {s.n, 2}, seed + 2, -3,
                           std::max(s.h, s.w) + 1)};
      }},
+    // Runs of 16 bytes (a 4-channel part of 4 pixels), and a slice of the
+    // channels, whose longer rows are loaded element by element.
+    {"wide_runs",
+     "pipeline wide_runs(x: u8[N, H, W, 4], y: u8[N, H, W, 2]) -> "
+     "(s: u8[N, H, W, 3], c: u8[N, H, W, 6]) {\n"
+     "  s = x[:, :, :, 1:]\n"
+     "  c = concat([x, y], axis = 3)\n}\n",
+     [](Sizes s, unsigned seed) -> std::vector<HostTensor> {
+       return {randomTensor(DType::U8, {s.n, s.h, s.w, 4}, seed),
+               randomTensor(DType::U8, {s.n, s.h, s.w, 2}, seed + 1)};
+     }},
     {"takes",
      "pipeline takes(x: f32[N, H, W], p: i32[N], i: i64[3]) -> "
      "(a: f32[N, H, W], b: f32[N, 3, W]) {\n"
