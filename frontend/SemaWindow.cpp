@@ -17,6 +17,7 @@
 
 #include "llvm/Support/Casting.h"
 
+#include <algorithm>
 #include <cmath>
 
 using namespace pipec;
@@ -50,8 +51,18 @@ bool PipelineChecker::checkWindowOp(CallExprAST &expr) {
   // The axes: given, or the two after the first, or as many as there are.
   int64_t rank = int64_t(input.dims.size());
   if (ExprAST *axes = keyword(expr, "axes")) {
-    if (!checkAxes(expr, *axes, input))
+    std::optional<std::vector<int64_t>> listed =
+        axesInOrder(expr, *axes, input);
+    if (!listed)
       return false;
+    // The window's sizes and a kernel's rows and columns follow the axes
+    // in increasing order; another order would pair them otherwise than
+    // written.
+    if (!std::is_sorted(listed->begin(), listed->end()))
+      return error(axes->getLoc(),
+                   "the axes of '" + callee + "' go in increasing order "
+                   "(the window's sizes follow them), e.g. axes = [1, 2]");
+    expr.axes = *listed;
     if (expr.axes.size() > 2)
       return error(axes->getLoc(), "the window of '" + callee +
                                        "' spans one or two axes");
