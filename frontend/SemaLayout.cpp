@@ -510,6 +510,24 @@ bool PipelineChecker::checkCropOp(CallExprAST &expr) {
       return error(fill->getLoc(), "fill applies only with out_of_bounds = pad");
     expr.fill = number->isFloat ? number->floatValue : double(number->intValue);
   }
+  // A window larger than its dim whatever the sizes leaves the sample at
+  // every anchor, the centred one included (with out_of_bounds = error).
+  if (expr.outOfBounds == "error")
+    for (size_t j = 0; j < axes->size(); ++j) {
+      DimExpr dim = fromDim(input.dims[(*axes)[j]]);
+      DimExpr room = dim - (*sizes)[j];
+      if (!room.isConstant() || room.getConstant() >= 0)
+        continue;
+      auto *list = llvm::dyn_cast<ListExprAST>(shape);
+      ExprAST &at = list && j < list->elements.size() ? *list->elements[j]
+                                                      : *shape;
+      return error(at.getLoc(),
+                   "the window of " + (*sizes)[j].str() + " is larger than "
+                   "dim " + std::to_string((*axes)[j]) + " (" + dim.str() +
+                   ") by " + std::to_string(-room.getConstant()) +
+                   " whatever its size; out_of_bounds = pad or clamp lets "
+                   "it leave the sample");
+    }
   // Without an anchor the window is centred: (size - window) // 2.
   if (ExprAST *anchor = keyword(expr, "anchor")) {
     if (!checkSampleValues(*anchor, input, firstAxis, int64_t(sizes->size()), 1,

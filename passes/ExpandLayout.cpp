@@ -304,8 +304,9 @@ std::optional<DimExpr> knownSize(Value value) {
   if (auto constant = value.getDefiningOp<ConstantOp>())
     if (auto integer = dyn_cast<IntegerAttr>(constant.getValue()))
       return DimExpr::constant(integer.getValue().getSExtValue());
-  // Sums, differences and products of them (`H - 5`), on si64 scalars
-  // (where the dims' arithmetic cannot wrap).
+  // Sums, differences, products, least and greatest of them, and
+  // quotients and remainders by positive constants (`H - 5`, `H // 2`), on
+  // si64 scalars (where the dims' arithmetic cannot wrap).
   Operation *op = value.getDefiningOp();
   auto type = dyn_cast<RankedTensorType>(value.getType());
   if (!op || !type || type.getRank() != 0 ||
@@ -321,6 +322,14 @@ std::optional<DimExpr> knownSize(Value value) {
     return *a - *b;
   if (isa<MulOp>(op))
     return *a * *b;
+  if (isa<MinOp>(op))
+    return DimExpr::min(*a, *b);
+  if (isa<MaxOp>(op))
+    return DimExpr::max(*a, *b);
+  // `H // 2`, `W % 4`: dim expressions divide by positive constants.
+  if (isa<FloorDivOp, RemOp>(op) && b->isConstant() && b->getConstant() > 0)
+    return isa<FloorDivOp>(op) ? DimExpr::floorDiv(*a, *b)
+                               : DimExpr::mod(*a, *b);
   return std::nullopt;
 }
 

@@ -9,6 +9,7 @@
 
 #include "core/DimExpr.h"
 
+#include <cctype>
 #include <set>
 
 using namespace pipert;
@@ -133,11 +134,36 @@ pipert::resultShapes(const Plan &plan, const std::vector<TensorRef> &inputs) {
   return shapes;
 }
 
-/// "H = 20, W = 7": the sizes `expr` uses.
+/// "H = 20, W = 7": the sizes `expr` uses, and those named in the
+/// parenthesized dim expressions of `message` (a check's reason names dims
+/// its simplified expression may have lost: "the anchor (H - 4) puts the
+/// window of 3 past the end of the dim (H)" checks 1 - W).
 static std::string describeSizes(const DimExpr &expr,
-                                 const std::map<std::string, int64_t> &sizes) {
+                                 const std::map<std::string, int64_t> &sizes,
+                                 const std::string &message = "") {
   std::set<std::string> symbols;
   expr.collectSymbols(symbols);
+  int depth = 0;
+  for (size_t i = 0; i < message.size();) {
+    char c = message[i];
+    if (c == '(' || c == ')') {
+      depth += c == '(' ? 1 : (depth > 0 ? -1 : 0);
+      ++i;
+      continue;
+    }
+    if (!std::isalpha((unsigned char)c) && c != '_') {
+      ++i;
+      continue;
+    }
+    size_t end = i;
+    while (end < message.size() &&
+           (std::isalnum((unsigned char)message[end]) || message[end] == '_'))
+      ++end;
+    std::string word = message.substr(i, end - i);
+    if (depth > 0 && sizes.count(word))
+      symbols.insert(word);
+    i = end;
+  }
   std::string text;
   for (const std::string &symbol : symbols)
     if (auto it = sizes.find(symbol); it != sizes.end())
@@ -204,9 +230,11 @@ Status pipert::evaluatePlanDims(const Plan &plan,
       return Status::error("internal error: pipeline '" + plan.name +
                            "' checks a dim it cannot compute: " +
                            check.expression);
-    if (*value < 0)
-      return Status::error(check.message + " (" +
-                           describeSizes(*expr, sizes) + ")");
+    if (*value < 0) {
+      std::string described = describeSizes(*expr, sizes, check.message);
+      return Status::error(check.message +
+                           (described.empty() ? "" : " (" + described + ")"));
+    }
   }
   return Status();
 }
