@@ -136,8 +136,8 @@ pipert::resultShapes(const Plan &plan, const std::vector<TensorRef> &inputs) {
 
 /// "H = 20, W = 7": the sizes `expr` uses, and those named in the
 /// parenthesized dim expressions of `message` (a check's reason names dims
-/// its simplified expression may have lost: "the anchor (H - 4) puts the
-/// window of 3 past the end of the dim (H)" checks 1 - W).
+/// its simplified expression may have lost: "the anchor along dim 1 (W -
+/// 5) puts the window of H - 1 past the end of the dim (H)" checks 6 - W).
 static std::string describeSizes(const DimExpr &expr,
                                  const std::map<std::string, int64_t> &sizes,
                                  const std::string &message = "") {
