@@ -65,7 +65,7 @@ AotSources pipec::emitAot(const std::vector<pipert::Plan> &plans,
   // different namespaces link together.
   std::string cPrefix = "pipe_aot_";
   if (cppNamespace != "pipe_generated")
-    cPrefix += llvm::StringRef(cppNamespace).str() + "_";
+    cPrefix += cppNamespace + "_";
   for (char &c : cPrefix)
     if (c == ':')
       c = '_';

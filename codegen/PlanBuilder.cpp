@@ -98,6 +98,10 @@ pipec::collectDimChecks(PipelineOp pipeline) {
 
 static_assert(int(ReductionKind::sum) == int(pipert::PlanCombineKind::Sum) &&
                   int(ReductionKind::mean) == int(pipert::PlanCombineKind::Mean) &&
+                  int(ReductionKind::prod) == int(pipert::PlanCombineKind::Prod) &&
+                  int(ReductionKind::min) == int(pipert::PlanCombineKind::Min) &&
+                  int(ReductionKind::max) == int(pipert::PlanCombineKind::Max) &&
+                  int(ReductionKind::any) == int(pipert::PlanCombineKind::Any) &&
                   int(ReductionKind::all) == int(pipert::PlanCombineKind::All),
               "PlanCombineKind follows ReductionKind");
 

@@ -384,8 +384,7 @@ std::string pipec::describeShardedRuns(
   auto names = [&](bool batched, auto &&each) {
     std::string list;
     each([&](const pipert::PlanBuffer &buffer, const std::string &name) {
-      bool has = !buffer.dims.empty() && buffer.dims[0].symbol == plan.batchDim;
-      if (has == batched)
+      if (pipert::hasBatchDim(plan, buffer) == batched)
         list += (list.empty() ? "" : ", ") + name;
     });
     return list.empty() ? std::string("none") : list;

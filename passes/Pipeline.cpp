@@ -27,9 +27,10 @@ void mlir::pipe::buildDefaultPipeline(OpPassManager &pm) {
 void mlir::pipe::registerPipePassesAndPipelines() {
   registerPipePasses();
   PassPipelineRegistration<>(
-      "pipe-default", "The default pipeline: host control, placement, batch sharding, layout "
-      "expansion, "
-      "canonicalize, CSE, fusion of elementwise ops, then of reductions",
+      "pipe-default",
+      "The default pipeline: host control, placement, batch sharding, "
+      "layout expansion, canonicalize, CSE, fusion of elementwise ops, then "
+      "of reductions",
       [](OpPassManager &pm) { buildDefaultPipeline(pm); });
 }
 

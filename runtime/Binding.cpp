@@ -9,7 +9,6 @@
 
 #include "core/DimExpr.h"
 
-#include <cctype>
 #include <set>
 
 using namespace pipert;
@@ -134,8 +133,8 @@ pipert::resultShapes(const Plan &plan, const std::vector<TensorRef> &inputs) {
   return shapes;
 }
 
-/// "H = 20, W = 7": the sizes `expr` uses, and those named in the
-/// parenthesized dim expressions of `message` (a check's reason names dims
+/// "H = 20, W = 7": the sizes `expr` uses, and those of the dim
+/// expressions in parentheses in `message` (a check's reason names dims
 /// its simplified expression may have lost: "the anchor along dim 1 (W -
 /// 5) puts the window of H - 1 past the end of the dim (H)" checks 6 - W).
 static std::string describeSizes(const DimExpr &expr,
@@ -143,26 +142,19 @@ static std::string describeSizes(const DimExpr &expr,
                                  const std::string &message = "") {
   std::set<std::string> symbols;
   expr.collectSymbols(symbols);
-  int depth = 0;
-  for (size_t i = 0; i < message.size();) {
-    char c = message[i];
-    if (c == '(' || c == ')') {
-      depth += c == '(' ? 1 : (depth > 0 ? -1 : 0);
-      ++i;
-      continue;
+  // Each outermost parenthesized part that parses as a dim expression.
+  for (size_t open = message.find('('); open != std::string::npos;) {
+    size_t close = open;
+    for (int depth = 0; close < message.size(); ++close) {
+      depth += message[close] == '(' ? 1 : message[close] == ')' ? -1 : 0;
+      if (depth == 0)
+        break;
     }
-    if (!std::isalpha((unsigned char)c) && c != '_') {
-      ++i;
-      continue;
-    }
-    size_t end = i;
-    while (end < message.size() &&
-           (std::isalnum((unsigned char)message[end]) || message[end] == '_'))
-      ++end;
-    std::string word = message.substr(i, end - i);
-    if (depth > 0 && sizes.count(word))
-      symbols.insert(word);
-    i = end;
+    if (close == message.size())
+      break;
+    if (auto named = DimExpr::parse(message.substr(open + 1, close - open - 1)))
+      named->collectSymbols(symbols);
+    open = message.find('(', close + 1);
   }
   std::string text;
   for (const std::string &symbol : symbols)

@@ -60,8 +60,7 @@ namespace pipert {
   X(cuMemFreeHost)                                                             \
   X(cuLaunchHostFunc)                                                          \
   X(cuMemHostGetDevicePointer)                                                 \
-  X(cuPointerGetAttribute)                                                     \
-  X(cuStreamWaitEvent)
+  X(cuPointerGetAttribute)
 
 struct CudaDriver {
 #define PIPE_DECLARE_FN(name) decltype(&::name) name = nullptr;

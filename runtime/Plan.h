@@ -176,6 +176,13 @@ struct Plan {
   bool fastMath = false;
 };
 
+/// Whether `buffer`'s leading dim is `plan`'s batch dim: a parameter or
+/// result a sharded run splits between its shards.
+inline bool hasBatchDim(const Plan &plan, const PlanBuffer &buffer) {
+  return !plan.batchDim.empty() && !buffer.dims.empty() &&
+         buffer.dims[0].symbol == plan.batchDim;
+}
+
 /// What a generated `pipe_aot_NAME()` (codegen/AotEmitter.cpp) hands the C
 /// API's pipe_load_aot: a stamp of the Plan layout the generated source
 /// was written for, which pipe_load_aot checks, and the plan.

@@ -9,7 +9,9 @@
 #include <condition_variable>
 #include <cstring>
 #include <map>
+#include <optional>
 #include <thread>
+#include <utility>
 
 using namespace pipert;
 
@@ -143,12 +145,12 @@ public:
     if (!failure.ok())
       return failure;
     if (finishedEarly)
-      return fail(Status::error("internal error: a shard finished its run "
+      return fail(shard, Status::error("internal error: a shard finished its run "
                                 "while another combines a reduction"));
     if (arrived == 0)
       currentBuffer = buffer;
     else if (buffer != currentBuffer)
-      return fail(Status::error(
+      return fail(shard, Status::error(
           "internal error: the shards combine different reductions"));
     parts[shard] = std::move(bytes);
     if (++arrived == parts.size()) {
@@ -157,14 +159,14 @@ public:
         if (c.buffer == buffer)
           combine = &c;
       if (!combine)
-        return fail(Status::error("internal error: buffer " +
+        return fail(shard, Status::error("internal error: buffer " +
                                   std::to_string(buffer) +
                                   " is no reduction over the batch"));
       auto combined = combinePartials(combine->kind,
                                       plan.buffers[size_t(buffer)].dtype,
                                       parts, weights);
       if (!combined)
-        return fail(combined.status());
+        return fail(shard, combined.status());
       result = combined.take();
       arrived = 0;
       ++generation;
@@ -179,26 +181,40 @@ public:
     return Status();
   }
 
-  /// A shard has finished its run with `status`: a failure stops the
-  /// others' waits; a success while another waits is the runtime's bug.
-  void finish(const Status &status) {
+  /// Shard `shard` has finished its run with `status`: a failure stops
+  /// the others' waits; a success while another waits is the runtime's bug.
+  void finish(size_t shard, const Status &status) {
     std::lock_guard<std::mutex> lock(mutex);
     if (!status.ok()) {
-      if (failure.ok())
-        failure = status;
+      record(shard, status);
     } else {
       finishedEarly = true;
-      if (arrived > 0 && failure.ok())
-        failure = Status::error("internal error: a shard finished its run "
-                                "while another combines a reduction");
+      if (arrived > 0)
+        record(shard, Status::error("internal error: a shard finished its "
+                                    "run while another combines a "
+                                    "reduction"));
     }
     changed.notify_all();
   }
 
-private:
-  Status fail(Status status) {
+  /// The first failure and the shard that found it (the others stopped
+  /// with a copy of it), or none.
+  std::optional<std::pair<size_t, Status>> firstFailure() {
+    std::lock_guard<std::mutex> lock(mutex);
     if (failure.ok())
-      failure = status;
+      return std::nullopt;
+    return std::make_pair(failedShard, failure);
+  }
+
+private:
+  void record(size_t shard, const Status &status) {
+    if (!failure.ok())
+      return;
+    failure = status;
+    failedShard = shard;
+  }
+  Status fail(size_t shard, Status status) {
+    record(shard, status);
     changed.notify_all();
     return status;
   }
@@ -212,6 +228,7 @@ private:
   uint64_t generation = 0;
   std::string result;
   Status failure;
+  size_t failedShard = 0;
   bool finishedEarly = false;
 };
 
@@ -324,13 +341,11 @@ ShardedExecutable::~ShardedExecutable() {
 }
 
 bool ShardedExecutable::isBatchedParam(size_t p) const {
-  const PlanBuffer &buffer = plan().buffers[p];
-  return !buffer.dims.empty() && buffer.dims[0].symbol == plan().batchDim;
+  return hasBatchDim(plan(), plan().buffers[p]);
 }
 
 bool ShardedExecutable::isBatchedResult(size_t r) const {
-  const PlanBuffer &buffer = plan().buffers[size_t(plan().results[r])];
-  return !buffer.dims.empty() && buffer.dims[0].symbol == plan().batchDim;
+  return hasBatchDim(plan(), plan().buffers[size_t(plan().results[r])]);
 }
 
 Result<std::vector<ShardRange>>
@@ -339,8 +354,13 @@ ShardedExecutable::shardsOf(const std::vector<TensorRef> &inputs) const {
                         size_t(plan().numParams), inputs);
   if (!sizes)
     return Status::badArgument(sizes.status().message());
-  auto batch = sizes->find(plan().batchDim);
-  if (batch == sizes->end())
+  return rangesOf(*sizes);
+}
+
+Result<std::vector<ShardRange>>
+ShardedExecutable::rangesOf(const std::map<std::string, int64_t> &sizes) const {
+  auto batch = sizes.find(plan().batchDim);
+  if (batch == sizes.end())
     return Status::error("internal error: no parameter binds the batch dim " +
                          plan().batchDim);
   return splitBatch(batch->second, devices_);
@@ -386,7 +406,7 @@ Status ShardedExecutable::run(const std::vector<TensorRef> &inputs,
   auto sizes = checkRunTensors(plan(), inputs, outputs, shapes);
   if (!sizes)
     return Status::badArgument(sizes.status().message());
-  auto ranges = shardsOf(inputs);
+  auto ranges = rangesOf(*sizes);
   if (!ranges)
     return ranges.status();
   auto driver = getCudaDriver();
@@ -547,14 +567,12 @@ Status ShardedExecutable::runOn(
   std::vector<std::unique_ptr<ShardPort>> ports;
   for (size_t i = 0; i < running.size(); ++i)
     ports.push_back(std::make_unique<ShardPort>(group, i));
-  std::vector<Status> statuses(running.size());
   auto runShard = [&](size_t i) {
     size_t s = running[i];
-    statuses[i] = shards_[s]->runWith(shardInputs[s], shardOutputs[s],
-                                      streams_[s], /*wait=*/true,
-                                      running.size() > 1 ? ports[i].get()
-                                                         : nullptr);
-    group.finish(statuses[i]);
+    group.finish(i, shards_[s]->runWith(shardInputs[s], shardOutputs[s],
+                                        streams_[s], /*wait=*/true,
+                                        running.size() > 1 ? ports[i].get()
+                                                           : nullptr));
   };
   // One thread a shard but the first, which runs on the caller's: a shard
   // waits for its branch conditions and partial reductions, and the others
@@ -574,20 +592,19 @@ Status ShardedExecutable::runOn(
     stats_.shardStats.push_back(shards_[running[i]]->lastRunStats());
     stats_.combineBytes += stats_.shardStats.back().shardCombineBytes;
   }
-  // The first failure a shard found itself, rather than one that stopped
-  // because another failed.
-  for (size_t i = 0; i < running.size(); ++i) {
-    if (statuses[i].ok())
-      continue;
-    if (running.size() == 1)
-      return statuses[i];
-    const ShardRange &range = ranges[running[i]];
-    std::string message = "shard " + std::to_string(running[i]) +
-                          " (samples " + std::to_string(range.begin) + " .. " +
-                          std::to_string(range.begin + range.count - 1) +
-                          "): " + statuses[i].message();
-    return statuses[i].isBadArgument() ? Status::badArgument(message)
-                                       : Status::error(message);
-  }
-  return Status();
+  // The failure a shard found itself, not the copy another shard stopped
+  // with while it waited (every failure passes through the group).
+  std::optional<std::pair<size_t, Status>> failed = group.firstFailure();
+  if (!failed)
+    return Status();
+  auto [i, status] = *failed;
+  if (running.size() == 1)
+    return status;
+  const ShardRange &range = ranges[running[i]];
+  std::string message = "shard " + std::to_string(running[i]) + " (samples " +
+                        std::to_string(range.begin) + " .. " +
+                        std::to_string(range.begin + range.count - 1) +
+                        "): " + status.message();
+  return status.isBadArgument() ? Status::badArgument(message)
+                                : Status::error(message);
 }

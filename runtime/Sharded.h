@@ -25,6 +25,7 @@
 
 #include "runtime/Executable.h"
 
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -145,6 +146,9 @@ public:
 
 private:
   ShardedExecutable() = default;
+  /// The shards of a run whose dims are `sizes`.
+  Result<std::vector<ShardRange>>
+  rangesOf(const std::map<std::string, int64_t> &sizes) const;
   Status runOn(const std::vector<TensorRef> &inputs,
                const std::vector<std::vector<TensorRef>> &shardOutputs,
                const std::vector<ShardRange> &ranges);

@@ -276,8 +276,8 @@ static std::string describePlan(const pipert::Plan &plan) {
     os << "shards: split along " << plan.batchDim;
     for (size_t i = 0; i < plan.combines.size(); ++i)
       os << (i ? ", %" : "; combined across shards: %")
-         << plan.combines[i].buffer << " (" << pipert::getCombineKindName(plan.combines[i].kind)
-         << ")";
+         << plan.combines[i].buffer << " ("
+         << pipert::getCombineKindName(plan.combines[i].kind) << ")";
     os << "\n";
   }
   return text;
