@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <numeric>
 
 using namespace pipert;
 
@@ -138,6 +139,15 @@ bool DimExpr::isConstant() const {
 
 int64_t DimExpr::getConstant() const {
   return terms.empty() ? 0 : terms[0].coefficient;
+}
+
+int64_t DimExpr::knownFactor() const {
+  // Every atom is an integer, so each term is a multiple of its
+  // coefficient.
+  int64_t factor = 0;
+  for (const Term &term : terms)
+    factor = std::gcd(factor, term.coefficient);
+  return factor;
 }
 
 bool DimExpr::isSymbol() const {

@@ -64,6 +64,10 @@ public:
   int64_t getConstant() const;
   /// Whether it is one name alone (a symbolic dim a parameter binds).
   bool isSymbol() const;
+  /// A positive integer that divides its value whatever the names' sizes
+  /// (the gcd of its coefficients: 32 for "32 * ceil(W / 32)", 1 for
+  /// "W + 1"); 0 for the constant 0.
+  int64_t knownFactor() const;
 
   /// The canonical text, which parse() reads back.
   std::string str() const;

@@ -150,10 +150,15 @@ Status ElementwiseLauncher::launch(const LaunchContext &ctx) {
   // grid, unlooped: measured on an H200 (bench/sweep.sh), f32 -> u8 over
   // 2^28 elements took 0.315 ms so against 0.328 ms with one wave of
   // looping blocks; normalize on an H100, bench/NOTES.md change 15.
-  bool wholeGrid = (fast && !params.coordinates &&
-                    chosen == kElementwiseMain) ||
-                   chosen == kElementwiseVector || chosen == kElementwiseSpan;
-  if (wholeGrid && blocksPerSm <= 0)
+  // The vector and span variants take one group a thread and no loop
+  // (ElementwiseVariants.cpp), so their grid covers every group whatever
+  // the knob.
+  const bool groupPerThread =
+      chosen == kElementwiseVector || chosen == kElementwiseSpan;
+  bool wholeGrid =
+      (fast && !params.coordinates && chosen == kElementwiseMain) ||
+      groupPerThread;
+  if (groupPerThread || (wholeGrid && blocksPerSm <= 0))
     cap = (1ll << 31) - 1;
   if (Status s = launchKernel(ctx, functions[chosen], kernel.entries[chosen],
                               std::min(wanted, cap), threads, threadsY,

@@ -11,6 +11,8 @@
 
 #include "families/elementwise/KernelEmitter.h"
 
+#include "core/DimExpr.h"
+
 #include <algorithm>
 #include <numeric>
 
@@ -65,15 +67,16 @@ void KernelEmitter::emitVector(llvm::raw_ostream &os, int64_t rank, bool span) {
 /// (emitRunLoad): each row's elements come from one row of the input
 /// (its last coordinate a function of the domain's last alone, its others
 /// independent of it), shorter than the domain's (a concat's parts), or
-/// as long and read in the domain's order (a channel of a pixel, picked
-/// for each of its channels: color_twist), whose runs need no check.
-/// Where they are as long and need the check (a pad), the elements' own
-/// loads measured faster on
-/// the H100: the pad of u8[64,1000,1000,3] to 1024 took 0.1478 ms against
-/// 0.1767 with run loads (8-byte groups; 0.2130 against 0.2948 with
-/// 16-byte ones), and still, with the run checked by its ends
-/// (checksRunByEnds), 0.041 against 0.048 ms at a quarter of the size.
-/// PIPE_TUNE_PAD_RUNS=1 takes them there too, for sweeps.
+/// as long and either read in the domain's order (a channel of a pixel,
+/// picked for each of its channels: color_twist), whose runs need no
+/// check, or checked by their ends (a pad's clamps, a crop's anchors).
+/// Those last had measured slower than the elements' own loads until the
+/// run's alignment stopped taking the input's address (which cost every
+/// load of it the read-only cache) and the rows between the ends were
+/// found only where the run does not load: the pad of u8[64,1000,1000,3]
+/// to 1024 then took 0.1347 ms against 0.1403 with byte loads on the
+/// H100 (97% of the copy bandwidth against 93%). PIPE_TUNE_PAD_RUNS=0
+/// takes the byte loads there, for sweeps.
 bool KernelEmitter::takesRunLoads(const pipec::IndexRead &read, int64_t lastSize) {
   const int64_t last = kernel.getDomainType().getRank() - 1;
   int64_t srank = read.source.getRank();
@@ -84,7 +87,7 @@ bool KernelEmitter::takesRunLoads(const pipec::IndexRead &read, int64_t lastSize
   const int64_t sourceRow = read.source.getDimSize(srank - 1);
   if (sourceRow > lastSize ||
       (sourceRow == lastSize && !readsRowsInOrder(read) &&
-       !(tuning("PIPE_TUNE_PAD_RUNS", 0) && checksRunByEnds(read))))
+       !(tuningSwitch("PIPE_TUNE_PAD_RUNS", true) && checksRunByEnds(read))))
     return false;
   for (int64_t d = 0; d < last; ++d)
     if (read.coordinates[srank - 1].dependsOn(d))
@@ -225,46 +228,84 @@ bool KernelEmitter::emitRunLoad(llvm::raw_ostream &os, Operation *op, unsigned i
   }
   std::string base = pipec::printOffset(
       read, rowStyle, stridesOf(op), [&](int64_t s) { return s + 1 < srank; });
-  os << "    {\n      I " << b << "[" << rows << "];\n"
-     << "#pragma unroll\n      for (int p = 0; p < " << rows << "; ++p)\n"
-     << "        " << b << "[p] = " << base << ";\n";
-  if (checksRunByEnds(read)) {
+  // Row p's offset; with the run checked by its ends, the rows between
+  // are found only where the elements load alone (fewer live registers
+  // where the run loads).
+  const bool byEnds = checksRunByEnds(read);
+  auto emitOffsets = [&](const char *indent, int from, int to, int step) {
+    os << "#pragma unroll\n"
+       << indent << "for (int p = " << from << "; p < " << to
+       << "; p += " << step << ")\n"
+       << indent << "  " << b << "[p] = " << base << ";\n";
+  };
+  os << "    {\n      I " << b << "[" << rows << "];\n";
+  if (byEnds && rows > 1)
+    emitOffsets("      ", 0, rows, rows - 1);
+  else
+    emitOffsets("      ", 0, rows, 1);
+  if (byEnds) {
     // Within a row of the domain, rows that each step on by at most one
     // are a run exactly when the last is rows - 1 on from the first.
     const int64_t pixel = kernel.getDomainType().getRank() - 2;
-    os << "      const bool run = q" << pixel << "[0] + (I)" << rows
-       << " <= D" << pixel << " && " << b << "[" << rows - 1 << "] == " << b
-       << "[0] + (I)" << (rows - 1) * sourceRow << ";\n";
+    os << "      const bool run = ";
+    if (!groupsStayInRow())
+      os << "q" << pixel << "[0] + (I)" << rows << " <= D" << pixel << " && ";
+    os << b << "[" << rows - 1 << "] == " << b << "[0] + (I)"
+       << (rows - 1) * sourceRow << ";\n";
   } else {
     os << "      bool run = true;\n"
        << "#pragma unroll\n      for (int p = 1; p < " << rows << "; ++p)\n"
        << "        run &= " << b << "[p] == " << b << "[0] + (I)(p * "
        << sourceRow << ");\n";
   }
-  os << "      const unsigned long long at = (unsigned long long)(in" << k
-     << " + " << b << "[0]);\n";
-  const char *keyword = "if";
-  for (int chunk : {16, 8, 4}) {
-    if (runBytes % chunk != 0)
-      continue;
-    os << (keyword[0] == 'i' ? "      " : "") << keyword << " (run && at % "
-       << chunk << " == 0) {\n";
+  // The run's byte offset from the array's start, which is 16-byte
+  // aligned (the launcher takes the span variant only then): its
+  // alignment is the offset's. Taking the pointer's own address instead
+  // (a ptrtoint) captured it, so NVVM no longer knew the input read-only
+  // and every load of it lost the read-only cache (ld.global.nc): that
+  // made run loads measure slower than byte loads for pads.
+  // One width of chunks, the widest that divides the run: each branch
+  // holds the group's elements in registers of its own.
+  os << "      const I at = " << b << "[0] * (I)" << elementBytes << ";\n";
+  const int chunk = runBytes % 16 == 0  ? 16
+                    : runBytes % 8 == 0 ? 8
+                    : runBytes % 4 == 0 ? 4
+                                        : 0;
+  if (chunk) {
+    os << "      if (run && at % " << chunk << " == 0) {\n";
     emitChunks(chunk, "        ", b + "[0]");
-    os << "      }";
-    keyword = " else if";
-  }
-  if (std::string(keyword) == "if")
+    os << "      } else {\n";
+  } else {
     os << "      {\n";
-  else
-    os << " else {\n";
+  }
+  if (byEnds && rows > 2)
+    emitOffsets("        ", 1, rows - 1, 1);
   os << "#pragma unroll\n        for (int j = 0; j < " << v << "; ++j)\n"
      << "          " << g << "[j] = in" << k << "[" << b << "[j / "
      << lastSize << "] + " << within << "];\n      }\n    }\n";
   return true;
 }
 
-/// The grid-stride loop over whole groups of emitVector; with `carry`, a
-/// group may span rows.
+bool KernelEmitter::groupsStayInRow() {
+  RankedTensorType domain = kernel.getDomainType();
+  const int64_t rank = domain.getRank();
+  // PIPE_TUNE_ROW_GROUPS=0 carries the coordinates anyway, for sweeps.
+  if (spanRows <= 0 || rank < 2 ||
+      !tuningSwitch("PIPE_TUNE_ROW_GROUPS", true))
+    return false;
+  const int64_t pixel = rank - 2;
+  if (!domain.isDynamicDim(pixel))
+    return domain.getDimSize(pixel) % spanRows == 0;
+  std::optional<pipert::DimExpr> size =
+      pipert::DimExpr::parse(getDimNames(domain)[pixel]);
+  if (!size)
+    return false;
+  const int64_t factor = size->knownFactor();
+  return factor > 0 && factor % spanRows == 0;
+}
+
+/// The groups of emitVector, one a thread; with `carry`, a group may span
+/// rows.
 void KernelEmitter::emitVectorGroups(llvm::raw_ostream &os, int64_t rank, bool carry) {
   const int v = carry ? spanWidth : vectorWidth;
   const int64_t last = rank - 1;
@@ -276,7 +317,13 @@ void KernelEmitter::emitVectorGroups(llvm::raw_ostream &os, int64_t rank, bool c
   const int64_t carried = rows ? last - 1 : last;
   const int steps = rows ? spanRows : v;
   const bool planes = !carry && planeDim >= 0;
-  os << "  for (I g = first; g < groups; g += stride) {\n";
+  // One group a thread: the launcher's grid covers every group. A
+  // grid-stride loop here kept its invariants live across iterations that
+  // never come: the pad's span entry took 60 registers (4 blocks an SM)
+  // against 44 without it, and with the changes below 34; 0.1471 ->
+  // 0.1344 ms on the H100 (bench/micro/layout_shapes.py).
+  os << "  if (first < groups) {\n"
+     << "    const I g = first;\n";
   if (planes) {
     // The group's coordinates but the plane dim's, its first element's
     // index in plane 0, then each plane in turn.
@@ -294,6 +341,15 @@ void KernelEmitter::emitVectorGroups(llvm::raw_ostream &os, int64_t rank, bool c
        << "; ++p) {\n"
        << "    const I c" << planeDim << " = (I)p;\n"
        << "    const I i0 = base + (I)p * " << planeStride << ";\n";
+  } else if (rows) {
+    // A group of whole rows starts a row: its last coordinate is 0 and
+    // its row index spanRows times its own (no division by the last dim).
+    os << "    const I i0 = g * " << v << ";\n"
+       << "    I rest = g * " << spanRows << ";\n"
+       << "    const I c" << last << " = 0;\n";
+    SmallVector<int64_t> rowDims =
+        llvm::to_vector(llvm::seq<int64_t>(0, last));
+    emitDecode(os, rowDims, "    ");
   } else {
     os << "    const I i0 = g * " << v << ";\n"
        << "    I rest = i0;\n";
@@ -306,26 +362,37 @@ void KernelEmitter::emitVectorGroups(llvm::raw_ostream &os, int64_t rank, bool c
     // spanRows a row).
     for (int64_t d = 0; d <= carried; ++d)
       os << "    I q" << d << "[" << steps << "];\n";
-    os << "    {\n";
-    for (int64_t d = 0; d <= carried; ++d)
-      os << "      I t" << d << " = c" << d << ";\n";
-    os << "#pragma unroll\n      for (int j = 0; j < " << steps
-       << "; ++j) {\n";
-    for (int64_t d = 0; d <= carried; ++d)
-      os << "        q" << d << "[j] = t" << d << ";\n";
-    // t_carried + 1, carrying into the dims before it.
-    std::string indent = "        ";
-    for (int64_t d = carried; d > 0; --d) {
-      os << indent << "if (++t" << d << " == D" << d << ") {\n"
-         << indent << "  t" << d << " = 0;\n";
-      indent += "  ";
+    if (rows && groupsStayInRow()) {
+      // The group's first row is at a multiple of spanRows along that
+      // dim, so its last is in the same row of the dims before.
+      os << "#pragma unroll\n    for (int j = 0; j < " << steps
+         << "; ++j) {\n";
+      for (int64_t d = 0; d < carried; ++d)
+        os << "      q" << d << "[j] = c" << d << ";\n";
+      os << "      q" << carried << "[j] = c" << carried << " + (I)j;\n"
+         << "    }\n";
+    } else {
+      os << "    {\n";
+      for (int64_t d = 0; d <= carried; ++d)
+        os << "      I t" << d << " = c" << d << ";\n";
+      os << "#pragma unroll\n      for (int j = 0; j < " << steps
+         << "; ++j) {\n";
+      for (int64_t d = 0; d <= carried; ++d)
+        os << "        q" << d << "[j] = t" << d << ";\n";
+      // t_carried + 1, carrying into the dims before it.
+      std::string indent = "        ";
+      for (int64_t d = carried; d > 0; --d) {
+        os << indent << "if (++t" << d << " == D" << d << ") {\n"
+           << indent << "  t" << d << " = 0;\n";
+        indent += "  ";
+      }
+      os << indent << "++t0;\n";
+      for (int64_t d = carried; d > 0; --d) {
+        indent.resize(indent.size() - 2);
+        os << indent << "}\n";
+      }
+      os << "      }\n    }\n";
     }
-    os << indent << "++t0;\n";
-    for (int64_t d = carried; d > 0; --d) {
-      indent.resize(indent.size() - 2);
-      os << indent << "}\n";
-    }
-    os << "      }\n    }\n";
   }
   for (auto [k, arg] : llvm::enumerate(body.getArguments()))
     if (!isScalar(arg) && isDirect(arg))

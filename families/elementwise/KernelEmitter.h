@@ -54,6 +54,15 @@ inline int tuning(const char *name, int fallback) {
   return parsed > 0 && parsed <= 16 ? parsed : fallback;
 }
 
+/// A code-generation choice switched by the environment for benchmarking
+/// ("0" off, "1" on); not a user setting.
+inline bool tuningSwitch(const char *name, bool fallback) {
+  const char *value = std::getenv(name);
+  if (!value || (std::string(value) != "0" && std::string(value) != "1"))
+    return fallback;
+  return value[0] == '1';
+}
+
 /// The entries a kernel is emitted as (the runtime picks one per launch:
 /// ElementwiseParams.h).
 enum class Variant {
@@ -165,9 +174,8 @@ private:
   /// Whether span groups load gathered input `read`'s rows as runs
   /// (emitRunLoad): each row's elements come from one row of the input
   /// (its last coordinate a function of the domain's last alone, its others
-  /// independent of it), shorter than the domain's (a concat's parts). Where
-  /// they are as long (a pad), the elements' own loads measured faster on
-  /// the H100 (ElementwiseVariants.cpp gives the figures).
+  /// independent of it), shorter than the domain's (a concat's parts), or
+  /// as long and read in order or checked by their ends (a pad).
   bool takesRunLoads(const pipec::IndexRead &read, int64_t lastSize);
 
   /// Whether a group's rows of gathered input `read` are a run exactly
@@ -195,8 +203,14 @@ private:
                    const pipec::IndexRead &read, int v, int64_t lastSize,
                    const std::function<std::string(int64_t)> &coordinate);
 
-  /// The grid-stride loop over whole groups of emitVector; with `carry`, a
-  /// group may span rows.
+  /// Whether every span group of whole rows (spanRows) lies in one row of
+  /// the domain's dim before the last: that dim's size is a known
+  /// multiple of spanRows (a 224-pixel crop, a pad to 32 * ceil(W / 32)),
+  /// so no coordinate carries within a group.
+  bool groupsStayInRow();
+
+  /// The groups of emitVector, one a thread; with `carry`, a group may span
+  /// rows.
   void emitVectorGroups(llvm::raw_ostream &os, int64_t rank, bool carry);
 
   /// Each block takes whole rows (all dims but the last): it computes the

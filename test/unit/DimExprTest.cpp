@@ -80,6 +80,23 @@ TEST(DimExpr, EvaluatesOnceNamesAreBound) {
   EXPECT_EQ(pipert::evaluateDim("W", sizes), 333);
 }
 
+TEST(DimExpr, KnowsAFactorOfEveryValue) {
+  auto factor = [](const char *text) {
+    return DimExpr::parse(text)->knownFactor();
+  };
+  EXPECT_EQ(factor("32 * ceil(W / 32)"), 32);
+  EXPECT_EQ(factor("224"), 224);
+  EXPECT_EQ(factor("-12"), 12);
+  EXPECT_EQ(factor("W"), 1);
+  EXPECT_EQ(factor("8 * W + 4"), 4);
+  EXPECT_EQ(factor("6 * H - 9 * W"), 3);
+  EXPECT_EQ(factor("16 * W + 1"), 1);
+  EXPECT_EQ(factor("H - H"), 0);
+  // Each value is a multiple: 32 * ceil(W / 32) for W = 1000 is 1024.
+  EXPECT_EQ(*DimExpr::parse("32 * ceil(W / 32)")->evaluate({{"W", 1000}}) % 32,
+            0);
+}
+
 TEST(DimExpr, MalformedTextSaysWhy) {
   std::string error;
   EXPECT_FALSE(DimExpr::parse("H +", &error));
