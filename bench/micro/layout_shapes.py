@@ -322,6 +322,127 @@ PADPIX(pad_pix8_runs, 8, true)
   }
 CMN128(cmn_pix4_t128, cmn_pix, 4)
 CMN128(cmn_vec4_t128, cmn_vec, 4)
+
+// u8 -> f32 as cast4, stored streaming (evict first): the ceiling of a
+// write-heavy mix if the stores' cache policy matters.
+extern "C" __global__ void __launch_bounds__(256)
+cast4_cs(const uchar4 *__restrict__ in, float4 *__restrict__ out, unsigned n4) {
+  unsigned g = blockIdx.x * blockDim.x + threadIdx.x;
+  if (g < n4) {
+    uchar4 v = in[g];
+    __stcs(out + g, make_float4(v.x, v.y, v.z, v.w));
+  }
+}
+
+// crop_mirror_normalize, 4 pixels x 3 planes a thread as cmn_pix<4>, with
+// a choice of stores (Streaming: st.global.cs), loads (Words: the 12 bytes
+// as the 4 aligned words that cover them, shifted into place, where
+// cmn_pix loads 12 bytes; anchors in range assumed) and grid (Loop: a wave
+// of blocks stepping through the groups).
+template <int K, bool Streaming, bool Words>
+__device__ __forceinline__ void cmn_px_group(
+    const unsigned char *__restrict__ in, const int *__restrict__ anchor,
+    const unsigned char *__restrict__ mirror, const float *__restrict__ mean,
+    const float *__restrict__ sd, float *__restrict__ out, unsigned g,
+    int H, int W) {
+  constexpr unsigned per = 224 / K;
+  unsigned x0 = (g % per) * K, r = g / per, y = r % 224, s = r / 224;
+  int ay = __ldg(anchor + 2 * s), ax = __ldg(anchor + 2 * s + 1);
+  bool m = __ldg(mirror + s) != 0;
+  int yy = min(max(ay + (int)y, 0), H - 1);
+  const unsigned char *row = in + (s * H + yy) * W * 3;
+  float v[K][3];
+  if (Words) {
+    // The 3K bytes as the 3K/4 + 1 aligned words that cover them.
+    constexpr int NW = 3 * K / 4;
+    int p0 = ax + (m ? 224 - K - (int)x0 : (int)x0);
+    unsigned long long at = (unsigned long long)(row + 3 * p0);
+    const unsigned *w = reinterpret_cast<const unsigned *>(at & ~3ull);
+    unsigned sh = unsigned(at & 3) * 8;
+    unsigned raw[NW + 1], u[NW];
+#pragma unroll
+    for (int k = 0; k <= NW; ++k)
+      raw[k] = __ldg(w + k);
+#pragma unroll
+    for (int k = 0; k < NW; ++k)
+      u[k] = __funnelshift_r(raw[k], raw[k + 1], sh);
+#pragma unroll
+    for (int j = 0; j < K; ++j)
+#pragma unroll
+      for (int c = 0; c < 3; ++c) {
+        const int a = 3 * j + c, b = 3 * (K - 1 - j) + c;
+        unsigned fa = (u[a / 4] >> (8 * (a % 4))) & 255u;
+        unsigned fb = (u[b / 4] >> (8 * (b % 4))) & 255u;
+        v[j][c] = (float)(m ? fb : fa);
+      }
+  } else {
+#pragma unroll
+    for (int j = 0; j < K; ++j) {
+      int xx = (int)x0 + j;
+      if (m)
+        xx = 223 - xx;
+      xx = min(max(ax + xx, 0), W - 1);
+#pragma unroll
+      for (int c = 0; c < 3; ++c)
+        v[j][c] = (float)row[xx * 3 + c];
+    }
+  }
+  float *base = out + ((s * 3) * 224 + y) * 224 + x0;
+#pragma unroll
+  for (int c = 0; c < 3; ++c)
+#pragma unroll
+    for (int q = 0; q < K / 4; ++q) {
+      float4 o = make_float4((v[4 * q][c] - mean[c]) / sd[c],
+                             (v[4 * q + 1][c] - mean[c]) / sd[c],
+                             (v[4 * q + 2][c] - mean[c]) / sd[c],
+                             (v[4 * q + 3][c] - mean[c]) / sd[c]);
+      float4 *to = reinterpret_cast<float4 *>(base + c * 224 * 224) + q;
+      if (Streaming)
+        __stcs(to, o);
+      else
+        *to = o;
+    }
+}
+#define CMNPX(NAME, K, STREAMING, WORDS, LOOP)                                 \
+  extern "C" __global__ void __launch_bounds__(256)                            \
+      NAME(const unsigned char *in, const int *anchor,                         \
+           const unsigned char *mirror, const float *mean, const float *sd,    \
+           float *out, unsigned groups, int H, int W) {                        \
+    unsigned g = blockIdx.x * blockDim.x + threadIdx.x;                        \
+    if (!LOOP) {                                                               \
+      if (g < groups)                                                          \
+        cmn_px_group<K, STREAMING, WORDS>(in, anchor, mirror, mean, sd, out,   \
+                                          g, H, W);                            \
+      return;                                                                  \
+    }                                                                          \
+    for (; g < groups; g += gridDim.x * blockDim.x)                            \
+      cmn_px_group<K, STREAMING, WORDS>(in, anchor, mirror, mean, sd, out, g,  \
+                                        H, W);                                 \
+  }
+CMNPX(cmn_px4, 4, false, false, false)
+CMNPX(cmn_px4_words, 4, false, true, false)
+CMNPX(cmn_px8, 8, false, false, false)
+CMNPX(cmn_px8_words, 8, false, true, false)
+
+// u8 -> f32 of n elements, K per thread (K / 4 16-byte stores).
+template <int K>
+__device__ void castK(const unsigned char *__restrict__ in,
+                      float *__restrict__ out, unsigned groups) {
+  unsigned g = blockIdx.x * blockDim.x + threadIdx.x;
+  if (g >= groups)
+    return;
+  alignas(16) unsigned char b[K];
+  typedef typename pick<K == 16, uint4, typename pick<K == 8, uint2, unsigned>::type>::type T;
+  *reinterpret_cast<T *>(b) = reinterpret_cast<const T *>(in)[g];
+#pragma unroll
+  for (int q = 0; q < K / 4; ++q)
+    reinterpret_cast<float4 *>(out)[g * (K / 4) + q] =
+        make_float4(b[4 * q], b[4 * q + 1], b[4 * q + 2], b[4 * q + 3]);
+}
+extern "C" __global__ void __launch_bounds__(256)
+cast8(const unsigned char *in, float *out, unsigned groups) { castK<8>(in, out, groups); }
+extern "C" __global__ void __launch_bounds__(256)
+cast16(const unsigned char *in, float *out, unsigned groups) { castK<16>(in, out, groups); }
 """
 
 HAND = ("template <bool B, class T, class F> struct pick { typedef T type; };\n"
@@ -375,10 +496,11 @@ def main():
 
     hand = cp.RawModule(code=HAND, options=OPTIONS, name_expressions=None)
 
-    def gen(name):
+    def gen(name, **tuning):
         source = subprocess.run([PIPEC, "-", "--emit=cuda"],
                                 input=PIPELINES[name], text=True,
-                                capture_output=True, check=True).stdout
+                                capture_output=True, check=True,
+                                env=dict(os.environ, **tuning)).stdout
         return cp.RawModule(code=source, options=OPTIONS)
 
     copy16 = hand.get_function("copy16")
@@ -427,8 +549,31 @@ def main():
         ok = bool(cp.array_equal(out, want))
         report(name + ("" if ok else " WRONG"),
                time_ms(lambda: f(blocks(n, per), (256,), a)), nbytes, copy_tbs)
-    for name, per in [("cmn_pix4", 4), ("cmn_pix4_t128", 4), ("cmn_vec4_t128", 4),
-                      ("cmn_vec4", 4)] * 3:
+    cast4_cs = hand.get_function("cast4_cs")
+    report("u8->f32 cast, streaming stores",
+           time_ms(lambda: cast4_cs(blocks(n, 4), (256,), (flat, out, np.uint32(n // 4)))),
+           nbytes, copy_tbs)
+    for name, per in [("cast8", 8), ("cast16", 16)]:
+        f = hand.get_function(name)
+        report("u8->f32 " + name, time_ms(lambda: f(blocks(n, per), (256,),
+                                                  (flat, out, np.uint32(n // per)))),
+               nbytes, copy_tbs)
+    for rep in range(2):
+        for name, K in (("cmn_px4", 4), ("cmn_px4_words", 4), ("cmn_px8", 8),
+                        ("cmn_px8_words", 8)):
+            f = hand.get_function(name)
+            groups = N * 224 * (224 // K)
+            grid = blocks(groups, 1)
+            a = (images, anchor, mirror, mean, std, out, np.uint32(groups),
+                 np.int32(H), np.int32(W))
+            out.fill(0)
+            f(grid, (256,), a)
+            ok = bool(cp.array_equal(out, want))
+            report(name + ("" if ok else " WRONG"),
+                   time_ms(lambda: f(grid, (256,), a)), nbytes, copy_tbs)
+        report("pipe vec (4 pixels x 3 planes)",
+               time_ms(lambda: vec(blocks(n, 12), (256,), args)), nbytes, copy_tbs)
+    for name, per in [("cmn_pix4", 4), ("cmn_vec4", 4)]:
         f = hand.get_function(name)
         threads = 128 if name.endswith("t128") else 256
         if name.startswith("cmn_vec"):
@@ -460,10 +605,22 @@ def main():
     m = gen("pad32")
     span = m.get_function("pad32_k0_span")
     args = (x, y, np.int64(n), np.int64(H), np.int64(N), np.int64(W))
+    want = cp.pad(x, ((0, 0), (0, Ho - H), (0, Wo - W), (0, 0)))
     span(blocks(n, 24), (256,), args)
-    want = y.copy()
+    if not cp.array_equal(y, want):
+        print("  pipe span WRONG")
     report("pipe span (8 pixels)",
            time_ms(lambda: span(blocks(n, 24), (256,), args)), nbytes, copy_tbs)
+    # The same with each element loaded alone (PIPE_TUNE_PAD_RUNS=0).
+    runs = gen("pad32", PIPE_TUNE_PAD_RUNS="0").get_function("pad32_k0_span")
+    y.fill(7)
+    runs(blocks(n, 24), (256,), args)
+    ok = bool(cp.array_equal(y, want))
+    for rep in range(2):
+        report("pipe span, byte loads" + ("" if ok else " WRONG"),
+               time_ms(lambda: runs(blocks(n, 24), (256,), args)), nbytes, copy_tbs)
+        report("pipe span (8 pixels)",
+               time_ms(lambda: span(blocks(n, 24), (256,), args)), nbytes, copy_tbs)
     f = hand.get_function("pad_rows16")
     a = (x, y, np.uint32(n), np.uint32(H), np.uint32(W * 3), np.uint32(Ho),
          np.uint32(Wo * 3))
@@ -525,10 +682,19 @@ def main():
     m = gen("concat")
     span = m.get_function("concat_k0_span")
     args = (a_, b_, c_, np.int64(n), np.int64(H), np.int64(N), np.int64(W))
-    span(blocks(n, 48), (256,), args)
-    want = c_.copy()
-    report("pipe span (8 pixels)",
-           time_ms(lambda: span(blocks(n, 48), (256,), args)), nbytes, copy_tbs)
+    want = cp.concatenate([a_, b_], axis=3)
+    span(blocks(n, 24), (256,), args)
+    if not cp.array_equal(c_, want):
+        print("  pipe span WRONG")
+    report("pipe span (4 pixels)",
+           time_ms(lambda: span(blocks(n, 24), (256,), args)), nbytes, copy_tbs)
+    # Coordinates carried across rows anyway (PIPE_TUNE_ROW_GROUPS=0).
+    carried = gen("concat", PIPE_TUNE_ROW_GROUPS="0").get_function("concat_k0_span")
+    for rep in range(2):
+        report("pipe span, carried",
+               time_ms(lambda: carried(blocks(n, 24), (256,), args)), nbytes, copy_tbs)
+        report("pipe span",
+               time_ms(lambda: span(blocks(n, 24), (256,), args)), nbytes, copy_tbs)
     for name, per in [("concat_pix4", 4), ("concat_pix4", 4)]:
         f = hand.get_function(name)
         pixels = N * H * W
