@@ -595,6 +595,35 @@ template <typename T> PIPE_HD T pipe_select(pipe_bool c, T a, T b) {
   return c.v ? a : b;
 }
 
+/// -a: 0 - a for integers (wrapping, as NumPy's negative); for floats the
+/// sign bit flipped, as IEEE negation does: -0.0 from 0.0, and NaN's sign
+/// too (a subtraction from -0.0 would keep NaN's, and quiet a signalling
+/// one). PTX's neg.f32 leaves a NaN's result unspecified, so the bits.
+template <typename T> PIPE_HD T pipe_neg(T a) {
+  typedef typename pipe_traits<T>::wide_unsigned W;
+  return (T)((W)0 - (W)a);
+}
+PIPE_HD float pipe_neg(float a) {
+  unsigned int b;
+#if defined(__CUDACC_RTC__) || defined(__CUDACC__)
+  b = __float_as_uint(a);
+#else
+  memcpy(&b, &a, 4);
+#endif
+  return pipe_float_from_bits(b ^ 0x80000000u);
+}
+PIPE_HD double pipe_neg(double a) {
+  return pipe_double_from_bits(pipe_double_bits(a) ^ 0x8000000000000000ull);
+}
+PIPE_HD pipe_f16 pipe_neg(pipe_f16 a) {
+  a.bits ^= 0x8000;
+  return a;
+}
+PIPE_HD pipe_bf16 pipe_neg(pipe_bf16 a) {
+  a.bits ^= 0x8000;
+  return a;
+}
+
 /// |a|; for signed integers abs(lo) wraps to lo.
 template <typename T> PIPE_HD T pipe_abs(T a) {
   typedef pipe_traits<T> TR;

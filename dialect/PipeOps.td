@@ -224,6 +224,10 @@ def Pipe_ShrOp : Pipe_BinaryOp<"shr", "pipe_shr", IntegerDType,
 def Pipe_NotOp : Pipe_UnaryOp<"not", "pipe_not", IntegerOrBoolDType,
     "~a on integers, !a on bool",
     [Op_<"~", AcceptsIntegerOrBool>, Op_<"!", AcceptsBool>]>;
+def Pipe_NegOp : Pipe_UnaryOp<"neg", "pipe_neg", NumericDType,
+    "-a: 0 - a for integers (wrapping), the sign flipped for floats (NaN's "
+    "too)",
+    [Op_<"-", AcceptsNumeric>]>;
 def Pipe_AbsOp : Pipe_UnaryOp<"abs", "pipe_abs", NumericDType, "|a|",
     [Fn_<"abs", AcceptsNumeric>]>;
 def Pipe_SqrtOp : Pipe_UnaryOp<"sqrt", "pipe_sqrt", FloatDType, "Square root",

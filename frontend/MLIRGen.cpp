@@ -372,17 +372,8 @@ Value Generator::emitExpr(const ExprAST &expr, llvm::StringRef literalDType) {
                                 : llvm::StringRef(expr.type.dtype);
     Value input = castTo(emitExpr(*unary.operand, dtype), dtype, where);
     auto type = cast<RankedTensorType>(input.getType());
-    if (unary.op != UnaryOp::Neg)
-      return emitElementwise(getSpelling(unary.op), /*isOperator=*/true,
-                             ValueRange{input}, type, where);
-    // 0 - a for integers (wrapping); -0.0 - a for floats, which flips
-    // the sign as IEEE negation does (0 - 0.0 would be +0.0).
-    Type elementType = type.getElementType();
-    auto zero = isa<FloatType>(elementType)
-                    ? TypedAttr(builder.getFloatAttr(elementType, -0.0))
-                    : cast<TypedAttr>(builder.getZeroAttr(elementType));
-    Value zeroValue = pipe::ConstantOp::create(builder, where, zero);
-    return pipe::SubOp::create(builder, where, type, zeroValue, input);
+    return emitElementwise(getSpelling(unary.op), /*isOperator=*/true,
+                           ValueRange{input}, type, where);
   }
   case ExprAST::Kind::Binary: {
     auto &binary = llvm::cast<BinaryExprAST>(expr);

@@ -737,13 +737,9 @@ bool PipelineChecker::checkUnary(UnaryExprAST &expr) {
     return false;
   std::string what = std::string("'") + getSpelling(expr.op) + "'";
   ExprAST *operands[] = {expr.operand.get()};
-  // Unary minus is 0 - x (MLIRGen); the others are ops.
-  Accepts accepts = Accepts::Numeric;
-  if (expr.op != UnaryOp::Neg) {
-    const Spelling *spelling = findSpelling(getSpelling(expr.op), true, 1);
-    assert(spelling && "a unary operator has no op (dialect/PipeOps.td)");
-    accepts = spelling->accepts;
-  }
+  const Spelling *spelling = findSpelling(getSpelling(expr.op), true, 1);
+  assert(spelling && "a unary operator has no op (dialect/PipeOps.td)");
+  const Accepts accepts = spelling->accepts;
   if (expr.operand->type.isWeakLiteral()) {
     // A number literal takes the same rules as a tensor would: `!` is of
     // bool (there is no weak bool: `true` has the bool dtype), `~` of

@@ -85,6 +85,20 @@ for dtype in ('f16', 'f32', 'f64'):
     out = run(f'pipeline p(x: {dtype}[N]) -> (y: {dtype}[N]) {{\n'
               '  y = -x\n}\n', {'x': x})
     check(f'-x of {dtype}', out['y'], np.negative(x))
+# NaNs too: negation flips the sign bit and keeps the payload (IEEE 754's
+# negate, NumPy's negative), for quiet NaNs of either sign and a
+# signalling one (a subtraction from -0.0 kept a NaN's sign and quieted it).
+for dtype, bits, nans in (
+        ('f16', np.uint16, [0x7E00, 0xFE00, 0x7D01]),
+        ('f32', np.uint32, [0x7FC00000, 0xFFC00000, 0x7FA00001]),
+        ('f64', np.uint64, [0x7FF8000000000000, 0xFFF8000000000000,
+                            0x7FF4000000000001])):
+    x = np.array(nans, bits).view(oracle.NP[dtype])
+    out = run(f'pipeline p(x: {dtype}[N]) -> (y: {dtype}[N]) {{\n'
+              '  y = -x\n}\n', {'x': x})
+    sign = bits(1) << bits(8 * np.dtype(bits).itemsize - 1)
+    check(f'-x of {dtype} NaNs, bit for bit', out['y'].view(bits),
+          np.array(nans, bits) ^ sign)
 for dtype in ('i8', 'u8', 'i64', 'u64'):
     info = np.iinfo(oracle.NP[dtype])
     x = np.array([info.min, info.max, 0, 1], oracle.NP[dtype])
