@@ -3,6 +3,7 @@
 #include "frontend/Sema.h"
 #include "frontend/SemaChecker.h"
 
+#include "core/PipeScalar.h"
 #include "dialect/PipeSpellings.inc"
 
 #include "llvm/ADT/StringMap.h"
@@ -613,16 +614,77 @@ static std::unique_ptr<NumberExprAST> foldLiterals(BinaryOp op,
     case BinaryOp::Mul: folded->floatValue = lf * rf; break;
     case BinaryOp::Div: folded->floatValue = lf / rf; break;
     case BinaryOp::Pow: folded->floatValue = std::pow(lf, rf); break;
+    // Python's (the run time's: core/PipeScalar.h).
+    case BinaryOp::FloorDiv: folded->floatValue = pipe_floordiv(lf, rf); break;
+    case BinaryOp::Rem: folded->floatValue = pipe_rem(lf, rf); break;
     default: return nullptr;
     }
     return folded;
   }
   // Operands are below 2^64 in magnitude: a product fits 128 bits.
-  __int128 a = exactValue(l), b = exactValue(r), value;
+  const __int128 a = exactValue(l), b = exactValue(r);
+  const __int128 lowest = INT64_MIN, highest = UINT64_MAX;
+  // floor(a / b), b != 0.
+  auto floorDiv = [](__int128 n, __int128 d) {
+    __int128 q = n / d;
+    return (n % d != 0 && (n < 0) != (d < 0)) ? q - 1 : q;
+  };
+  __int128 value;
   switch (op) {
   case BinaryOp::Add: value = a + b; break;
   case BinaryOp::Sub: value = a - b; break;
   case BinaryOp::Mul: value = a * b; break;
+  // By zero, 0: the integers' rule at run time.
+  case BinaryOp::FloorDiv: value = b == 0 ? 0 : floorDiv(a, b); break;
+  case BinaryOp::Rem: value = b == 0 ? 0 : a - floorDiv(a, b) * b; break;
+  case BinaryOp::Pow:
+    if (b < 0) {
+      // As at run time: 0 unless the base is 1 or -1.
+      value = a == 1 ? 1 : a == -1 ? ((b & 1) ? -1 : 1) : 0;
+      break;
+    }
+    value = 1;
+    for (__int128 e = 0; e < b; ++e) {
+      value *= a; // |value| <= 2^64 before, |a| < 2^64: fits 128 bits
+      if (value < lowest || value > highest || a == 0 || a == 1)
+        break; // past the literals (or settled): no need to go on
+      if (a == -1) {
+        value = (b & 1) ? -1 : 1;
+        break;
+      }
+    }
+    break;
+  // Shifts by a count outside [0, 64) give 0, or -1 for >> of a negative
+  // (the integers' rule at run time, in 64 bits); others are exact.
+  case BinaryOp::Shl:
+    if (b < 0 || b >= 64)
+      value = 0;
+    else if (a > highest >> int(b) || a < -((-lowest) >> int(b)))
+      value = highest + 1; // past the literals
+    else
+      value = a * (__int128(1) << int(b));
+    break;
+  case BinaryOp::Shr:
+    if (b < 0 || b >= 64)
+      value = a < 0 ? -1 : 0;
+    else
+      value = floorDiv(a, __int128(1) << int(b));
+    break;
+  // Bits of two's complement 64-bit words, where both fit one kind of
+  // word (else left to the run time, in the dtype it gets).
+  case BinaryOp::BitAnd:
+  case BinaryOp::BitOr:
+  case BinaryOp::BitXor: {
+    const bool signedWords = a <= INT64_MAX && b <= INT64_MAX;
+    if (!signedWords && (a < 0 || b < 0))
+      return nullptr;
+    const uint64_t x = uint64_t(a), y = uint64_t(b);
+    const uint64_t bits = op == BinaryOp::BitAnd  ? (x & y)
+                          : op == BinaryOp::BitOr ? (x | y)
+                                                  : (x ^ y);
+    value = signedWords ? __int128(int64_t(bits)) : __int128(bits);
+    break;
+  }
   default: return nullptr;
   }
   folded = makeIntLiteral(loc, value);
