@@ -428,8 +428,14 @@ Value Generator::randomIndex(const std::vector<DimAST> &dims, Location where) {
             : term;
     stride = stride * *pipert::DimExpr::parse(dim.str());
   }
-  if (!index)
+  // A shape of 1s (or none): every coordinate is 0, the index too, of the
+  // shape drawn.
+  if (!index) {
     index = dimValue(pipert::DimExpr::constant(0), where);
+    if (!dims.empty())
+      index = pipe::BroadcastOp::create(builder, where, indexType, index,
+                                        builder.getDenseI64ArrayAttr({}));
+  }
   return index;
 }
 

@@ -41,7 +41,7 @@ def randint(shape, stream, run_number, seed, lo, hi, dtype):
 SOURCE = """
 pipeline p(x: f32[N, H, W], lo: i64[N, 1, 1]) -> (u: f32[N, H, W], h: f16[N, W],
     d: f64[N], z: f32[N, H, W], zd: f64[H, W], c: bool[N, H, W], k: i32[N, H, W],
-    kl: i64[N, H, W], s: f32[N, 2]) {
+    kl: i64[N, H, W], s: f32[N, 2], one: f32[1, 1], flip1: bool[1]) {
   u  = uniform(range = [-3.5, 7], shape = [N, H, W])
   h  = uniform(shape = [N, W], dtype = f16)
   d  = uniform(range = [1e-3, 2e-3], shape = [N], dtype = f64)
@@ -51,6 +51,8 @@ pipeline p(x: f32[N, H, W], lo: i64[N, 1, 1]) -> (u: f32[N, H, W], h: f16[N, W],
   k  = randint(-5, W, shape = [N, H, W])
   kl = randint(lo, lo + 1000000007, shape = [N, H, W], dtype = i64)
   s  = uniform(shape = [N, 2], seed = 77)
+  one = uniform(shape = [1, 1])
+  flip1 = coin_flip(shape = [1])
 }
 """
 
@@ -82,5 +84,11 @@ for n, h, w in [(1, 1, 1), (3, 5, 7), (2, 17, 33)]:
                       np.int64))
         check('own seed ' + case, got['s'],
               uniform((n, 2), 8, run_number, 77, 0.0, 1.0, np.float32))
+        # Shapes of 1s (their index is 0 throughout; they had been an
+        # internal error).
+        check('uniform [1, 1] ' + case, got['one'],
+              uniform((1, 1), 9, run_number, seed, 0.0, 1.0, np.float32))
+        check('coin_flip [1] ' + case, got['flip1'],
+              coin_flip((1,), 10, run_number, seed, 0.5, np.bool_))
 
 finish()
