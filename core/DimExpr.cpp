@@ -344,6 +344,10 @@ private:
           return std::nullopt;
         lhs = *lhs + *rhs;
       } else if (consume("-")) {
+        if (consumeLeastMagnitude()) { // "N - 9223372036854775808"
+          lhs = *lhs + DimExpr::constant(INT64_MIN);
+          continue;
+        }
         auto rhs = parseProduct();
         if (!rhs)
           return std::nullopt;
@@ -380,8 +384,30 @@ private:
     return lhs;
   }
 
+  /// After a '-': the digits of 2^63 alone (not a factor of a product),
+  /// which do not fit a 64-bit integer but negated are the least one, as
+  /// str() writes it ("-9223372036854775808", "N - 9223372036854775808").
+  bool consumeLeastMagnitude() {
+    skipSpace();
+    static constexpr std::string_view least = "9223372036854775808";
+    size_t end = pos + least.size();
+    if (text.substr(pos, least.size()) != least ||
+        (end < text.size() && std::isdigit((unsigned char)text[end])))
+      return false;
+    size_t after = end;
+    while (after < text.size() && text[after] == ' ')
+      ++after;
+    if (after < text.size() &&
+        (text[after] == '*' || text[after] == '/' || text[after] == '%'))
+      return false;
+    pos = end;
+    return true;
+  }
+
   std::optional<DimExpr> parseUnary() {
     if (consume("-")) {
+      if (consumeLeastMagnitude())
+        return DimExpr::constant(INT64_MIN);
       Nested level(*this);
       if (!level.ok())
         return std::nullopt;

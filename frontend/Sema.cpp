@@ -634,9 +634,18 @@ static std::unique_ptr<NumberExprAST> foldLiterals(BinaryOp op,
   case BinaryOp::Add: value = a + b; break;
   case BinaryOp::Sub: value = a - b; break;
   case BinaryOp::Mul: value = a * b; break;
-  // By zero, 0: the integers' rule at run time.
-  case BinaryOp::FloorDiv: value = b == 0 ? 0 : floorDiv(a, b); break;
-  case BinaryOp::Rem: value = b == 0 ? 0 : a - floorDiv(a, b) * b; break;
+  // By zero, left as they are: a size that divides by zero is an error,
+  // a tensor's quotient 0 in its dtype.
+  case BinaryOp::FloorDiv:
+    if (b == 0)
+      return nullptr;
+    value = floorDiv(a, b);
+    break;
+  case BinaryOp::Rem:
+    if (b == 0)
+      return nullptr;
+    value = a - floorDiv(a, b) * b;
+    break;
   case BinaryOp::Pow:
     if (b < 0) {
       // As at run time: 0 unless the base is 1 or -1.

@@ -409,7 +409,12 @@ bool PipelineChecker::checkSubscript(SubscriptExprAST &expr) {
       if (!number || number->isFloat || number->intValue == 0)
         return error(item.step->getLoc(),
                      "a slice's step is a nonzero integer literal");
-      step = number->intValue;
+      // A step of 2^63 or more in magnitude takes what a step of 2^63 - 1
+      // does (the first element: no dim is longer), and negates within
+      // the 64-bit integers.
+      step = number->exceedsInt64 ? INT64_MAX
+             : number->intValue == INT64_MIN ? -INT64_MAX
+                                              : number->intValue;
     }
     std::optional<DimExpr> start, stop;
     if (item.start && !(start = bound(*item.start)))
@@ -420,18 +425,19 @@ bool PipelineChecker::checkSubscript(SubscriptExprAST &expr) {
     if (known && (!start || start->isConstant()) &&
         (!stop || stop->isConstant())) {
       // Python's slice.indices: bounds clamp to the dim.
+      // (The counts in 128 bits: a step near 2^63 would pass 64.)
       int64_t lo, hi;
       if (step > 0) {
         lo = start ? std::clamp<int64_t>(start->getConstant(), 0, n) : 0;
         hi = stop ? std::clamp<int64_t>(stop->getConstant(), 0, n) : n;
-        length = DimExpr::constant(std::max<int64_t>(
-            0, (hi - lo + step - 1) / step));
+        length = DimExpr::constant(int64_t(std::max<__int128>(
+            0, (__int128(hi) - lo + step - 1) / step)));
       } else {
         lo = start ? std::clamp<int64_t>(start->getConstant(), -1, n - 1)
                    : n - 1;
         hi = stop ? std::clamp<int64_t>(stop->getConstant(), -1, n - 1) : -1;
-        length = DimExpr::constant(std::max<int64_t>(
-            0, (lo - hi + (-step) - 1) / (-step)));
+        length = DimExpr::constant(int64_t(std::max<__int128>(
+            0, (__int128(lo) - hi - __int128(step) - 1) / -__int128(step))));
       }
       start = DimExpr::constant(lo);
     } else if (step > 0) {

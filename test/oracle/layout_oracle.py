@@ -50,6 +50,24 @@ check('slice clamps b', out['b'], x[3:1])
 check('slice clamps c', out['c'], x[::-3])
 check('slice clamps d', out['d'], x[10:0:-1])
 
+# Steps of 2^63 - 1 and more in magnitude take one element, as in Python
+# (their counts passed the 64-bit integers, giving none; a step of -2^63
+# on a symbolic dim crashed pipec).
+x = random('i32', (5, 3))
+out = run('''pipeline p(x: i32[5, M]) -> (a: i32[1, M], b: i32[1, M], c: i32[1, M],
+    d: i32[1, M], e: i32[5, ceil(M / 9223372036854775807)]) {
+  a = x[::-9223372036854775807]
+  b = x[::9223372036854775807]
+  c = x[::-9223372036854775807 - 1]
+  d = x[9223372036854775807::-9223372036854775807]
+  e = x[:, ::-9223372036854775807 - 1]
+}''', {'x': x})
+check('huge step a', out['a'], x[::-9223372036854775807])
+check('huge step b', out['b'], x[::9223372036854775807])
+check('huge step c', out['c'], x[::-9223372036854775808])
+check('huge step d', out['d'], x[9223372036854775807::-9223372036854775807])
+check('huge step e', out['e'], x[:, ::-9223372036854775808])
+
 
 def crop_np(x, anchors, shape, axes, mode, fill=0):
     """Per sample n: the window of `shape` at anchors[n] along `axes`."""

@@ -80,6 +80,23 @@ TEST(DimExpr, EvaluatesOnceNamesAreBound) {
   EXPECT_EQ(pipert::evaluateDim("W", sizes), 333);
 }
 
+TEST(DimExpr, TheLeastIntegerParsesBack) {
+  // Its digits alone do not fit 64 bits; negated they are its canonical
+  // text, which a type carries (a slice's step of -2^63 made a size of
+  // it, and pipec then crashed on the unparsable text).
+  for (const char *text :
+       {"-9223372036854775808", "N - 9223372036854775808",
+        "ceil(N / (-9223372036854775808))", "-9223372036854775807 - 1 + N"}) {
+    std::optional<DimExpr> expr = DimExpr::parse(text);
+    ASSERT_TRUE(expr.has_value()) << text;
+    EXPECT_EQ(DimExpr::parse(expr->str()), expr) << text;
+  }
+  EXPECT_EQ(DimExpr::parse("-9223372036854775808")->getConstant(), INT64_MIN);
+  std::string error;
+  EXPECT_FALSE(DimExpr::parse("9223372036854775808", &error));
+  EXPECT_FALSE(DimExpr::parse("N - 9223372036854775808 * 2", &error));
+}
+
 TEST(DimExpr, KnowsAFactorOfEveryValue) {
   auto factor = [](const char *text) {
     return DimExpr::parse(text)->knownFactor();
