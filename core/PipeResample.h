@@ -105,7 +105,10 @@ PIPE_HD pipe_affine pipe_resample_matrix(int transform, const float *param,
   if (!(degrees - degrees == 0.0)) {
     c = s = degrees - degrees; // NaN
   } else {
-    double turns = degrees / 360.0;
+    // The remainder by 360 first, which is exact (fmod rounds nothing):
+    // degrees / 360 of a large angle kept few bits of its fraction (an
+    // angle of 1e18 turned the image by the wrong angle).
+    double turns = pipe_fmod(degrees, 360.0) / 360.0; // (-1, 1)
     turns = turns - pipe_floorf(turns); // [0, 1)
     if (turns >= 1.0)
       turns = 0.0;

@@ -44,8 +44,10 @@ def affine(img, m, oh, ow, interp='linear', border='constant', fill=0.0,
 
 
 def rotation(degrees, h, w, oh, ow):
-    """Destination to source: counter-clockwise on screen (y down)."""
-    t = np.deg2rad(degrees)
+    """Destination to source: counter-clockwise on screen (y down). The
+    angle reduced by 360 exactly first (np.fmod rounds nothing), as a
+    large one means."""
+    t = np.deg2rad(np.fmod(np.float64(degrees), 360.0))
     c, s = np.cos(t), np.sin(t)
     return np.array([[c, -s, w / 2 - c * ow / 2 + s * oh / 2],
                      [s, c, h / 2 - s * ow / 2 - c * oh / 2]])

@@ -159,6 +159,18 @@ for i in range(n):
          to(resize_aa(x[i, 3:h, 5:w - 2], 50, 130, 'lanczos')[:, ::-1],
             np.float32), scale=255)
 
+# Large angles turn by their remainder by 360 (an angle of 1e18 degrees
+# gave the image unturned: its fraction of a turn had lost its bits).
+x = rng.integers(0, 256, (5, 15, 17, 3), dtype=np.uint8)
+angle = np.array([1e13, 1e16, 1e17, 1e18, -4.5e18], np.float32)
+got = run("""pipeline p(x: u8[N, H, W, 3], a: f32[N]) -> (r: u8[N, H, W, 3]) {
+  r = rotate(x, angle = a)
+}""", {'x': x, 'a': angle})
+for i in range(len(angle)):
+    near(f'rotate by {float(angle[i]):g} degrees', got['r'][i],
+         to(affine(x[i], rotation(float(angle[i]), 15, 17, 15, 17), 15, 17),
+            np.uint8))
+
 # Bad parameters only the run knows (docs/language.md, Resampling): a NaN
 # or infinite angle or matrix element fails the run naming the sample and
 # its value, and writes nothing; a coin_flip's probability outside [0, 1]
