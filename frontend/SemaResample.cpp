@@ -12,10 +12,35 @@
 #include "llvm/Support/Casting.h"
 
 #include <cmath>
+#include <cstdio>
+#include <optional>
+#include <string>
 
 using namespace pipec;
 using namespace pipec::sema;
 using pipert::DimExpr;
+
+namespace {
+/// Why a literal angle or matrix element cannot turn an image (what a
+/// tensor's is checked for when the run starts): NaN, an infinity or a
+/// magnitude past 2^62, which folding literals can give (0.0 / 0.0); or
+/// nothing.
+std::optional<std::string> unusableLiteral(const NumberExprAST &number) {
+  if (!number.isFloat)
+    return std::nullopt; // integers are within 2^64, and exact
+  double value = number.floatValue;
+  if (std::isnan(value))
+    return std::string("nan, not a finite number");
+  if (std::isinf(value))
+    return std::string(value < 0 ? "-inf" : "inf") + ", not a finite number";
+  if (std::fabs(value) > 4611686018427387904.0) {
+    char text[32];
+    std::snprintf(text, sizeof(text), "%.17g", value);
+    return std::string(text) + ", past 2^62 in magnitude";
+  }
+  return std::nullopt;
+}
+} // namespace
 
 bool PipelineChecker::checkResampleOp(CallExprAST &expr) {
   const std::string &callee = expr.callee;
@@ -105,6 +130,9 @@ bool PipelineChecker::checkResampleOp(CallExprAST &expr) {
     if (!checkSampleParam(*angle, input, firstAxis, "number",
                           "rotate's angle"))
       return false;
+    if (auto *number = llvm::dyn_cast<NumberExprAST>(angle))
+      if (std::optional<std::string> why = unusableLiteral(*number))
+        return error(angle->getLoc(), "rotate's angle is " + *why);
   } else if (callee == "warp_affine") {
     ExprAST *matrix = keyword(expr, "matrix");
     if (!matrix)
@@ -118,6 +146,11 @@ bool PipelineChecker::checkResampleOp(CallExprAST &expr) {
           }))
         return error(matrix->getLoc(), "warp_affine's matrix as a list is six "
                                        "numbers, row by row");
+      for (const ExprPtr &element : list->elements)
+        if (std::optional<std::string> why =
+                unusableLiteral(llvm::cast<NumberExprAST>(*element)))
+          return error(element->getLoc(),
+                       "an element of warp_affine's matrix is " + *why);
     } else {
       if (!checkExpr(*matrix))
         return false;
