@@ -952,10 +952,13 @@ bool PipelineChecker::checkElementwiseCall(CallExprAST &expr) {
 
   if (isDType(callee)) {
     ExprAST &arg = *expr.args[0];
-    // A cast of a literal converts it at its own precision.
-    expr.operandDType = arg.type.isWeakLiteral()
-                            ? (arg.type.weakFloat ? "f64" : "i64")
-                            : arg.type.dtype;
+    // A cast of a literal converts it at its own precision (an integer
+    // past the i64s is a u64's).
+    auto *literal = llvm::dyn_cast<NumberExprAST>(&arg);
+    expr.operandDType = !arg.type.isWeakLiteral() ? arg.type.dtype
+                        : arg.type.weakFloat      ? "f64"
+                        : literal && literal->exceedsInt64 ? "u64"
+                                                           : "i64";
     if (arg.type.isWeakLiteral() && !checkLiteralFits(arg, expr.operandDType))
       return false;
     expr.type = ExprType{callee, *dims};

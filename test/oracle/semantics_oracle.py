@@ -52,6 +52,20 @@ for dtype in ('i64', 'u64', 'i32', 'u8'):
         want = np.array([convert(v) for v in x], oracle.NP[dtype])
         check(f'{dtype}({src}) of NaN, inf, halves', out['y'], want)
 
+# A cast of a literal converts its exact value, u64's past the i64s too
+# (they were refused as not fitting i64).
+x = np.zeros(2, np.uint64)
+out = run('pipeline p(x: u64[N]) -> (a: u64[N], b: f64[N], c: u8[N], d: i64[N]) {\n'
+          '  a = x + u64(9223372036854775808)\n'
+          '  b = f64(x) + f64(18446744073709551615)\n'
+          '  c = u8(x) + u8(18446744073709551615)\n'
+          '  d = i64(x) + i64(18446744073709551615)\n}\n', {'x': x})
+check('u64 of a literal 2^63', out['a'], np.full(2, 2**63, np.uint64))
+check('f64 of a literal 2^64 - 1', out['b'], np.full(2, 2.0**64))
+check('u8 of a literal 2^64 - 1 (saturates)', out['c'], np.full(2, 255, np.uint8))
+check('i64 of a literal 2^64 - 1 (saturates)', out['d'],
+      np.full(2, 2**63 - 1, np.int64))
+
 # The mean of i64 and u64 divides the exact integer sum (in f64).
 for dtype in ('i64', 'u64'):
     t = oracle.NP[dtype]
