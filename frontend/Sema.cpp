@@ -633,7 +633,11 @@ static std::unique_ptr<NumberExprAST> foldLiterals(BinaryOp op,
   switch (op) {
   case BinaryOp::Add: value = a + b; break;
   case BinaryOp::Sub: value = a - b; break;
-  case BinaryOp::Mul: value = a * b; break;
+  case BinaryOp::Mul:
+    // Two magnitudes below 2^64 can pass the 128-bit integers.
+    if (__builtin_mul_overflow(a, b, &value))
+      value = highest + 1; // past the literals
+    break;
   // By zero, left as they are: a size that divides by zero is an error,
   // a tensor's quotient 0 in its dtype.
   case BinaryOp::FloorDiv:
@@ -654,7 +658,10 @@ static std::unique_ptr<NumberExprAST> foldLiterals(BinaryOp op,
     }
     value = 1;
     for (__int128 e = 0; e < b; ++e) {
-      value *= a; // |value| <= 2^64 before, |a| < 2^64: fits 128 bits
+      if (__builtin_mul_overflow(value, a, &value)) {
+        value = highest + 1; // past the literals
+        break;
+      }
       if (value < lowest || value > highest || a == 0 || a == 1)
         break; // past the literals (or settled): no need to go on
       if (a == -1) {

@@ -310,7 +310,15 @@ std::optional<DimExpr> knownSize(Value value) {
   Operation *op = value.getDefiningOp();
   auto type = dyn_cast<RankedTensorType>(value.getType());
   if (!op || !type || type.getRank() != 0 ||
-      !type.getElementType().isSignedInteger(64) || op->getNumOperands() != 2)
+      !type.getElementType().isSignedInteger(64))
+    return std::nullopt;
+  // `-(4 - H)`: unary minus is an op of its own.
+  if (isa<NegOp>(op)) {
+    if (std::optional<DimExpr> a = knownSize(op->getOperand(0)))
+      return DimExpr::constant(0) - *a;
+    return std::nullopt;
+  }
+  if (op->getNumOperands() != 2)
     return std::nullopt;
   std::optional<DimExpr> a = knownSize(op->getOperand(0));
   std::optional<DimExpr> b = a ? knownSize(op->getOperand(1)) : std::nullopt;
