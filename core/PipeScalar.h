@@ -80,6 +80,16 @@ PIPE_HD double pipe_double_from_bits(unsigned long long b) {
 #endif
 }
 
+PIPE_HD unsigned int pipe_float_bits(float x) {
+#if defined(__CUDACC_RTC__) || defined(__CUDACC__)
+  return __float_as_uint(x);
+#else
+  unsigned int b;
+  memcpy(&b, &x, 4);
+  return b;
+#endif
+}
+
 PIPE_HD float pipe_float_from_bits(unsigned int b) {
 #if defined(__CUDACC_RTC__) || defined(__CUDACC__)
   return __uint_as_float(b);
@@ -604,13 +614,7 @@ template <typename T> PIPE_HD T pipe_neg(T a) {
   return (T)((W)0 - (W)a);
 }
 PIPE_HD float pipe_neg(float a) {
-  unsigned int b;
-#if defined(__CUDACC_RTC__) || defined(__CUDACC__)
-  b = __float_as_uint(a);
-#else
-  memcpy(&b, &a, 4);
-#endif
-  return pipe_float_from_bits(b ^ 0x80000000u);
+  return pipe_float_from_bits(pipe_float_bits(a) ^ 0x80000000u);
 }
 PIPE_HD double pipe_neg(double a) {
   return pipe_double_from_bits(pipe_double_bits(a) ^ 0x8000000000000000ull);

@@ -5,7 +5,8 @@
 // functions over values (elementwise functions, casts, reductions, blurs,
 // transpose, reshape, copies); SemaLayout.cpp the layout functions and
 // sizes (slicing, crop, flip, pad, take, concat, stack, erase, iota, zeros,
-// full, dims as values). Which function a call names comes from the ODS
+// full, dims as values); SemaLiterals.cpp folds arithmetic on literals
+// before the checks. Which function a call names comes from the ODS
 // records (dialect/PipeSource.td): a call to a function of op `X` is
 // checked by check<X>Op.
 //
@@ -22,6 +23,7 @@
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/SourceMgr.h"
 
+#include <memory>
 #include <optional>
 #include <set>
 #include <string>
@@ -41,6 +43,16 @@ inline DimAST toDim(const pipert::DimExpr &size, llvm::SMLoc loc) {
     dim.symbol = size.str();
   return dim;
 }
+
+/// A number literal's value as a double (an integer past the i64s as the
+/// u64 it is).
+double literalAsDouble(const NumberExprAST &number);
+
+/// Replaces literal-only subtrees of `expr` by their folded value, bottom
+/// up (SemaLiterals.cpp). Integer arithmetic that leaves the 64-bit
+/// integers is an error with a caret; false after one.
+bool foldLiteralTrees(std::unique_ptr<ExprAST> &expr,
+                      llvm::SourceMgr &sourceMgr);
 
 /// The keyword argument `name` of `expr`, or null.
 inline ExprAST *keyword(CallExprAST &expr, llvm::StringRef name) {

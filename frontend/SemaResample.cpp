@@ -26,9 +26,7 @@ namespace {
 /// magnitude past 2^62, which folding literals can give (0.0 / 0.0); or
 /// nothing.
 std::optional<std::string> unusableLiteral(const NumberExprAST &number) {
-  double value = number.isFloat       ? number.floatValue
-                 : number.exceedsInt64 ? double(uint64_t(number.intValue))
-                                       : double(number.intValue);
+  const double value = literalAsDouble(number);
   if (std::isnan(value))
     return std::string("nan, not a finite number");
   if (std::isinf(value))

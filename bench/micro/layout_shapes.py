@@ -503,6 +503,15 @@ def report(name, ms, nbytes, copy_tbs):
     print(f"  {name:<28} {ms:8.4f} ms  {pct:5.1f}% of copy", flush=True)
 
 
+def checked(name, launch, out, want, nbytes, copy_tbs):
+    """Runs `launch` once into `out` (poisoned first), says WRONG unless it
+    equals `want`, then reports its time."""
+    out.fill(7)
+    launch()
+    ok = bool(cp.array_equal(out, want))
+    report(name + ("" if ok else " WRONG"), time_ms(launch), nbytes, copy_tbs)
+
+
 def main():
     global FLUSH, PIPEC
     if len(sys.argv) > 1:
@@ -641,21 +650,15 @@ def main():
     span = m.get_function("pad32_k0_span")
     args = (x, y, np.int64(n), np.int64(H), np.int64(N), np.int64(W))
     want = cp.pad(x, ((0, 0), (0, Ho - H), (0, Wo - W), (0, 0)))
-    span(blocks(n, 24), (256,), args)
-    if not cp.array_equal(y, want):
-        print("  pipe span WRONG")
-    report("pipe span (8 pixels)",
-           time_ms(lambda: span(blocks(n, 24), (256,), args)), nbytes, copy_tbs)
-    # The same with each element loaded alone (PIPE_TUNE_PAD_RUNS=0).
+    # Against each element loaded alone (PIPE_TUNE_PAD_RUNS=0), in turns.
     runs = gen("pad32", PIPE_TUNE_PAD_RUNS="0").get_function("pad32_k0_span")
-    y.fill(7)
-    runs(blocks(n, 24), (256,), args)
-    ok = bool(cp.array_equal(y, want))
     for rep in range(2):
-        report("pipe span, byte loads" + ("" if ok else " WRONG"),
-               time_ms(lambda: runs(blocks(n, 24), (256,), args)), nbytes, copy_tbs)
-        report("pipe span (8 pixels)",
-               time_ms(lambda: span(blocks(n, 24), (256,), args)), nbytes, copy_tbs)
+        checked("pipe span (8 pixels)",
+                lambda: span(blocks(n, 24), (256,), args), y, want, nbytes,
+                copy_tbs)
+        checked("pipe span, byte loads",
+                lambda: runs(blocks(n, 24), (256,), args), y, want, nbytes,
+                copy_tbs)
     f = hand.get_function("pad_rows16")
     a = (x, y, np.uint32(n), np.uint32(H), np.uint32(W * 3), np.uint32(Ho),
          np.uint32(Wo * 3))
@@ -718,18 +721,16 @@ def main():
     span = m.get_function("concat_k0_span")
     args = (a_, b_, c_, np.int64(n), np.int64(H), np.int64(N), np.int64(W))
     want = cp.concatenate([a_, b_], axis=3)
-    span(blocks(n, 24), (256,), args)
-    if not cp.array_equal(c_, want):
-        print("  pipe span WRONG")
-    report("pipe span (4 pixels)",
-           time_ms(lambda: span(blocks(n, 24), (256,), args)), nbytes, copy_tbs)
-    # Coordinates carried across rows anyway (PIPE_TUNE_ROW_GROUPS=0).
+    # Against coordinates carried across rows anyway
+    # (PIPE_TUNE_ROW_GROUPS=0), in turns.
     carried = gen("concat", PIPE_TUNE_ROW_GROUPS="0").get_function("concat_k0_span")
     for rep in range(2):
-        report("pipe span, carried",
-               time_ms(lambda: carried(blocks(n, 24), (256,), args)), nbytes, copy_tbs)
-        report("pipe span",
-               time_ms(lambda: span(blocks(n, 24), (256,), args)), nbytes, copy_tbs)
+        checked("pipe span (4 pixels)",
+                lambda: span(blocks(n, 24), (256,), args), c_, want, nbytes,
+                copy_tbs)
+        checked("pipe span, carried",
+                lambda: carried(blocks(n, 24), (256,), args), c_, want,
+                nbytes, copy_tbs)
     for name, per in [("concat_pix4", 4), ("concat_pix4", 4)]:
         f = hand.get_function(name)
         pixels = N * H * W

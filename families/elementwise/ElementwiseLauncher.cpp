@@ -155,10 +155,9 @@ Status ElementwiseLauncher::launch(const LaunchContext &ctx) {
   // the knob.
   const bool groupPerThread =
       chosen == kElementwiseVector || chosen == kElementwiseSpan;
-  bool wholeGrid =
-      (fast && !params.coordinates && chosen == kElementwiseMain) ||
-      groupPerThread;
-  if (groupPerThread || (wholeGrid && blocksPerSm <= 0))
+  const bool flatWholeGrid =
+      fast && !params.coordinates && chosen == kElementwiseMain;
+  if (groupPerThread || (flatWholeGrid && blocksPerSm <= 0))
     cap = (1ll << 31) - 1;
   if (Status s = launchKernel(ctx, functions[chosen], kernel.entries[chosen],
                               std::min(wanted, cap), threads, threadsY,

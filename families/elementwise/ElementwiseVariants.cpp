@@ -163,6 +163,15 @@ bool KernelEmitter::readsRowsInOrder(const pipec::IndexRead &read) {
   return true;
 }
 
+/// The widest load (16, 8 or 4 bytes) that divides a run of `bytes`; 0
+/// for none.
+static int widestChunk(int64_t bytes) {
+  for (int chunk : {16, 8, 4})
+    if (bytes % chunk == 0)
+      return chunk;
+  return 0;
+}
+
 /// For a group of whole rows (spanRows): when gathered input `op` reads
 /// each row's elements from one row of its own (its last coordinate a
 /// function of the domain's last alone, its others independent of it),
@@ -216,15 +225,12 @@ bool KernelEmitter::emitRunLoad(llvm::raw_ostream &os, Operation *op, unsigned i
   // chunk that divides its bytes: loaded with no check and no branch,
   // whose other side (bytes one by one) kept the bytes apart in registers
   // (two instructions a byte to put them back together).
-  if (readsRowsInOrder(read)) {
-    for (int chunk : {16, 8, 4}) {
-      if (runBytes % chunk != 0)
-        continue;
-      os << "    {\n";
-      emitChunks(chunk, "      ", "g * (I)" + std::to_string(rows * sourceRow));
-      os << "    }\n";
-      return true;
-    }
+  const int chunk = widestChunk(runBytes);
+  if (chunk && readsRowsInOrder(read)) {
+    os << "    {\n";
+    emitChunks(chunk, "      ", "g * (I)" + std::to_string(rows * sourceRow));
+    os << "    }\n";
+    return true;
   }
   std::string base = pipec::printOffset(
       read, rowStyle, stridesOf(op), [&](int64_t s) { return s + 1 < srank; });
@@ -267,10 +273,6 @@ bool KernelEmitter::emitRunLoad(llvm::raw_ostream &os, Operation *op, unsigned i
   // One width of chunks, the widest that divides the run: each branch
   // holds the group's elements in registers of its own.
   os << "      const I at = " << b << "[0] * (I)" << elementBytes << ";\n";
-  const int chunk = runBytes % 16 == 0  ? 16
-                    : runBytes % 8 == 0 ? 8
-                    : runBytes % 4 == 0 ? 4
-                                        : 0;
   if (chunk) {
     os << "      if (run && at % " << chunk << " == 0) {\n";
     emitChunks(chunk, "        ", b + "[0]");

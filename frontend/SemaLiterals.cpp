@@ -1,0 +1,208 @@
+//===- SemaLiterals.cpp - Folding arithmetic on literals ------------------===//
+//
+// Literals are weakly typed (docs/language.md, Literals): arithmetic on
+// literals alone is folded before the checks, exactly in the 64-bit
+// integers or in doubles, every operator with its run-time meaning
+// (core/PipeScalar.h), so that MLIRGen sees one literal per weakly typed
+// operand.
+//
+//===----------------------------------------------------------------------===//
+
+#include "frontend/SemaChecker.h"
+
+#include "core/PipeScalar.h"
+
+#include "llvm/Support/Casting.h"
+
+#include <cmath>
+#include <cstdint>
+#include <memory>
+
+using namespace pipec;
+using namespace pipec::sema;
+using llvm::SMLoc;
+
+double sema::literalAsDouble(const NumberExprAST &number) {
+  if (number.isFloat)
+    return number.floatValue;
+  return number.exceedsInt64 ? double(uint64_t(number.intValue))
+                             : double(number.intValue);
+}
+
+/// An integer literal's exact value: above INT64_MAX when it exceeds it.
+static __int128 exactValue(const NumberExprAST &n) {
+  return n.exceedsInt64 ? __int128(uint64_t(n.intValue)) : __int128(n.intValue);
+}
+
+/// `value` as an integer literal at `loc`, or null when no 64-bit integer
+/// (i64 or u64) holds it.
+static std::unique_ptr<NumberExprAST> makeIntLiteral(SMLoc loc,
+                                                     __int128 value) {
+  if (value < __int128(INT64_MIN) || value > __int128(UINT64_MAX))
+    return nullptr;
+  bool exceeds = value > __int128(INT64_MAX);
+  int64_t bits = int64_t(uint64_t(value));
+  return std::make_unique<NumberExprAST>(
+      loc, false, bits, exceeds ? double(uint64_t(bits)) : double(bits),
+      exceeds);
+}
+
+/// Folds literal arithmetic; the result is a weak literal. Integers are
+/// folded exactly: `overflows` is set, and null returned, when the result
+/// fits no 64-bit integer.
+static std::unique_ptr<NumberExprAST> foldLiterals(BinaryOp op,
+                                                   const NumberExprAST &l,
+                                                   const NumberExprAST &r,
+                                                   SMLoc loc, bool &overflows) {
+  bool isFloat = l.isFloat || r.isFloat || op == BinaryOp::Div;
+  double lf = literalAsDouble(l), rf = literalAsDouble(r);
+  auto folded = std::make_unique<NumberExprAST>(loc, isFloat, 0, 0.0);
+  if (isFloat) {
+    switch (op) {
+    case BinaryOp::Add: folded->floatValue = lf + rf; break;
+    case BinaryOp::Sub: folded->floatValue = lf - rf; break;
+    case BinaryOp::Mul: folded->floatValue = lf * rf; break;
+    case BinaryOp::Div: folded->floatValue = lf / rf; break;
+    case BinaryOp::Pow: folded->floatValue = std::pow(lf, rf); break;
+    // Python's (the run time's: core/PipeScalar.h).
+    case BinaryOp::FloorDiv: folded->floatValue = pipe_floordiv(lf, rf); break;
+    case BinaryOp::Rem: folded->floatValue = pipe_rem(lf, rf); break;
+    default: return nullptr;
+    }
+    return folded;
+  }
+  // Operands are below 2^64 in magnitude: a product fits 128 bits.
+  const __int128 a = exactValue(l), b = exactValue(r);
+  const __int128 lowest = INT64_MIN, highest = UINT64_MAX;
+  // floor(a / b), b != 0.
+  auto floorDiv = [](__int128 n, __int128 d) {
+    __int128 q = n / d;
+    return (n % d != 0 && (n < 0) != (d < 0)) ? q - 1 : q;
+  };
+  __int128 value;
+  switch (op) {
+  case BinaryOp::Add: value = a + b; break;
+  case BinaryOp::Sub: value = a - b; break;
+  case BinaryOp::Mul:
+    // Two magnitudes below 2^64 can pass the 128-bit integers.
+    if (__builtin_mul_overflow(a, b, &value))
+      value = highest + 1; // past the literals
+    break;
+  // By zero, left as they are: a size that divides by zero is an error,
+  // a tensor's quotient 0 in its dtype.
+  case BinaryOp::FloorDiv:
+    if (b == 0)
+      return nullptr;
+    value = floorDiv(a, b);
+    break;
+  case BinaryOp::Rem:
+    if (b == 0)
+      return nullptr;
+    value = a - floorDiv(a, b) * b;
+    break;
+  case BinaryOp::Pow:
+    if (b < 0) {
+      // As at run time: 0 unless the base is 1 or -1.
+      value = a == 1 ? 1 : a == -1 ? ((b & 1) ? -1 : 1) : 0;
+      break;
+    }
+    value = 1;
+    for (__int128 e = 0; e < b; ++e) {
+      if (__builtin_mul_overflow(value, a, &value)) {
+        value = highest + 1; // past the literals
+        break;
+      }
+      if (value < lowest || value > highest || a == 0 || a == 1)
+        break; // past the literals (or settled): no need to go on
+      if (a == -1) {
+        value = (b & 1) ? -1 : 1;
+        break;
+      }
+    }
+    break;
+  // Shifts by a count outside [0, 64) give 0, or -1 for >> of a negative
+  // (the integers' rule at run time, in 64 bits); others are exact.
+  case BinaryOp::Shl:
+    if (b < 0 || b >= 64)
+      value = 0;
+    else if (a > highest >> int(b) || a < -((-lowest) >> int(b)))
+      value = highest + 1; // past the literals
+    else
+      value = a * (__int128(1) << int(b));
+    break;
+  case BinaryOp::Shr:
+    if (b < 0 || b >= 64)
+      value = a < 0 ? -1 : 0;
+    else
+      value = floorDiv(a, __int128(1) << int(b));
+    break;
+  // Bits of two's complement 64-bit words, where both fit one kind of
+  // word (else left to the run time, in the dtype it gets).
+  case BinaryOp::BitAnd:
+  case BinaryOp::BitOr:
+  case BinaryOp::BitXor: {
+    const bool signedWords = a <= INT64_MAX && b <= INT64_MAX;
+    if (!signedWords && (a < 0 || b < 0))
+      return nullptr;
+    const uint64_t x = uint64_t(a), y = uint64_t(b);
+    const uint64_t bits = op == BinaryOp::BitAnd  ? (x & y)
+                          : op == BinaryOp::BitOr ? (x | y)
+                                                  : (x ^ y);
+    value = signedWords ? __int128(int64_t(bits)) : __int128(bits);
+    break;
+  }
+  default: return nullptr;
+  }
+  folded = makeIntLiteral(loc, value);
+  overflows = !folded;
+  return folded;
+}
+
+bool sema::foldLiteralTrees(std::unique_ptr<ExprAST> &expr,
+                            llvm::SourceMgr &sourceMgr) {
+  auto overflow = [&](SMLoc loc, const llvm::Twine &what) {
+    sourceMgr.PrintMessage(loc, llvm::SourceMgr::DK_Error,
+                           what + " of integer literals is outside the 64-bit "
+                                  "integers (-9223372036854775808 to "
+                                  "18446744073709551615)");
+    return false;
+  };
+  bool ok = true;
+  auto fold = [&](std::unique_ptr<ExprAST> &child) {
+    ok &= foldLiteralTrees(child, sourceMgr);
+  };
+  if (auto *binary = llvm::dyn_cast<BinaryExprAST>(expr.get())) {
+    fold(binary->lhs);
+    fold(binary->rhs);
+    auto *l = llvm::dyn_cast<NumberExprAST>(binary->lhs.get());
+    auto *r = llvm::dyn_cast<NumberExprAST>(binary->rhs.get());
+    bool overflows = false;
+    if (l && r) {
+      if (auto folded =
+              foldLiterals(binary->op, *l, *r, binary->getLoc(), overflows))
+        expr = std::move(folded);
+      else if (overflows)
+        return overflow(binary->getLoc(),
+                        llvm::Twine("'") + getSpelling(binary->op) + "'");
+    }
+  } else if (auto *unary = llvm::dyn_cast<UnaryExprAST>(expr.get())) {
+    fold(unary->operand);
+    auto *number = llvm::dyn_cast<NumberExprAST>(unary->operand.get());
+    if (number && unary->op == UnaryOp::Neg) {
+      // The literal now starts at the '-'.
+      if (number->isFloat) {
+        expr = std::make_unique<NumberExprAST>(unary->getLoc(), true, 0,
+                                               -number->floatValue);
+      } else if (auto negated =
+                     makeIntLiteral(unary->getLoc(), -exactValue(*number))) {
+        expr = std::move(negated);
+      } else {
+        return overflow(unary->getLoc(), "'-'");
+      }
+    }
+  } else {
+    forEachOperand(*expr, fold);
+  }
+  return ok;
+}
+
