@@ -73,7 +73,10 @@ pipec::collectDimChecks(PipelineOp pipeline) {
     if (!attr)
       return;
     std::string location = describeLocation(op->getLoc());
-    std::string what = op->getName().stripDialect().str();
+    // An op that replaced another checks in the other's name.
+    auto named = op->getAttrOfType<StringAttr>("dim_check_op");
+    std::string what =
+        named ? named.str() : op->getName().stripDialect().str();
     std::string where = (what == "slice" ? "the slice" : "'" + what + "'") +
                         (location.empty() ? std::string() : " at " + location);
     std::string general =

@@ -176,16 +176,27 @@ PIPE_HD T pipe_random_coin_flip(pipe_u64 seed, pipe_u64 run, pipe_u64 stream,
 
 /// randint: an integer in [lo, hi), each with probability 1 / (hi - lo)
 /// to within (hi - lo) / 2^64: lo + the high 64 bits of 64 random bits
-/// times hi - lo. lo where hi <= lo.
+/// times hi - lo. lo where hi <= lo. The bounds are an i64's bits, a
+/// u64's when T is u64 (pipe.random takes u64 bounds for a u64 draw).
 template <typename T>
 PIPE_HD T pipe_random_randint(pipe_u64 seed, pipe_u64 run, pipe_u64 stream,
                               pipe_i64 index, pipe_i64 lo, pipe_i64 hi) {
-  if (hi <= lo)
-    return pipe_cast<T>(lo);
+  constexpr bool u64 = pipe_traits<T>::is_int && sizeof(T) == 8 &&
+                       !pipe_traits<T>::is_signed;
+  if (u64 ? (pipe_u64)hi <= (pipe_u64)lo : hi <= lo) {
+    if constexpr (u64)
+      return pipe_cast<T>((pipe_u64)lo);
+    else
+      return pipe_cast<T>(lo);
+  }
   pipe_philox_block r = pipe_random_bits(seed, run, stream, index);
   pipe_u64 offset =
       pipe_random_below(r.v[0], r.v[1], (pipe_u64)hi - (pipe_u64)lo);
-  return pipe_cast<T>((pipe_i64)((pipe_u64)lo + offset));
+  pipe_u64 value = (pipe_u64)lo + offset;
+  if constexpr (u64)
+    return pipe_cast<T>(value);
+  else
+    return pipe_cast<T>((pipe_i64)value);
 }
 
 /// exp(x) by x = k ln 2 + r, |r| <= ln 2 / 2, and the series of exp(r) to

@@ -441,11 +441,19 @@ LogicalResult RandomOp::verify() {
   if (getParams().size() != wanted)
     return emitOpError() << "'" << stringifyRandomDistribution(kind)
                          << "' takes " << wanted << " parameters";
+  // randint's bounds are si64, ui64 for a ui64 draw (whose bounds may pass
+  // the si64s).
+  bool unsignedBounds = integers && result.getElementType().isUnsignedInteger(64);
   for (Value param : getParams()) {
     auto type = cast<RankedTensorType>(param.getType());
     Type element = type.getElementType();
-    if (integers ? !element.isSignedInteger(64) : !element.isF64())
-      return emitOpError() << "parameters must be " << (integers ? "si64" : "f64");
+    if (unsignedBounds ? !element.isUnsignedInteger(64)
+        : integers     ? !element.isSignedInteger(64)
+                       : !element.isF64())
+      return emitOpError() << "parameters must be "
+                           << (unsignedBounds ? "ui64"
+                               : integers     ? "si64"
+                                              : "f64");
     if (type.getRank() != 0 && !haveSameShape(type, result))
       return emitOpError() << "parameters must be scalars or of the result's "
                               "shape";

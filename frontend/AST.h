@@ -104,6 +104,12 @@ public:
   int64_t intValue;
   double floatValue;
   bool exceedsInt64;
+  /// Its value as a double (an integer past the i64s as the u64 it is).
+  double asDouble() const {
+    if (isFloat)
+      return floatValue;
+    return exceedsInt64 ? double(uint64_t(intValue)) : double(intValue);
+  }
   static bool classof(const ExprAST *e) { return e->getKind() == Kind::Number; }
 };
 

@@ -93,9 +93,7 @@ TypedAttr Generator::literalAttr(const NumberExprAST &number,
                                  llvm::StringRef dtype) {
   Type type = elementType(dtype);
   if (isFloatDType(dtype))
-    return builder.getFloatAttr(type, number.isFloat || number.exceedsInt64
-                                          ? number.floatValue
-                                          : double(number.intValue));
+    return builder.getFloatAttr(type, number.asDouble());
   // As bool, a number is true where nonzero (as a cast converts it).
   if (type.isInteger(1))
     return builder.getBoolAttr(number.isFloat ? number.floatValue != 0

@@ -59,9 +59,7 @@ static bool isFiniteDraw(const ExprAST &expr) {
     return false;
   auto modest = [](const ExprAST &e) {
     auto *number = llvm::dyn_cast<NumberExprAST>(&e);
-    return number && std::fabs(number->isFloat ? number->floatValue
-                                               : double(number->intValue)) <
-                         1e30;
+    return number && std::fabs(number->asDouble()) < 1e30;
   };
   return llvm::all_of(call->kwargs, [&](const KeywordArgAST &kwarg) {
     const ExprAST &value = *kwarg.value;
@@ -326,8 +324,7 @@ Value Generator::emitChannelMixOp(const CallExprAST &call,
     double centre = pipert::getColorHalfRange(in);
     if (const ExprAST *given = keywordValue(call, "contrast_center")) {
       auto *literal = llvm::cast<NumberExprAST>(given);
-      centre =
-          literal->isFloat ? literal->floatValue : double(literal->intValue);
+      centre = literal->asDouble();
     }
     double outRange = pipert::getColorFullRange(out);
     Value b = param("brightness", 1);
@@ -446,7 +443,10 @@ Value Generator::emitRandomOp(const CallExprAST &call, RankedTensorType type,
                               Location where, llvm::StringRef) {
   const std::vector<DimAST> &dims = call.type.dims;
   bool randint = call.callee == "randint";
-  llvm::StringRef paramDType = randint ? "i64" : "f64";
+  // A u64 draw takes u64 bounds: they may pass the i64s.
+  llvm::StringRef paramDType = !randint                   ? "f64"
+                               : call.type.dtype == "u64" ? "u64"
+                                                          : "i64";
   Value index = randomIndex(dims, where);
   // The parameters, in pipe.random's order.
   auto param = [&](const ExprAST *given, double fallback) -> Value {
@@ -455,7 +455,7 @@ Value Generator::emitRandomOp(const CallExprAST &call, RankedTensorType type,
     Type element = elementType(paramDType);
     return pipe::ConstantOp::create(
         builder, where,
-        randint ? TypedAttr(builder.getIntegerAttr(element, int64_t(fallback)))
+        randint ? TypedAttr(builder.getIntegerAttr(element, uint64_t(fallback)))
                 : TypedAttr(builder.getFloatAttr(element, fallback)));
   };
   SmallVector<Value> params;

@@ -44,10 +44,6 @@ inline DimAST toDim(const pipert::DimExpr &size, llvm::SMLoc loc) {
   return dim;
 }
 
-/// A number literal's value as a double (an integer past the i64s as the
-/// u64 it is).
-double literalAsDouble(const NumberExprAST &number);
-
 /// Replaces literal-only subtrees of `expr` by their folded value, bottom
 /// up (SemaLiterals.cpp). Integer arithmetic that leaves the 64-bit
 /// integers is an error with a caret; false after one.

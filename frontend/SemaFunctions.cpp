@@ -322,7 +322,7 @@ bool PipelineChecker::checkGaussianBlurOp(CallExprAST &expr) {
       auto *number = llvm::dyn_cast<NumberExprAST>(&value);
       if (!number)
         return error(value.getLoc(), "fill is a number literal");
-      expr.fill = number->isFloat ? number->floatValue : double(number->intValue);
+      expr.fill = number->asDouble();
       fillLoc = kwarg.loc;
     } else if (kwarg.name == "dtype") {
       requested = dtypeArgument(value);
@@ -355,7 +355,7 @@ bool PipelineChecker::checkGaussianBlurOp(CallExprAST &expr) {
     if (auto *number = llvm::dyn_cast<NumberExprAST>(param)) {
       param->type = ExprType{};
       param->type.weakFloat = number->isFloat;
-      double v = number->isFloat ? number->floatValue : double(number->intValue);
+      double v = number->asDouble();
       if (isWindow && (number->isFloat || v < 1 || int64_t(v) % 2 == 0))
         return error(param->getLoc(), "the window of 'gaussian_blur' is an "
                                       "odd positive integer, not " +

@@ -514,7 +514,7 @@ bool PipelineChecker::checkCropOp(CallExprAST &expr) {
       return error(fill->getLoc(), "fill is a number literal");
     if (expr.outOfBounds != "pad")
       return error(fill->getLoc(), "fill applies only with out_of_bounds = pad");
-    expr.fill = number->isFloat ? number->floatValue : double(number->intValue);
+    expr.fill = number->asDouble();
   }
   // A window larger than its dim whatever the sizes leaves the sample at
   // every anchor, the centred one included (with out_of_bounds = error).
@@ -644,7 +644,7 @@ bool PipelineChecker::checkPadOp(CallExprAST &expr) {
       return error(fill->getLoc(), "fill is a number literal");
     if (expr.border != "constant")
       return error(fill->getLoc(), "fill applies only with border = constant");
-    expr.fill = number->isFloat ? number->floatValue : double(number->intValue);
+    expr.fill = number->asDouble();
   }
   std::vector<DimAST> dims = input.dims;
   for (size_t j = 0; j < count; ++j) {
@@ -658,6 +658,16 @@ bool PipelineChecker::checkPadOp(CallExprAST &expr) {
         return error(expr.getLoc(), "'pad' would shrink dim " +
                                         std::to_string(axis) + " of " +
                                         input.str() + "; crop it instead");
+    // np.pad refuses it too; border = constant pads an empty dim with fill.
+    if (size.isConstant() && size.getConstant() == 0 &&
+        expr.border != "constant" && !(a.isConstant() && b.isConstant() &&
+                                       a.getConstant() + b.getConstant() == 0))
+      return error(expr.getLoc(), "'pad' cannot grow dim " +
+                                      std::to_string(axis) + " of " +
+                                      input.str() + " with border = " +
+                                      expr.border +
+                                      ": the dim is empty, there is nothing "
+                                      "to repeat (border = constant fills it)");
     // A width only known from the dims must not be negative (checked when
     // the pipeline runs).
     for (const DimExpr &width : {a, b})

@@ -22,13 +22,6 @@ using namespace pipec;
 using namespace pipec::sema;
 using llvm::SMLoc;
 
-double sema::literalAsDouble(const NumberExprAST &number) {
-  if (number.isFloat)
-    return number.floatValue;
-  return number.exceedsInt64 ? double(uint64_t(number.intValue))
-                             : double(number.intValue);
-}
-
 /// An integer literal's exact value: above INT64_MAX when it exceeds it.
 static __int128 exactValue(const NumberExprAST &n) {
   return n.exceedsInt64 ? __int128(uint64_t(n.intValue)) : __int128(n.intValue);
@@ -55,7 +48,7 @@ static std::unique_ptr<NumberExprAST> foldLiterals(BinaryOp op,
                                                    const NumberExprAST &r,
                                                    SMLoc loc, bool &overflows) {
   bool isFloat = l.isFloat || r.isFloat || op == BinaryOp::Div;
-  double lf = literalAsDouble(l), rf = literalAsDouble(r);
+  double lf = l.asDouble(), rf = r.asDouble();
   auto folded = std::make_unique<NumberExprAST>(loc, isFloat, 0, 0.0);
   if (isFloat) {
     switch (op) {

@@ -13,6 +13,7 @@
 
 #include "llvm/Support/Casting.h"
 
+#include <charconv>
 #include <cmath>
 
 using namespace pipec;
@@ -24,17 +25,15 @@ namespace {
 /// The value of a number literal as written (after literal folding).
 std::optional<double> literalValue(const ExprAST &expr) {
   if (auto *number = llvm::dyn_cast<NumberExprAST>(&expr))
-    return number->isFloat ? number->floatValue : double(number->intValue);
+    return number->asDouble();
   return std::nullopt;
 }
 
+/// The shortest text that reads back as `value` (1.0000000001 stays so).
 std::string formatNumber(double value) {
-  std::string text = std::to_string(value);
-  while (text.size() > 1 && text.back() == '0')
-    text.pop_back();
-  if (!text.empty() && text.back() == '.')
-    text.pop_back();
-  return text;
+  char text[64];
+  auto [end, failed] = std::to_chars(text, text + sizeof text, value);
+  return std::string(text, end);
 }
 
 /// "[N, 2]", or "a scalar" for no dims.
@@ -188,26 +187,34 @@ bool PipelineChecker::checkRandomOp(CallExprAST &expr) {
                                   "[N])");
     if (!checkParam(*lo, "randint's lo") || !checkParam(*hi, "randint's hi"))
       return false;
-    std::optional<double> low = literalValue(*lo), high = literalValue(*hi);
+    // (checkParam admits integers only.) Exactly, in 128 bits: u64 bounds
+    // pass the i64s and the doubles' precision.
+    auto exact = [](const ExprAST &bound) -> std::optional<__int128> {
+      auto *number = llvm::dyn_cast<NumberExprAST>(&bound);
+      if (!number || number->isFloat)
+        return std::nullopt;
+      return number->exceedsInt64 ? __int128(uint64_t(number->intValue))
+                                  : __int128(number->intValue);
+    };
+    auto text = [](__int128 value) {
+      return value < 0 ? "-" + std::to_string(uint64_t(-value))
+                       : std::to_string(uint64_t(value));
+    };
+    std::optional<__int128> low = exact(*lo), high = exact(*hi);
     if (low && high && !(*low < *high))
-      return error(expr.getLoc(), "randint's range [" + formatNumber(*low) +
-                                      ", " + formatNumber(*high) +
+      return error(expr.getLoc(), "randint's range [" + text(*low) + ", " +
+                                      text(*high) +
                                       ") is empty: lo must be below hi");
     if (low && !checkLiteralFits(*lo, dtype))
       return false;
     if (high) {
       // hi itself is never drawn: hi - 1 must fit.
-      auto *number = llvm::cast<NumberExprAST>(hi);
       unsigned bits = getDTypeBits(dtype);
-      bool isUnsigned = isUnsignedDType(dtype);
-      double most = isUnsigned ? std::ldexp(1.0, int(bits)) - 1
-                               : std::ldexp(1.0, int(bits) - 1) - 1;
-      double last = number->exceedsInt64 ? std::ldexp(1.0, 64)
-                                         : double(number->intValue) - 1;
-      if (!number->isFloat && last > most)
-        return error(hi->getLoc(), "randint's hi " +
-                                       formatNumber(last + 1) +
-                                       " draws up to " + formatNumber(last) +
+      __int128 most = isUnsignedDType(dtype) ? (__int128(1) << bits) - 1
+                                             : (__int128(1) << (bits - 1)) - 1;
+      if (*high - 1 > most)
+        return error(hi->getLoc(), "randint's hi " + text(*high) +
+                                       " draws up to " + text(*high - 1) +
                                        ", which " + dtype + " cannot hold");
     }
   }

@@ -26,7 +26,7 @@ namespace {
 /// magnitude past 2^62, which folding literals can give (0.0 / 0.0); or
 /// nothing.
 std::optional<std::string> unusableLiteral(const NumberExprAST &number) {
-  const double value = literalAsDouble(number);
+  const double value = number.asDouble();
   if (std::isnan(value))
     return std::string("nan, not a finite number");
   if (std::isinf(value))
@@ -94,9 +94,7 @@ bool PipelineChecker::checkResampleOp(CallExprAST &expr) {
   expr.fill = 0;
   if (ExprAST *fill = keyword(expr, "fill")) {
     auto *number = llvm::dyn_cast<NumberExprAST>(fill);
-    double value = number ? (number->isFloat ? number->floatValue
-                                             : double(number->intValue))
-                          : 0;
+    double value = number ? number->asDouble() : 0;
     if (!number || !std::isfinite(value))
       return error(fill->getLoc(), "the fill of '" + callee +
                                        "' is a finite number literal");
@@ -208,8 +206,7 @@ bool PipelineChecker::checkResizeRoi(CallExprAST &expr,
         auto *number = llvm::dyn_cast<NumberExprAST>(&value);
         if (!number)
           continue;
-        double v = number->isFloat ? number->floatValue
-                                   : double(number->intValue);
+        double v = number->asDouble();
         const DimAST &dim = input.dims[size_t(firstAxis) + i];
         double most = expr.relativeRoi ? 1.0
                       : dim.isSymbolic() ? HUGE_VAL
@@ -257,7 +254,7 @@ bool PipelineChecker::checkCropRange(CallExprAST &expr, llvm::StringRef name,
     if (!number)
       return error(list->elements[i]->getLoc(),
                    what + " is [lo, hi], two number literals");
-    range[i] = number->isFloat ? number->floatValue : double(number->intValue);
+    range[i] = number->asDouble();
   }
   if (!(range[0] > 0) || !(range[0] <= range[1]) || !std::isfinite(range[1]))
     return error(given->getLoc(),

@@ -23,11 +23,6 @@
 using namespace pipec;
 using namespace pipec::sema;
 
-namespace {
-double numberValue(const NumberExprAST &number) {
-  return number.isFloat ? number.floatValue : double(number.intValue);
-}
-} // namespace
 
 bool PipelineChecker::checkWindowOp(CallExprAST &expr) {
   const std::string &callee = expr.callee;
@@ -134,12 +129,12 @@ bool PipelineChecker::checkWindowOp(CallExprAST &expr) {
   expr.fill = 0;
   if (ExprAST *fill = keyword(expr, "fill")) {
     auto *number = llvm::dyn_cast<NumberExprAST>(fill);
-    if (!number || !std::isfinite(numberValue(*number)))
+    if (!number || !std::isfinite(number->asDouble()))
       return error(fill->getLoc(), "the fill of '" + callee +
                                        "' is a finite number literal");
     if (expr.border != "constant")
       return error(fill->getLoc(), "fill applies only with border = constant");
-    expr.fill = numberValue(*number);
+    expr.fill = number->asDouble();
   }
   std::string dtype = input.dtype;
   if (!selects) {
@@ -177,7 +172,7 @@ bool PipelineChecker::checkConvKernel(CallExprAST &expr,
       width = row->elements.size();
       for (ExprPtr &weight : row->elements) {
         auto *number = llvm::dyn_cast<NumberExprAST>(weight.get());
-        if (!number || !std::isfinite(numberValue(*number)))
+        if (!number || !std::isfinite(number->asDouble()))
           return error(weight->getLoc(), "a weight of conv2d's kernel is a "
                                          "finite number literal");
         weight->type = ExprType{};

@@ -149,6 +149,13 @@ public:
     return ConstantOp::create(rewriter, loc, attr);
   }
 
+  /// `fill(value)` over the whole shape (what reads an input that is empty
+  /// in its type: no element of it is ever taken).
+  Value filled(double value) {
+    return BroadcastOp::create(rewriter, loc, shape, fill(value),
+                               rewriter.getDenseI64ArrayAttr({}));
+  }
+
   Value select(Value condition, Value a, Value b) {
     return SelectOp::create(rewriter, loc, shape, condition, a, b);
   }
@@ -164,6 +171,48 @@ DimExpr dimSize(RankedTensorType type, int64_t d) {
                               : DimExpr::constant(type.getDimSize(d));
 }
 
+/// Moves the dim checks of `from` (with its name, for their messages) to
+/// `to`, which replaces it.
+void keepDimChecks(Operation *from, Operation *to) {
+  for (llvm::StringRef name : {"dim_checks", "dim_check_reasons"})
+    if (Attribute checks = from->getAttr(name))
+      to->setAttr(name, checks);
+  if (from->hasAttr("dim_checks") && !to->hasAttr("dim_check_op"))
+    to->setAttr("dim_check_op",
+                StringAttr::get(from->getContext(),
+                                from->getName().stripDialect()));
+}
+
+/// The dim check that a clamped read of an input `size` long needs: it has
+/// an element, or the result (`type`) has none and nothing is read.
+/// Nothing when no run needs one.
+std::optional<DimExpr> readableOrEmpty(const DimExpr &size,
+                                       RankedTensorType type) {
+  if (size.isConstant() && size.getConstant() >= 1)
+    return std::nullopt;
+  std::optional<DimExpr> smallest;
+  for (int64_t d = 0; d < type.getRank(); ++d) {
+    if (!type.isDynamicDim(d)) {
+      if (type.getDimSize(d) == 0)
+        return std::nullopt;
+      continue;
+    }
+    DimExpr dim = dimSize(type, d);
+    smallest = smallest ? DimExpr::min(*smallest, dim) : dim;
+  }
+  DimExpr readable = size - DimExpr::constant(1);
+  // max(size - 1, -smallest) >= 0: size >= 1, or some dim of the result 0.
+  return smallest ? DimExpr::max(readable, DimExpr::constant(0) - *smallest)
+                  : readable;
+}
+
+/// Whether `type` has no elements along one of `axes` whatever the dims.
+bool emptyAlong(RankedTensorType type, ArrayRef<int64_t> axes) {
+  return llvm::any_of(axes, [&](int64_t axis) {
+    return !type.isDynamicDim(axis) && type.getDimSize(axis) == 0;
+  });
+}
+
 /// crop(x, out_of_bounds = pad) -> select(inside, crop(x, clamp), fill).
 struct ExpandPaddingCrop : OpRewritePattern<CropOp> {
   using OpRewritePattern::OpRewritePattern;
@@ -174,11 +223,16 @@ struct ExpandPaddingCrop : OpRewritePattern<CropOp> {
     auto type = cast<RankedTensorType>(op.getType());
     auto input = cast<RankedTensorType>(op.getInput().getType());
     Expander e(rewriter, op.getLoc(), type);
+    if (emptyAlong(input, op.getAxes())) {
+      rewriter.replaceOp(op, e.filled(op.getFill().convertToDouble()));
+      return success();
+    }
     auto read = CropOp::create(
         rewriter, op.getLoc(), type, op.getInput(), op.getAnchors(),
         op.getAxesAttr(),
         OutOfBoundsAttr::get(rewriter.getContext(), OutOfBounds::clamp),
         op.getFillAttr());
+    read->setAttr("pipe.fills_outside", rewriter.getUnitAttr());
     Value inside;
     for (auto [axis, anchor] : llvm::zip(op.getAxes(), op.getAnchors())) {
       Value position = e.add(e.coordinate(axis), e.param(anchor));
@@ -201,6 +255,12 @@ struct ExpandConstantPad : OpRewritePattern<PadOp> {
     auto type = cast<RankedTensorType>(op.getType());
     auto input = cast<RankedTensorType>(op.getInput().getType());
     Expander e(rewriter, op.getLoc(), type);
+    if (emptyAlong(input, op.getAxes())) {
+      Value filled = e.filled(op.getFill().convertToDouble());
+      keepDimChecks(op, filled.getDefiningOp());
+      rewriter.replaceOp(op, filled);
+      return success();
+    }
     auto read = PadOp::create(
         rewriter, op.getLoc(), type, op.getInput(), op.getAxesAttr(),
         op.getBeforeAttr(), op.getAfterAttr(),
@@ -208,6 +268,7 @@ struct ExpandConstantPad : OpRewritePattern<PadOp> {
         op.getFillAttr());
     if (Attribute checks = op->getAttr("dim_checks"))
       read->setAttr("dim_checks", checks);
+    read->setAttr("pipe.fills_outside", rewriter.getUnitAttr());
     Value inside;
     for (auto [axis, before] : llvm::zip(op.getAxes(), op.getBefore())) {
       DimExpr lo = *DimExpr::parse(cast<StringAttr>(before).getValue());
@@ -226,28 +287,54 @@ struct ExpandConcat : OpRewritePattern<ConcatOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(ConcatOp op,
                                 PatternRewriter &rewriter) const override {
-    if (op.getInputs().size() == 1) {
-      rewriter.replaceOp(op, op.getInputs().front());
-      return success();
-    }
     auto type = cast<RankedTensorType>(op.getType());
     int64_t axis = op.getAxis();
+    // A part empty in its type adds nothing (NumPy concatenates it too);
+    // reading it, even clamped, would read outside it. When every part
+    // is, the result is empty too: nothing is read.
+    SmallVector<std::pair<size_t, Value>> parts;
+    for (auto [i, input] : llvm::enumerate(op.getInputs()))
+      if (!emptyAlong(cast<RankedTensorType>(input.getType()), {axis}))
+        parts.push_back({i, input});
     Expander e(rewriter, op.getLoc(), type);
+    if (parts.empty()) {
+      rewriter.replaceOp(op, e.filled(0));
+      return success();
+    }
+    if (parts.size() == 1 && parts[0].second.getType() == type) {
+      rewriter.replaceOp(op, parts[0].second);
+      return success();
+    }
     DimExpr total = dimSize(type, axis);
     SmallVector<Value> placed;
     SmallVector<DimExpr> ends;
     DimExpr offset = DimExpr::constant(0);
-    for (Value input : op.getInputs()) {
+    for (auto [i, input] : parts) {
       auto inputType = cast<RankedTensorType>(input.getType());
       DimExpr length = dimSize(inputType, axis);
       DimExpr after = total - offset - length;
-      placed.push_back(PadOp::create(
+      auto pad = PadOp::create(
           rewriter, op.getLoc(), type, input,
           rewriter.getDenseI64ArrayAttr({axis}),
           rewriter.getStrArrayAttr({offset.str()}),
           rewriter.getStrArrayAttr({after.str()}),
           BorderAttr::get(rewriter.getContext(), Border::clamp),
-          rewriter.getF64FloatAttr(0)));
+          rewriter.getF64FloatAttr(0));
+      // Its clamped read needs an element (requireElementsToRead), in the
+      // concat's name.
+      if (std::optional<DimExpr> check = readableOrEmpty(length, type)) {
+        pad->setAttr("dim_checks",
+                     rewriter.getStrArrayAttr({check->str()}));
+        pad->setAttr(
+            "dim_check_reasons",
+            rewriter.getStrArrayAttr(
+                {"its input " + std::to_string(i) + " is empty along dim " +
+                 std::to_string(axis) +
+                 " in this run; only a part empty in its type (a literal "
+                 "0) may be"}));
+      }
+      pad->setAttr("dim_check_op", rewriter.getStringAttr("concat"));
+      placed.push_back(pad);
       offset = offset + length;
       ends.push_back(offset);
     }
@@ -260,7 +347,6 @@ struct ExpandConcat : OpRewritePattern<ConcatOp> {
   }
 };
 
-/// erase(x, regions) -> select(in some region, fill, x).
 struct ExpandErase : OpRewritePattern<EraseOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(EraseOp op,
@@ -568,7 +654,7 @@ struct ExpandLayoutPass
   /// when the run binds the dims) says so instead of reading out of bounds.
   void requireElementsToRead() {
     auto require = [](Operation *op, RankedTensorType input,
-                      ArrayRef<int64_t> axes) {
+                      ArrayRef<int64_t> axes, const std::string &why) {
       SmallVector<Attribute> checks, reasons;
       if (auto old = op->getAttrOfType<ArrayAttr>("dim_checks"))
         llvm::append_range(checks, old);
@@ -578,30 +664,41 @@ struct ExpandLayoutPass
       // Earlier checks keep the op's own message.
       while (reasons.size() < checks.size())
         reasons.push_back(builder.getStringAttr(""));
+      auto result = cast<RankedTensorType>(op->getResult(0).getType());
       for (int64_t axis : axes) {
-        DimExpr size = dimSize(input, axis);
-        if (size.isConstant() && size.getConstant() >= 1)
+        std::optional<DimExpr> check =
+            readableOrEmpty(dimSize(input, axis), result);
+        if (!check)
           continue;
-        checks.push_back(
-            builder.getStringAttr((size - DimExpr::constant(1)).str()));
+        checks.push_back(builder.getStringAttr(check->str()));
         reasons.push_back(builder.getStringAttr(
             "dim " + std::to_string(axis) +
-            " of its input is empty, and it reads that dim clamped into "
-            "it: give it at least one element"));
+            " of its input is empty in this run: " + why));
       }
       if (checks.empty())
         return;
       op->setAttr("dim_checks", builder.getArrayAttr(checks));
       op->setAttr("dim_check_reasons", builder.getArrayAttr(reasons));
     };
+    // What the user wrote: the reads of a constant pad and of a crop that
+    // pads are marked pipe.fills_outside.
+    const std::string fills =
+        "only an input empty in its type (a literal 0) is all fill";
     getOperation().walk([&](Operation *op) {
-      if (auto pad = dyn_cast<PadOp>(op))
+      bool filled = op->hasAttr("pipe.fills_outside");
+      if (auto pad = dyn_cast<PadOp>(op);
+          pad && !pad->hasAttr("dim_check_op")) // (a concat's checks its own)
         require(op, cast<RankedTensorType>(pad.getInput().getType()),
-                pad.getAxes());
+                pad.getAxes(),
+                filled ? fills
+                       : "border = " + stringifyBorder(pad.getBorder()).str() +
+                             " has no element to repeat");
       else if (auto crop = dyn_cast<CropOp>(op);
                crop && crop.getOutOfBounds() != OutOfBounds::error)
         require(op, cast<RankedTensorType>(crop.getInput().getType()),
-                crop.getAxes());
+                crop.getAxes(),
+                filled ? fills
+                       : "out_of_bounds = clamp has no element to clamp to");
     });
   }
 };

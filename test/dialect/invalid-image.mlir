@@ -87,3 +87,21 @@ pipe.pipeline @random_stream(%i: tensor<?xsi64, ["N"]> {pipe.name = "i"}, %p: te
   %y = pipe.random uniform stream 65536 (%i, %p, %p : tensor<?xsi64, ["N"]>, tensor<f64>, tensor<f64>) : tensor<?xf32, ["N"]>
   pipe.return %y : tensor<?xf32, ["N"]>
 }
+
+// -----
+
+// randint's bounds are si64, ui64 for a ui64 draw (whose bounds pass the
+// si64s).
+pipe.pipeline @randint_u64_bounds(%i: tensor<?xsi64, ["N"]> {pipe.name = "i"}, %b: tensor<si64> {pipe.name = "b"}) -> (tensor<?xui64, ["N"]> {pipe.name = "y"}) {
+  // expected-error @+1 {{'pipe.random' op parameters must be ui64}}
+  %y = pipe.random randint stream 0 (%i, %b, %b : tensor<?xsi64, ["N"]>, tensor<si64>, tensor<si64>) : tensor<?xui64, ["N"]>
+  pipe.return %y : tensor<?xui64, ["N"]>
+}
+
+// -----
+
+pipe.pipeline @randint_i32_bounds(%i: tensor<?xsi64, ["N"]> {pipe.name = "i"}, %b: tensor<ui64> {pipe.name = "b"}) -> (tensor<?xsi32, ["N"]> {pipe.name = "y"}) {
+  // expected-error @+1 {{'pipe.random' op parameters must be si64}}
+  %y = pipe.random randint stream 0 (%i, %b, %b : tensor<?xsi64, ["N"]>, tensor<ui64>, tensor<ui64>) : tensor<?xsi32, ["N"]>
+  pipe.return %y : tensor<?xsi32, ["N"]>
+}

@@ -209,6 +209,39 @@ check('full dim', out['f'], np.full(3, 5, np.int64))
 check('iota / dim', out['g'], np.broadcast_to(np.arange(6, dtype=np.float32) / np.float32(5), (3, 4, 6)))
 check('x * dims', out['r'], x * np.float32(24))
 
+# Empty dims, as NumPy has them: a concat part empty in its type adds
+# nothing, a constant pad of an empty dim is all fill (np.pad), a result
+# empty in the run reads nothing; a part only the run finds empty is a
+# named error, and nothing is written.
+a, b = random('f32', (3, 4, 5)), random('f32', (3, 2, 5))
+out = run('''pipeline p(a: f32[N, H, W], b: f32[N, 2, W], e: f32[N, 0, W]) -> (
+    c: f32[N, H + 2, W], d: f32[N, H, W], f: f32[N, 3, W], g: f32[N, 0, W],
+    k: f32[N, 2, W]) {
+  c = concat([a[:, 0:0], a, e, b], axis = 1)
+  d = concat([e, a], axis = 1)
+  f = pad(e, before = [1], after = [2], axes = [1], fill = 7)
+  g = concat([e, e[:, :, :]], axis = 1)
+  k = crop(e, shape = [2], anchor = [1], axes = [1], out_of_bounds = pad, fill = -2.5)
+}''', {'a': a, 'b': b, 'e': np.zeros((3, 0, 5), np.float32)})
+check('concat with empty parts', out['c'], np.concatenate([a[:, 0:0], a, a[:, 0:0], b], axis=1))
+check('concat of one part and an empty one', out['d'], a)
+check('constant pad of an empty dim', out['f'],
+      np.pad(np.zeros((3, 0, 5), np.float32), ((0, 0), (1, 2), (0, 0)), constant_values=7))
+check('concat of empty parts', out['g'], np.zeros((3, 0, 5), np.float32))
+check('padding crop of an empty dim', out['k'], np.full((3, 2, 5), -2.5, np.float32))
+src = '''pipeline p(a: f32[N, A, W], b: f32[N, B, W]) -> (c: f32[N, A + B, W],
+    q: f32[N, 8 * ceil(A / 8), W]) {
+  c = concat([a, b], axis = 1)
+  q = pad(a, shape = [8 * ceil(A / 8)], axes = [1], border = reflect101)
+}'''
+out = run(src, {'a': np.zeros((0, 3, 5), np.float32), 'b': np.zeros((0, 0, 5), np.float32)})
+check('concat, no samples', out['c'], np.zeros((0, 3, 5), np.float32))
+out = run(src, {'a': np.zeros((2, 0, 5), np.float32), 'b': np.zeros((2, 0, 5), np.float32)})
+check('reflect pad of an empty dim to an empty multiple', out['q'], np.zeros((2, 0, 5), np.float32))
+code, err = run(src, {'a': np.zeros((2, 0, 5), np.float32), 'b': b[:2]}, expect_error=True)
+oracle.expect_failure('concat names a part empty in the run', code, err,
+                      "p.pipe:3:7: its input 0 is empty along dim 1 in this run")
+
 # crop, flip, normalize, HWC -> CHW in one kernel, f32 and f16 out.
 x = random('u8', (4, 13, 15, 3))
 ay, ax = np.array([0, 3, 5, 2], np.int32), np.array([7, 0, 3, 1], np.int32)

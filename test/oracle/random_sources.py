@@ -35,13 +35,16 @@ def randint(shape, stream, run_number, seed, lo, hi, dtype):
         np.broadcast_to(hi, shape).reshape(-1)
     out = [int(l) + ((x * (int(h) - int(l))) >> 64) if h > l else int(l)
            for x, l, h in zip(bits, lo, hi)]
-    return np.array(out, dtype=np.int64).reshape(shape).astype(dtype)
+    wide = np.uint64 if dtype == np.uint64 else np.int64
+    return np.array(out, dtype=wide).reshape(shape).astype(dtype)
 
 
 SOURCE = """
-pipeline p(x: f32[N, H, W], lo: i64[N, 1, 1]) -> (u: f32[N, H, W], h: f16[N, W],
+pipeline p(x: f32[N, H, W], lo: i64[N, 1, 1], ulo: u64[N, 1, 1], uhi: u64[N, 1, 1])
+    -> (u: f32[N, H, W], h: f16[N, W],
     d: f64[N], z: f32[N, H, W], zd: f64[H, W], c: bool[N, H, W], k: i32[N, H, W],
-    kl: i64[N, H, W], s: f32[N, 2], one: f32[1, 1], flip1: bool[1]) {
+    kl: i64[N, H, W], s: f32[N, 2], one: f32[1, 1], flip1: bool[1],
+    ku: u64[N, H, W], kt: u64[N]) {
   u  = uniform(range = [-3.5, 7], shape = [N, H, W])
   h  = uniform(shape = [N, W], dtype = f16)
   d  = uniform(range = [1e-3, 2e-3], shape = [N], dtype = f64)
@@ -53,6 +56,8 @@ pipeline p(x: f32[N, H, W], lo: i64[N, 1, 1]) -> (u: f32[N, H, W], h: f16[N, W],
   s  = uniform(shape = [N, 2], seed = 77)
   one = uniform(shape = [1, 1])
   flip1 = coin_flip(shape = [1])
+  ku = randint(ulo, uhi, shape = [N, H, W], dtype = u64)
+  kt = randint(18446744073709551000, 18446744073709551615, shape = [N], dtype = u64)
 }
 """
 
@@ -60,7 +65,10 @@ for n, h, w in [(1, 1, 1), (3, 5, 7), (2, 17, 33)]:
     for seed, run_number in [(0, 0), (42, 3), (2**63 + 5, 2**40 + 1)]:
         x = np.zeros((n, h, w), np.float32)
         lo = rng.integers(-2**40, 2**40, (n, 1, 1), dtype=np.int64)
-        got = run(SOURCE, {'x': x, 'lo': lo},
+        # u64 bounds past the i64s (ulo > uhi in some samples: lo).
+        ulo = rng.integers(0, 2**64 - 1, (n, 1, 1), dtype=np.uint64)
+        uhi = rng.integers(2**63, 2**64 - 1, (n, 1, 1), dtype=np.uint64)
+        got = run(SOURCE, {'x': x, 'lo': lo, 'ulo': ulo, 'uhi': uhi},
                   options=[f'--seed={seed}', f'--random-run={run_number}'])
         case = f'{n}x{h}x{w} seed {seed} run {run_number}'
         check('uniform ' + case, got['u'],
@@ -90,5 +98,10 @@ for n, h, w in [(1, 1, 1), (3, 5, 7), (2, 17, 33)]:
               uniform((1, 1), 9, run_number, seed, 0.0, 1.0, np.float32))
         check('coin_flip [1] ' + case, got['flip1'],
               coin_flip((1,), 10, run_number, seed, 0.5, np.bool_))
+        check('randint u64 ' + case, got['ku'],
+              randint((n, h, w), 11, run_number, seed, ulo, uhi, np.uint64))
+        check('randint u64 literals ' + case, got['kt'],
+              randint((n,), 12, run_number, seed, 18446744073709551000,
+                      18446744073709551615, np.uint64))
 
 finish()

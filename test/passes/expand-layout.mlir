@@ -62,6 +62,26 @@
 // CHECK:       broadcast %a [0]
 // CHECK:       broadcast %b [0]
 // CHECK:       select
+// A concat's part empty in its type is left out; with one part left, the
+// concat is that part.
+// CHECK-LABEL: pipe.pipeline @catempty
+// CHECK-NOT:   pad %a
+// CHECK:       %[[PB:.*]] = pad %b axes [1] before ["0"] after ["2"] border clamp
+// CHECK:       %[[PC:.*]] = pad %c axes [1] before ["3"] after ["0"] border clamp
+// CHECK:       select %{{.*}}, %[[PB]], %[[PC]]
+// CHECK-LABEL: pipe.pipeline @catone
+// CHECK-NEXT:  return %b
+
+// A part only the run may find empty: a dim check in the concat's name (it
+// passes when the result is empty: nothing is read).
+// CHECK-LABEL: pipe.pipeline @catdyn
+// CHECK:       pad %a {{.*}} {dim_check_op = "concat", dim_check_reasons = ["its input 0 is empty along dim 1 in this run; only a part empty in its type (a literal 0) may be"], dim_checks = ["max(-min(A + 3, N), A - 1)"]}
+
+// A constant pad of a dim empty in its type is all fill: nothing is read.
+// CHECK-LABEL: pipe.pipeline @padempty
+// CHECK:       %[[F:.*]] = constant 5 : ui8
+// CHECK-NEXT:  %[[B:.*]] = broadcast %[[F]] [] : tensor<ui8> to tensor<?x3xui8, ["N"]>
+// CHECK-NEXT:  return %[[B]]
 module {
   pipe.pipeline @croppad(%x: tensor<?x?xui8, ["N", "W"]> {pipe.name = "x"}, %a: tensor<?xsi32, ["N"]> {pipe.name = "a"}) -> (tensor<?x4xui8, ["N"]> {pipe.name = "y"}) {
     %0 = crop %x anchors(%a : tensor<?xsi32, ["N"]>) axes [1] out_of_bounds pad fill 9.000000e+00 : tensor<?x?xui8, ["N", "W"]> to tensor<?x4xui8, ["N"]>
@@ -109,5 +129,21 @@ module {
     %7 = constant 0.000000e+00 : f32
     %8 = erase %x anchors(%3, %4 : tensor<?xsi32, ["N"]>, tensor<?xsi32, ["N"]>) shapes(%5, %6 : tensor<si64>, tensor<si64>) fill %7 : tensor<f32> axes [1, 2] regions 1 : tensor<?x?x?xf32, ["N", "H", "W"]> to tensor<?x?x?xf32, ["N", "H", "W"]>
     return %8 : tensor<?x?x?xf32, ["N", "H", "W"]>
+  }
+  pipe.pipeline @catempty(%a: tensor<?x0xui8, ["N"]> {pipe.name = "a"}, %b: tensor<?x3xui8, ["N"]> {pipe.name = "b"}, %c: tensor<?x2xui8, ["N"]> {pipe.name = "c"}) -> (tensor<?x5xui8, ["N"]> {pipe.name = "y"}) {
+    %0 = concat %a, %b, %c axis 1 : tensor<?x0xui8, ["N"]>, tensor<?x3xui8, ["N"]>, tensor<?x2xui8, ["N"]> to tensor<?x5xui8, ["N"]>
+    return %0 : tensor<?x5xui8, ["N"]>
+  }
+  pipe.pipeline @catone(%a: tensor<?x0xui8, ["N"]> {pipe.name = "a"}, %b: tensor<?x3xui8, ["N"]> {pipe.name = "b"}) -> (tensor<?x3xui8, ["N"]> {pipe.name = "y"}) {
+    %0 = concat %a, %b axis 1 : tensor<?x0xui8, ["N"]>, tensor<?x3xui8, ["N"]> to tensor<?x3xui8, ["N"]>
+    return %0 : tensor<?x3xui8, ["N"]>
+  }
+  pipe.pipeline @catdyn(%a: tensor<?x?xui8, ["N", "A"]> {pipe.name = "a"}, %b: tensor<?x3xui8, ["N"]> {pipe.name = "b"}) -> (tensor<?x?xui8, ["N", "A + 3"]> {pipe.name = "y"}) {
+    %0 = concat %a, %b axis 1 : tensor<?x?xui8, ["N", "A"]>, tensor<?x3xui8, ["N"]> to tensor<?x?xui8, ["N", "A + 3"]>
+    return %0 : tensor<?x?xui8, ["N", "A + 3"]>
+  }
+  pipe.pipeline @padempty(%x: tensor<?x0xui8, ["N"]> {pipe.name = "x"}) -> (tensor<?x3xui8, ["N"]> {pipe.name = "y"}) {
+    %0 = pad %x axes [1] before ["1"] after ["2"] border constant fill 5.000000e+00 : tensor<?x0xui8, ["N"]> to tensor<?x3xui8, ["N"]>
+    return %0 : tensor<?x3xui8, ["N"]>
   }
 }
