@@ -107,7 +107,7 @@ Value Generator::emitResampleOp(const CallExprAST &call, RankedTensorType type,
       param = emitResizeRoi(call, input, where);
   }
   bool resize = transform == pipe::ResampleTransform::resize;
-  return pipe::ResampleOp::create(
+  auto resample = pipe::ResampleOp::create(
       builder, where, type, input, param,
       pipe::ResampleTransformAttr::get(builder.getContext(), transform),
       pipe::InterpAttr::get(builder.getContext(),
@@ -117,6 +117,50 @@ Value Generator::emitResampleOp(const CallExprAST &call, RankedTensorType type,
                                                       : pipe::Border::constant),
       builder.getF64FloatAttr(call.fill),
       call.antialias ? builder.getUnitAttr() : UnitAttr());
+  if (resize)
+    requireImagePixels(resample, call.callee);
+  return resample;
+}
+
+/// A resize of an image with no pixels has nothing to interpolate (the
+/// kernels would give 0s, a fill no one asked for): a dim check fails the
+/// run instead, in the call's name, unless the result is empty too. (A
+/// rotation or warp of an empty image is its fill, all of it outside.)
+void Generator::requireImagePixels(Operation *resample,
+                                   llvm::StringRef callee) {
+  using pipert::DimExpr;
+  Value input = resample->getOperand(0), result = resample->getResult(0);
+  auto type = cast<RankedTensorType>(result.getType());
+  std::optional<DimExpr> smallest;
+  for (int64_t d = 0; d < type.getRank(); ++d) {
+    DimExpr dim = dimOf(result, d);
+    if (dim.isConstant()) {
+      if (dim.getConstant() == 0)
+        return;
+      continue;
+    }
+    smallest = smallest ? DimExpr::min(*smallest, dim) : dim;
+  }
+  int64_t rank = type.getRank();
+  llvm::SmallVector<Attribute> checks, reasons;
+  for (auto [axis, name] : {std::pair{rank - 3, "height"}, {rank - 2, "width"}}) {
+    DimExpr size = dimOf(input, axis);
+    if (size.isConstant() && size.getConstant() >= 1)
+      continue;
+    DimExpr pixels = size - DimExpr::constant(1);
+    checks.push_back(builder.getStringAttr(
+        (smallest ? DimExpr::max(pixels, DimExpr::constant(0) - *smallest)
+                  : pixels)
+            .str()));
+    reasons.push_back(builder.getStringAttr(
+        std::string("its images have no pixels (their ") + name +
+        " is 0): there is nothing to resize"));
+  }
+  if (checks.empty())
+    return;
+  resample->setAttr("dim_checks", builder.getArrayAttr(checks));
+  resample->setAttr("dim_check_reasons", builder.getArrayAttr(reasons));
+  resample->setAttr("dim_check_op", builder.getStringAttr(callee));
 }
 
 /// The dims of a resampling call's images before H, W and C: one image

@@ -192,6 +192,9 @@ private:
   /// [..., 2, 3]) or the angles (f32, per sample) as its parameter.
   Value emitResampleOp(const CallExprAST &call, RankedTensorType type,
                        Location where, llvm::StringRef);
+  /// Dim checks that a resize's images have pixels (unless the result is
+  /// empty too), in `callee`'s name.
+  void requireImagePixels(mlir::Operation *resample, llvm::StringRef callee);
 
   /// The dims of a resampling call's images before H, W and C: one image
   /// each.

@@ -225,4 +225,28 @@ tall = rng.integers(0, 256, (1, 600, 50, 3), dtype=np.uint8)
 got = run(ROI, {'x': tall})
 near('a literal region inside the image of symbolic size', got['y'][0],
      to(resize_aa(tall[0, 0:500, 0:40], 20, 20), np.uint8))
+
+# Images with no pixels: a resize has nothing to interpolate and fails the
+# run in its name (unless there are no samples either); a rotation or warp
+# shows only its fill.
+EMPTY = """
+pipeline e(x: u8[N, H, W, 3]) -> (y: u8[N, 4, 5, 3], r: u8[N, H, W, 3],
+    w: u8[N, 4, 4, 3]) {
+  y = resize(x, size = [4, 5])
+  r = rotate(x, angle = 30, fill = 7)
+  w = warp_affine(x, matrix = [1, 0, 0, 0, 1, 0], size = [4, 4], fill = 9)
+}
+"""
+code, err = run(EMPTY, {'x': np.zeros((2, 0, 6, 3), np.uint8)},
+                expect_error=True)
+expect_failure('a resize of images without pixels', code, err,
+               "p.pipe:4:7: its images have no pixels (their "
+               "height is 0): there is nothing to resize (H = 0, N = 2)")
+got = run(EMPTY, {'x': np.zeros((0, 0, 6, 3), np.uint8)})
+check('a resize of no samples', got['y'], np.zeros((0, 4, 5, 3), np.uint8))
+check('a warp of no samples', got['w'], np.zeros((0, 4, 4, 3), np.uint8))
+got = run(EMPTY.replace('y: u8[N, 4, 5, 3], ', '').replace(
+    '  y = resize(x, size = [4, 5])\n', ''), {'x': np.zeros((2, 6, 0, 3), np.uint8)})
+check('a rotation without pixels', got['r'], np.zeros((2, 6, 0, 3), np.uint8))
+check('a warp without pixels is its fill', got['w'], np.full((2, 4, 4, 3), 9, np.uint8))
 finish()
