@@ -260,6 +260,8 @@ Value Generator::emitResizeRoi(const CallExprAST &call, Value images,
   std::string height = dimOf(images, firstAxis).str();
   std::string width = dimOf(images, firstAxis + 1).str();
   std::string at = pipe::describeLocation(where);
+  // One region for all samples (literals) names none.
+  bool perSample = cast<RankedTensorType>(regions.getType()).getRank() > 1;
   SmallVector<Attribute> lows, highs, messages;
   for (int64_t column = 0; column < 4; ++column) {
     bool y = column % 2 == 0;
@@ -268,7 +270,8 @@ Value Generator::emitResizeRoi(const CallExprAST &call, Value images,
     messages.push_back(builder.getStringAttr(
         "resize" + (at.empty() ? "" : " at " + at) + ": " +
         (column < 2 ? "roi_start" : "roi_end") + "'s " + (y ? "y" : "x") +
-        " of sample {at} is {value}" + (call.relativeRoi ? " pixels" : "") +
+        (perSample ? " of sample {at}" : "") + " is {value}" +
+        (call.relativeRoi ? " pixels" : "") +
         ", outside the image's [{lo}, {hi}]"));
   }
   return pipe::CheckBoundsOp::create(

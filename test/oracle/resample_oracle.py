@@ -219,7 +219,7 @@ pipeline r(x: u8[N, H, W, 3]) -> (y: u8[N, 20, 20, 3]) {
 code, err = run(ROI, {'x': rng.integers(0, 256, (1, 100, 100, 3),
                                         dtype=np.uint8)}, expect_error=True)
 expect_failure('a literal region past the image of symbolic size', code, err,
-               "roi_end's y of sample [] is 500, outside the image's [0, 100]"
+               "roi_end's y is 500, outside the image's [0, 100]"
                "; nothing was written")
 tall = rng.integers(0, 256, (1, 600, 50, 3), dtype=np.uint8)
 got = run(ROI, {'x': tall})
