@@ -17,9 +17,15 @@ struct DimExpr::Atom {
 
 namespace {
 
+/// floor(a / b) and ceil(a / b) for b != 0 and not INT64_MIN / -1, without
+/// overflow.
 int64_t floorDivide(int64_t a, int64_t b) {
   int64_t q = a / b;
   return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
+}
+int64_t ceilDivide(int64_t a, int64_t b) {
+  int64_t q = a / b;
+  return (a % b != 0 && ((a < 0) == (b < 0))) ? q + 1 : q;
 }
 
 /// Whether `text` is a single atom or a non-negative integer: then it needs
@@ -94,7 +100,9 @@ void DimExpr::normalize() {
     std::string key = term.key();
     auto [it, inserted] = merged.emplace(key, term);
     if (!inserted)
-      it->second.coefficient += term.coefficient;
+      overflowed |= __builtin_add_overflow(it->second.coefficient,
+                                           term.coefficient,
+                                           &it->second.coefficient);
   }
   terms.clear();
   // Terms with atoms in key order, those added before those subtracted,
@@ -112,6 +120,7 @@ namespace pipert {
 DimExpr operator+(const DimExpr &a, const DimExpr &b) {
   DimExpr sum = a;
   sum.terms.insert(sum.terms.end(), b.terms.begin(), b.terms.end());
+  sum.overflowed |= b.overflowed;
   sum.normalize();
   return sum;
 }
@@ -122,9 +131,12 @@ DimExpr operator-(const DimExpr &a, const DimExpr &b) {
 
 DimExpr operator*(const DimExpr &a, const DimExpr &b) {
   DimExpr product;
+  product.overflowed = a.overflowed || b.overflowed;
   for (const DimExpr::Term &x : a.terms)
     for (const DimExpr::Term &y : b.terms) {
-      DimExpr::Term term{x.coefficient * y.coefficient, x.atoms};
+      DimExpr::Term term{0, x.atoms};
+      product.overflowed |= __builtin_mul_overflow(
+          x.coefficient, y.coefficient, &term.coefficient);
       term.atoms.insert(term.atoms.end(), y.atoms.begin(), y.atoms.end());
       product.terms.push_back(std::move(term));
     }
@@ -144,10 +156,14 @@ int64_t DimExpr::getConstant() const {
 int64_t DimExpr::knownFactor() const {
   // Every atom is an integer, so each term is a multiple of its
   // coefficient.
-  int64_t factor = 0;
-  for (const Term &term : terms)
-    factor = std::gcd(factor, term.coefficient);
-  return factor;
+  // In magnitudes, as u64: |INT64_MIN| is no i64 (std::gcd of it was
+  // undefined); 2^63 is given as 2^62, which divides it too.
+  uint64_t factor = 0;
+  for (const Term &term : terms) {
+    uint64_t c = uint64_t(term.coefficient);
+    factor = std::gcd(factor, term.coefficient < 0 ? 0 - c : c);
+  }
+  return factor > uint64_t(INT64_MAX) ? int64_t(factor / 2) : int64_t(factor);
 }
 
 bool DimExpr::isSymbol() const {
@@ -173,21 +189,35 @@ DimExpr DimExpr::max(const DimExpr &a, const DimExpr &b) {
 
 DimExpr DimExpr::makeFunction(int kindValue, const DimExpr &a,
                               const DimExpr &b) {
+  DimExpr result = foldFunction(kindValue, a, b);
+  result.overflowed |= a.overflowed || b.overflowed;
+  return result;
+}
+
+DimExpr DimExpr::foldFunction(int kindValue, const DimExpr &a,
+                              const DimExpr &b) {
   auto kind = Atom::Kind(kindValue);
   if (a.isConstant() && b.isConstant()) {
     int64_t x = a.getConstant(), y = b.getConstant();
+    // The one quotient past the 64-bit integers: INT64_MIN / -1.
+    bool wraps = x == INT64_MIN && y == -1;
     switch (kind) {
     case Atom::Min: return DimExpr::constant(std::min(x, y));
     case Atom::Max: return DimExpr::constant(std::max(x, y));
     case Atom::FloorDiv:
-      if (y != 0)
-        return DimExpr::constant(floorDivide(x, y));
-      break;
     case Atom::CeilDiv:
+      if (wraps) {
+        DimExpr wrapped = DimExpr::constant(INT64_MIN);
+        wrapped.overflowed = true;
+        return wrapped;
+      }
       if (y != 0)
-        return DimExpr::constant(-floorDivide(-x, y));
+        return DimExpr::constant(kind == Atom::FloorDiv ? floorDivide(x, y)
+                                                        : ceilDivide(x, y));
       break;
     case Atom::Mod:
+      if (wraps)
+        return DimExpr::constant(0);
       if (y != 0)
         return DimExpr::constant(x - floorDivide(x, y) * y);
       break;
@@ -288,6 +318,8 @@ public:
     skipSpace();
     if (expr && pos != text.size())
       fail("unexpected '" + std::string(1, text[pos]) + "'");
+    if (expr && message.empty() && expr->overflows())
+      fail("its constant arithmetic passes the 64-bit integers");
     if (!message.empty()) {
       if (error)
         *error = message;
@@ -539,11 +571,7 @@ DimExpr::evaluate(const std::map<std::string, int64_t> &sizes,
           return fail(Failure::Overflows);
         switch (atom->kind) {
         case Atom::FloorDiv: value = floorDivide(*a, *b); break;
-        case Atom::CeilDiv:
-          if (*a == INT64_MIN)
-            return fail(Failure::Overflows);
-          value = -floorDivide(-*a, *b);
-          break;
+        case Atom::CeilDiv: value = ceilDivide(*a, *b); break;
         case Atom::Mod: value = *a - floorDivide(*a, *b) * *b; break;
         case Atom::Min: value = std::min(*a, *b); break;
         case Atom::Max: value = std::max(*a, *b); break;

@@ -64,6 +64,10 @@ public:
   int64_t getConstant() const;
   /// Whether it is one name alone (a symbolic dim a parameter binds).
   bool isSymbol() const;
+  /// Whether some constant arithmetic that made it passed the 64-bit
+  /// integers (its text then holds the wrapped value): `2^62 * 2 + H`.
+  /// Callers that take sizes from users refuse such an expression.
+  bool overflows() const { return overflowed; }
   /// A positive integer that divides its value whatever the names' sizes
   /// (the gcd of its coefficients: 32 for "32 * ceil(W / 32)", 1 for
   /// "W + 1"); 0 for the constant 0.
@@ -109,11 +113,13 @@ private:
     std::string key() const;
   };
   std::vector<Term> terms; ///< Sorted by key, no zero coefficients.
+  bool overflowed = false; ///< See overflows().
   void normalize();
   static DimExpr fromAtom(std::shared_ptr<const Atom> atom);
   /// A function atom (Atom::Kind `kind`) of `a` and `b`, or its value when
   /// it is known.
   static DimExpr makeFunction(int kind, const DimExpr &a, const DimExpr &b);
+  static DimExpr foldFunction(int kind, const DimExpr &a, const DimExpr &b);
 };
 
 /// Its value under `sizes`: a literal dim's own, a symbol's, an

@@ -178,6 +178,8 @@ private:
   /// literals, dim names, + - * // %, ceil(a / b), floor(a / b), min,
   /// max); reports at `expr`, naming `what`, when it is not one.
   std::optional<pipert::DimExpr> sizeOf(ExprAST &expr, llvm::StringRef what);
+  /// sizeOf without the check that its constants stayed in 64 bits.
+  std::optional<pipert::DimExpr> sizeTerm(ExprAST &expr, llvm::StringRef what);
   /// A list literal of sizes (or one size).
   std::optional<std::vector<pipert::DimExpr>> sizesOf(ExprAST &expr,
                                                       llvm::StringRef what);

@@ -75,7 +75,26 @@ bool PipelineChecker::isSize(ExprAST &expr) {
 
 std::optional<DimExpr> PipelineChecker::sizeOf(ExprAST &expr,
                                                llvm::StringRef what) {
+  std::optional<DimExpr> size = sizeTerm(expr, what);
+  if (size && size->overflows()) {
+    error(expr.getLoc(), what + " passes the 64-bit integers in its "
+                                "constant arithmetic");
+    return std::nullopt;
+  }
+  return size;
+}
+
+std::optional<DimExpr> PipelineChecker::sizeTerm(ExprAST &expr,
+                                                 llvm::StringRef what) {
   if (!isSize(expr)) {
+    // A literal past the i64s (perhaps folded: 2**62 * 2) is no size.
+    if (auto *number = llvm::dyn_cast<NumberExprAST>(&expr);
+        number && number->exceedsInt64 && !number->isFloat) {
+      error(expr.getLoc(), what + " " +
+                               std::to_string(uint64_t(number->intValue)) +
+                               " passes the 64-bit signed integers");
+      return std::nullopt;
+    }
     // A name that is no dim is the likely slip: say so at the name.
     if (auto *name = llvm::dyn_cast<NameExprAST>(&expr)) {
       if (!name->isDim && !knownDims.contains(name->name)) {
@@ -87,7 +106,7 @@ std::optional<DimExpr> PipelineChecker::sizeOf(ExprAST &expr,
     }
     for (ExprAST *part : sizeOperands(expr))
       if (!isSize(*part))
-        return sizeOf(*part, what);
+        return sizeTerm(*part, what);
     error(expr.getLoc(),
           what + " is a size known from the dims: integer literals and dim "
                  "names with + - * // %, ceil(a / b), floor(a / b), min, max");
@@ -98,7 +117,7 @@ std::optional<DimExpr> PipelineChecker::sizeOf(ExprAST &expr,
   if (auto *name = llvm::dyn_cast<NameExprAST>(&expr))
     return DimExpr::symbol(name->name);
   if (auto *unary = llvm::dyn_cast<UnaryExprAST>(&expr)) {
-    std::optional<DimExpr> a = sizeOf(*unary->operand, what);
+    std::optional<DimExpr> a = sizeTerm(*unary->operand, what);
     if (!a)
       return std::nullopt;
     return DimExpr::constant(0) - *a;
@@ -120,10 +139,10 @@ std::optional<DimExpr> PipelineChecker::sizeOf(ExprAST &expr,
     lhs = call->args[0].get();
     rhs = call->args[1].get();
   }
-  std::optional<DimExpr> a = sizeOf(*lhs, what);
+  std::optional<DimExpr> a = sizeTerm(*lhs, what);
   if (!a)
     return std::nullopt;
-  std::optional<DimExpr> b = sizeOf(*rhs, what);
+  std::optional<DimExpr> b = sizeTerm(*rhs, what);
   if (!b)
     return std::nullopt;
   bool divides = rounded || (binary && (binary->op == BinaryOp::FloorDiv ||
@@ -673,9 +692,15 @@ bool PipelineChecker::checkPadOp(CallExprAST &expr) {
     for (const DimExpr &width : {a, b})
       if (!width.isConstant() && !width.isSymbol())
         expr.dimChecks.push_back(width.str());
+    DimExpr grown = size + b + a;
+    if (grown.overflows())
+      return error(expr.getLoc(), "'pad' would grow dim " +
+                                      std::to_string(axis) + " of " +
+                                      input.str() +
+                                      " past the 64-bit integers");
     expr.before.push_back(b.str());
     expr.after.push_back(a.str());
-    dims[axis] = toDim(size + b + a, expr.getLoc());
+    dims[axis] = toDim(grown, expr.getLoc());
   }
   expr.axes = *axes;
   expr.type = ExprType{input.dtype, dims};
@@ -789,6 +814,10 @@ bool PipelineChecker::checkConcatOp(CallExprAST &expr) {
     count.size = int64_t(parts.size());
     dims.insert(dims.begin() + expr.axis, count);
   } else {
+    if (along.overflows())
+      return error(expr.getLoc(), "'concat' would make dim " +
+                                      std::to_string(expr.axis) +
+                                      " pass the 64-bit integers");
     dims[expr.axis] = toDim(along, expr.getLoc());
   }
   expr.type = ExprType{*dtype, dims};

@@ -97,6 +97,38 @@ TEST(DimExpr, TheLeastIntegerParsesBack) {
   EXPECT_FALSE(DimExpr::parse("N - 9223372036854775808 * 2", &error));
 }
 
+TEST(DimExpr, ConstantArithmeticPastTheIntegersIsFlagged) {
+  // 2^62 * 2 + H had wrapped to H - 2^63 in a type, silently.
+  const DimExpr big = DimExpr::constant(int64_t(1) << 62);
+  const DimExpr h = DimExpr::symbol("H");
+  EXPECT_TRUE((big * DimExpr::constant(2) + h).overflows());
+  EXPECT_TRUE((h * big + h * big + h * big).overflows());
+  EXPECT_TRUE((DimExpr::constant(INT64_MAX) + DimExpr::constant(1)).overflows());
+  EXPECT_TRUE((DimExpr::constant(0) - DimExpr::constant(INT64_MIN)).overflows());
+  EXPECT_TRUE(DimExpr::floorDiv(DimExpr::constant(INT64_MIN),
+                                DimExpr::constant(-1))
+                  .overflows());
+  // It spreads to what is made of it.
+  EXPECT_TRUE(DimExpr::max(big * DimExpr::constant(4), h).overflows());
+  // Near the ends, without passing them.
+  EXPECT_FALSE((DimExpr::constant(INT64_MAX) - DimExpr::constant(1)).overflows());
+  EXPECT_EQ(DimExpr::ceilDiv(DimExpr::constant(INT64_MIN), DimExpr::constant(3)),
+            DimExpr::constant(-3074457345618258602));
+  EXPECT_EQ(DimExpr::ceilDiv(DimExpr::constant(INT64_MIN),
+                             DimExpr::constant(INT64_MIN)),
+            DimExpr::constant(1));
+  EXPECT_EQ(DimExpr::parse("ceil(N / 3)")->evaluate({{"N", INT64_MIN}}),
+            -3074457345618258602);
+  // Parsing refuses it, saying why.
+  std::string error;
+  EXPECT_FALSE(DimExpr::parse("4611686018427387904 * 2 + H", &error));
+  EXPECT_EQ(error, "its constant arithmetic passes the 64-bit integers");
+  // An intermediate past them counts, though the end is back inside.
+  EXPECT_FALSE(DimExpr::parse("4611686018427387904 * 2 - 1"));
+  EXPECT_EQ(DimExpr::parse("4611686018427387903 * 2 + 1")->getConstant(),
+            INT64_MAX);
+}
+
 TEST(DimExpr, KnowsAFactorOfEveryValue) {
   auto factor = [](const char *text) {
     return DimExpr::parse(text)->knownFactor();
@@ -109,6 +141,11 @@ TEST(DimExpr, KnowsAFactorOfEveryValue) {
   EXPECT_EQ(factor("6 * H - 9 * W"), 3);
   EXPECT_EQ(factor("16 * W + 1"), 1);
   EXPECT_EQ(factor("H - H"), 0);
+  EXPECT_EQ(factor("-9223372036854775808"), int64_t(1) << 62);
+  EXPECT_EQ((DimExpr::constant(INT64_MIN) * DimExpr::symbol("W") +
+             DimExpr::constant(6))
+                .knownFactor(),
+            2);
   // Each value is a multiple: 32 * ceil(W / 32) for W = 1000 is 1024.
   EXPECT_EQ(*DimExpr::parse("32 * ceil(W / 32)")->evaluate({{"W", 1000}}) % 32,
             0);
