@@ -291,7 +291,9 @@ Value Generator::checkedRange(Value value, llvm::StringRef lo,
 Value Generator::checkedFinite(Value value, const std::string &what,
                                Location where) {
   return checkedRange(value, "0 - 4611686018427387904", "4611686018427387904",
-                      what + " is {value}, not a finite number", where);
+                      what + " is {value}, not a finite number of magnitude "
+                             "at most 2^62",
+                      where);
 }
 
 /// random_resized_crop's windows: pipe.random resized_crop over

@@ -136,12 +136,25 @@ bool PipelineChecker::checkResampleOp(CallExprAST &expr) {
                                   "matrix from output to input points, six "
                                   "numbers or a tensor [..., 2, 3]");
     if (auto *list = llvm::dyn_cast<ListExprAST>(matrix)) {
+      // Rows, as NumPy writes a 2x3 array, are the same six numbers.
+      auto isRow = [](const ExprPtr &e) {
+        auto *row = llvm::dyn_cast<ListExprAST>(e.get());
+        return row && row->elements.size() == 3;
+      };
+      if (list->elements.size() == 2 && llvm::all_of(list->elements, isRow)) {
+        std::vector<ExprPtr> flat;
+        for (ExprPtr &row : list->elements)
+          for (ExprPtr &element : llvm::cast<ListExprAST>(*row).elements)
+            flat.push_back(std::move(element));
+        list->elements = std::move(flat);
+      }
       if (list->elements.size() != 6 ||
           !llvm::all_of(list->elements, [](const ExprPtr &e) {
             return llvm::isa<NumberExprAST>(*e);
           }))
         return error(matrix->getLoc(), "warp_affine's matrix as a list is six "
-                                       "numbers, row by row");
+                                       "numbers, row by row, or two rows of "
+                                       "three");
       for (const ExprPtr &element : list->elements)
         if (std::optional<std::string> why =
                 unusableLiteral(llvm::cast<NumberExprAST>(*element)))

@@ -18,7 +18,7 @@ pipeline p(x: u8[N, H, W, 3], m: f32[N, 2, 3], angle: f32[N]) -> (
   rot   = rotate(x, angle = angle)
   rot2  = rotate(x, angle = 30, size = [40, 50], fill = 255, dtype = f32)
   warp  = warp_affine(x, matrix = m, size = [31, 29], fill = 3, dtype = f32)
-  warpn = warp_affine(x, matrix = [0.5, 0.1, 2, -0.2, 1.5, 4], size = [17, 23], interp = nearest)
+  warpn = warp_affine(x, matrix = [[0.5, 0.1, 2], [-0.2, 1.5, 4]], size = [17, 23], interp = nearest)
   down  = resize(x, size = [23, 19])
   up    = resize(x, size = [61, 47])
   plain = resize(x, size = [23, 19], antialias = false)
@@ -195,12 +195,14 @@ for i in range(3):
                    5, 7), np.uint8))
 for name, value, text in [
         ('a', np.array([10, np.nan, 30], np.float32),
-         'the angle of sample [1] is nan, not a finite number'),
+         'the angle of sample [1] is nan, not a finite number of magnitude at most 2^62'),
         ('a', np.array([10, 5, -np.inf], np.float32),
-         'the angle of sample [2] is -inf, not a finite number'),
+         'the angle of sample [2] is -inf, not a finite number of magnitude at most 2^62'),
+        ('a', np.array([1e19, 5, 0], np.float32),
+         'the angle of sample [0] is 1e+19, not a finite number of magnitude at most 2^62'),
         ('m', np.where(np.arange(18).reshape(3, 2, 3) == 10, np.inf,
                        good['m']).astype(np.float32),
-         "the matrices' element [1, 1, 1] (sample..., row, column) is inf, not a finite number"),
+         "the matrices' element [1, 1, 1] (sample..., row, column) is inf, not a finite number of magnitude at most 2^62"),
         ('q', np.array([0.5, 1.5, 0], np.float32),
          'the probability of element [1] is 1.5, outside [0, 1]'),
         ('q', np.array([0.5, 0.5, -0.25], np.float32),
