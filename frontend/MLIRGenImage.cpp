@@ -10,6 +10,8 @@
 #include "frontend/MLIRGenerator.h"
 #include "frontend/Sema.h"
 
+#include "dialect/DimChecks.h"
+
 #include "core/PipeColor.h"
 
 #include "llvm/Support/Casting.h"
@@ -128,30 +130,17 @@ Value Generator::emitResampleOp(const CallExprAST &call, RankedTensorType type,
 /// rotation or warp of an empty image is its fill, all of it outside.)
 void Generator::requireImagePixels(Operation *resample,
                                    llvm::StringRef callee) {
-  using pipert::DimExpr;
   Value input = resample->getOperand(0), result = resample->getResult(0);
-  auto type = cast<RankedTensorType>(result.getType());
-  std::optional<DimExpr> smallest;
-  for (int64_t d = 0; d < type.getRank(); ++d) {
-    DimExpr dim = dimOf(result, d);
-    if (dim.isConstant()) {
-      if (dim.getConstant() == 0)
-        return;
-      continue;
-    }
-    smallest = smallest ? DimExpr::min(*smallest, dim) : dim;
-  }
-  int64_t rank = type.getRank();
+  auto inputType = cast<RankedTensorType>(input.getType());
+  auto resultType = cast<RankedTensorType>(result.getType());
+  int64_t rank = inputType.getRank();
   llvm::SmallVector<Attribute> checks, reasons;
   for (auto [axis, name] : {std::pair{rank - 3, "height"}, {rank - 2, "width"}}) {
-    DimExpr size = dimOf(input, axis);
-    if (size.isConstant() && size.getConstant() >= 1)
+    std::optional<pipert::DimExpr> check = pipe::getReadableDimCheck(
+        pipe::getDimSize(inputType, axis), resultType);
+    if (!check)
       continue;
-    DimExpr pixels = size - DimExpr::constant(1);
-    checks.push_back(builder.getStringAttr(
-        (smallest ? DimExpr::max(pixels, DimExpr::constant(0) - *smallest)
-                  : pixels)
-            .str()));
+    checks.push_back(builder.getStringAttr(check->str()));
     reasons.push_back(builder.getStringAttr(
         std::string("its images have no pixels (their ") + name +
         " is 0): there is nothing to resize"));

@@ -7,7 +7,8 @@
 //  - a crop with out_of_bounds = pad: select(inside, crop with clamp, fill);
 //  - a pad with border = constant: select(inside, pad with clamp, fill);
 //  - concat: a select by the coordinate along the axis among its inputs,
-//    each read through a (clamped) pad that places it;
+//    each read through a (clamped) pad that places it, the inputs empty in
+//    their types left out;
 //  - erase: select(in some region, fill, input);
 //  - channel_mix (the color functions): a sum over the input's channels,
 //    each a slice read through a broadcast, times a column of the matrix.
@@ -20,6 +21,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "passes/Passes.h"
+
+#include "dialect/DimChecks.h"
 
 #include "core/DimExpr.h"
 
@@ -166,11 +169,6 @@ public:
   Type i64, i1;
 };
 
-DimExpr dimSize(RankedTensorType type, int64_t d) {
-  return type.isDynamicDim(d) ? *DimExpr::parse(getDimNames(type)[d])
-                              : DimExpr::constant(type.getDimSize(d));
-}
-
 /// Moves the dim checks of `from` (with its name, for their messages) to
 /// `to`, which replaces it.
 void keepDimChecks(Operation *from, Operation *to) {
@@ -181,29 +179,6 @@ void keepDimChecks(Operation *from, Operation *to) {
     to->setAttr("dim_check_op",
                 StringAttr::get(from->getContext(),
                                 from->getName().stripDialect()));
-}
-
-/// The dim check that a clamped read of an input `size` long needs: it has
-/// an element, or the result (`type`) has none and nothing is read.
-/// Nothing when no run needs one.
-std::optional<DimExpr> readableOrEmpty(const DimExpr &size,
-                                       RankedTensorType type) {
-  if (size.isConstant() && size.getConstant() >= 1)
-    return std::nullopt;
-  std::optional<DimExpr> smallest;
-  for (int64_t d = 0; d < type.getRank(); ++d) {
-    if (!type.isDynamicDim(d)) {
-      if (type.getDimSize(d) == 0)
-        return std::nullopt;
-      continue;
-    }
-    DimExpr dim = dimSize(type, d);
-    smallest = smallest ? DimExpr::min(*smallest, dim) : dim;
-  }
-  DimExpr readable = size - DimExpr::constant(1);
-  // max(size - 1, -smallest) >= 0: size >= 1, or some dim of the result 0.
-  return smallest ? DimExpr::max(readable, DimExpr::constant(0) - *smallest)
-                  : readable;
 }
 
 /// Whether `type` has no elements along one of `axes` whatever the dims.
@@ -237,7 +212,7 @@ struct ExpandPaddingCrop : OpRewritePattern<CropOp> {
     for (auto [axis, anchor] : llvm::zip(op.getAxes(), op.getAnchors())) {
       Value position = e.add(e.coordinate(axis), e.param(anchor));
       inside = e.both(inside, e.within(position, e.size(DimExpr::constant(0)),
-                                       e.size(dimSize(input, axis))));
+                                       e.size(getDimSize(input, axis))));
     }
     rewriter.replaceOp(op, e.select(inside, read,
                                     e.fill(op.getFill().convertToDouble())));
@@ -273,7 +248,7 @@ struct ExpandConstantPad : OpRewritePattern<PadOp> {
     for (auto [axis, before] : llvm::zip(op.getAxes(), op.getBefore())) {
       DimExpr lo = *DimExpr::parse(cast<StringAttr>(before).getValue());
       inside = e.both(inside, e.within(e.coordinate(axis), lo,
-                                       lo + dimSize(input, axis)));
+                                       lo + getDimSize(input, axis)));
     }
     rewriter.replaceOp(op, e.select(inside, read,
                                     e.fill(op.getFill().convertToDouble())));
@@ -305,13 +280,13 @@ struct ExpandConcat : OpRewritePattern<ConcatOp> {
       rewriter.replaceOp(op, parts[0].second);
       return success();
     }
-    DimExpr total = dimSize(type, axis);
+    DimExpr total = getDimSize(type, axis);
     SmallVector<Value> placed;
     SmallVector<DimExpr> ends;
     DimExpr offset = DimExpr::constant(0);
     for (auto [i, input] : parts) {
       auto inputType = cast<RankedTensorType>(input.getType());
-      DimExpr length = dimSize(inputType, axis);
+      DimExpr length = getDimSize(inputType, axis);
       DimExpr after = total - offset - length;
       auto pad = PadOp::create(
           rewriter, op.getLoc(), type, input,
@@ -322,7 +297,7 @@ struct ExpandConcat : OpRewritePattern<ConcatOp> {
           rewriter.getF64FloatAttr(0));
       // Its clamped read needs an element (requireElementsToRead), in the
       // concat's name.
-      if (std::optional<DimExpr> check = readableOrEmpty(length, type)) {
+      if (std::optional<DimExpr> check = getReadableDimCheck(length, type)) {
         pad->setAttr("dim_checks",
                      rewriter.getStrArrayAttr({check->str()}));
         pad->setAttr(
@@ -347,6 +322,7 @@ struct ExpandConcat : OpRewritePattern<ConcatOp> {
   }
 };
 
+/// erase(x, regions) -> select(in some region, fill, x).
 struct ExpandErase : OpRewritePattern<EraseOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(EraseOp op,
@@ -474,16 +450,16 @@ struct CheckCropAnchors : OpRewritePattern<CropOp> {
     SmallVector<Attribute> highs, messages;
     for (auto [i, axis, anchor] :
          llvm::enumerate(op.getAxes(), op.getAnchors())) {
-      DimExpr hi = dimSize(input, axis) - dimSize(result, axis);
+      DimExpr hi = getDimSize(input, axis) - getDimSize(result, axis);
       if (std::optional<DimExpr> known = knownSize(anchor)) {
         std::string at = "the anchor along dim " + std::to_string(axis) +
                          " (" + known->str() + ")";
         for (auto [check, reason] :
              {std::pair<DimExpr, std::string>{*known, at + " is negative"},
               {hi - *known,
-               at + " puts the window of " + dimSize(result, axis).str() +
+               at + " puts the window of " + getDimSize(result, axis).str() +
                    " past the end of the dim (" +
-                   dimSize(input, axis).str() + ")"}}) {
+                   getDimSize(input, axis).str() + ")"}}) {
           // (Sema reports one that fails whatever the sizes.)
           if (check.isConstant() && check.getConstant() >= 0)
             continue;
@@ -562,7 +538,7 @@ struct CheckTakeIndices : OpRewritePattern<TakeOp> {
     if (op.getIndices().getDefiningOp<CheckBoundsOp>())
       return failure();
     auto input = cast<RankedTensorType>(op.getInput().getType());
-    DimExpr size = dimSize(input, op.getAxis());
+    DimExpr size = getDimSize(input, op.getAxis());
     auto one = [&](const std::string &text) {
       return rewriter.getArrayAttr(rewriter.getStringAttr(text));
     };
@@ -667,7 +643,7 @@ struct ExpandLayoutPass
       auto result = cast<RankedTensorType>(op->getResult(0).getType());
       for (int64_t axis : axes) {
         std::optional<DimExpr> check =
-            readableOrEmpty(dimSize(input, axis), result);
+            getReadableDimCheck(getDimSize(input, axis), result);
         if (!check)
           continue;
         checks.push_back(builder.getStringAttr(check->str()));
