@@ -208,6 +208,14 @@ check('ones', out['o'], np.ones(4, np.uint8))
 check('full dim', out['f'], np.full(3, 5, np.int64))
 check('iota / dim', out['g'], np.broadcast_to(np.arange(6, dtype=np.float32) / np.float32(5), (3, 4, 6)))
 check('x * dims', out['r'], x * np.float32(24))
+# A coordinate past the dtype saturates, as a cast does (docs: iota).
+out = run('''pipeline p(x: f32[N]) -> (u: u8[N], s: i8[3, N]) {
+  u = iota([N], axis = 0, dtype = u8)
+  s = iota([3, N], axis = 1, dtype = i8)
+}''', {'x': random('f32', (300,))})
+check('iota u8 saturates', out['u'], np.minimum(np.arange(300), 255).astype(np.uint8))
+check('iota i8 saturates', out['s'],
+      np.broadcast_to(np.minimum(np.arange(300), 127).astype(np.int8), (3, 300)))
 
 # Empty dims, as NumPy has them: a concat part empty in its type adds
 # nothing, a constant pad of an empty dim is all fill (np.pad), a result

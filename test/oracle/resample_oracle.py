@@ -228,6 +228,19 @@ got = run(ROI, {'x': tall})
 near('a literal region inside the image of symbolic size', got['y'][0],
      to(resize_aa(tall[0, 0:500, 0:40], 20, 20), np.uint8))
 
+# fill enters the interpolation as written; the result is converted after
+# it (docs: Resampling): half over 200 and half over 300 is 250 as u8,
+# wholly outside 300 saturates to 255.
+got = run("""
+pipeline f(x: u8[N, H, W, 1]) -> (y: u8[N, H, W, 1], o: u8[N, H, W, 1]) {
+  y = warp_affine(x, matrix = [1, 0, -0.5, 0, 1, 0], fill = 300)
+  o = warp_affine(x, matrix = [1, 0, -9, 0, 1, 0], fill = 300)
+}
+""", {'x': np.full((1, 2, 4, 1), 200, np.uint8)})
+check('warp fill blends before converting', got['y'][0, :, :, 0],
+      np.array([[250, 200, 200, 200]] * 2, np.uint8))
+check('warp fill outside saturates', got['o'], np.full((1, 2, 4, 1), 255, np.uint8))
+
 # Images with no pixels: a resize has nothing to interpolate and fails the
 # run in its name (unless there are no samples either); a rotation or warp
 # shows only its fill.
