@@ -110,6 +110,10 @@ public:
       return floatValue;
     return exceedsInt64 ? double(uint64_t(intValue)) : double(intValue);
   }
+  /// An integer literal's exact value: above INT64_MAX when it exceeds it.
+  __int128 exactValue() const {
+    return exceedsInt64 ? __int128(uint64_t(intValue)) : __int128(intValue);
+  }
   static bool classof(const ExprAST *e) { return e->getKind() == Kind::Number; }
 };
 

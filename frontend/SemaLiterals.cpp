@@ -22,11 +22,6 @@ using namespace pipec;
 using namespace pipec::sema;
 using llvm::SMLoc;
 
-/// An integer literal's exact value: above INT64_MAX when it exceeds it.
-static __int128 exactValue(const NumberExprAST &n) {
-  return n.exceedsInt64 ? __int128(uint64_t(n.intValue)) : __int128(n.intValue);
-}
-
 /// `value` as an integer literal at `loc`, or null when no 64-bit integer
 /// (i64 or u64) holds it.
 static std::unique_ptr<NumberExprAST> makeIntLiteral(SMLoc loc,
@@ -65,7 +60,7 @@ static std::unique_ptr<NumberExprAST> foldLiterals(BinaryOp op,
     return folded;
   }
   // Operands are below 2^64 in magnitude: a product fits 128 bits.
-  const __int128 a = exactValue(l), b = exactValue(r);
+  const __int128 a = l.exactValue(), b = r.exactValue();
   const __int128 lowest = INT64_MIN, highest = UINT64_MAX;
   // floor(a / b), b != 0.
   auto floorDiv = [](__int128 n, __int128 d) {
@@ -187,7 +182,7 @@ bool sema::foldLiteralTrees(std::unique_ptr<ExprAST> &expr,
         expr = std::make_unique<NumberExprAST>(unary->getLoc(), true, 0,
                                                -number->floatValue);
       } else if (auto negated =
-                     makeIntLiteral(unary->getLoc(), -exactValue(*number))) {
+                     makeIntLiteral(unary->getLoc(), -number->exactValue())) {
         expr = std::move(negated);
       } else {
         return overflow(unary->getLoc(), "'-'");

@@ -193,8 +193,7 @@ bool PipelineChecker::checkRandomOp(CallExprAST &expr) {
       auto *number = llvm::dyn_cast<NumberExprAST>(&bound);
       if (!number || number->isFloat)
         return std::nullopt;
-      return number->exceedsInt64 ? __int128(uint64_t(number->intValue))
-                                  : __int128(number->intValue);
+      return number->exactValue();
     };
     auto text = [](__int128 value) {
       return value < 0 ? "-" + std::to_string(uint64_t(-value))

@@ -503,13 +503,23 @@ def report(name, ms, nbytes, copy_tbs):
     print(f"  {name:<28} {ms:8.4f} ms  {pct:5.1f}% of copy", flush=True)
 
 
-def checked(name, launch, out, want, nbytes, copy_tbs):
+def checked(name, launch, out, want, nbytes, copy_tbs, close=False):
     """Runs `launch` once into `out` (poisoned first), says WRONG unless it
-    equals `want`, then reports its time."""
+    equals `want` (or is close to it, for floats computed another way),
+    then reports its time."""
     out.fill(7)
     launch()
-    ok = bool(cp.array_equal(out, want))
+    same = cp.allclose if close else cp.array_equal
+    ok = bool(same(out, want))
     report(name + ("" if ok else " WRONG"), time_ms(launch), nbytes, copy_tbs)
+
+
+def in_turns(variants, out, want, nbytes, copy_tbs, reps=2):
+    """checked() for each (name, launch) of `variants`, round after round,
+    so that an A/B comparison sees the machine in the same states."""
+    for _ in range(reps):
+        for name, launch in variants:
+            checked(name, launch, out, want, nbytes, copy_tbs)
 
 
 def main():
@@ -576,11 +586,8 @@ def main():
         f = hand.get_function(name)
         a = (images, anchor, mirror, mean, std, out, np.uint32(n), np.int32(H),
              np.int32(W))
-        out.fill(0)
-        f(blocks(n, per), (256,), a)
-        ok = bool(cp.array_equal(out, want))
-        report(name + ("" if ok else " WRONG"),
-               time_ms(lambda: f(blocks(n, per), (256,), a)), nbytes, copy_tbs)
+        checked(name, lambda: f(blocks(n, per), (256,), a), out, want, nbytes,
+                copy_tbs)
     cast4_cs = hand.get_function("cast4_cs")
     report("u8->f32 cast, streaming stores",
            time_ms(lambda: cast4_cs(blocks(n, 4), (256,), (flat, out, np.uint32(n // 4)))),
@@ -597,12 +604,9 @@ def main():
     x2 = hand.get_function("cmn_px4x2")
     half = N * 224 * 56 // 2
     a2 = (images, anchor, mirror, mean, std, out, np.uint32(half), np.int32(H), np.int32(W))
-    out.fill(0)
-    x2(blocks(half, 1), (256,), a2)
-    ok = bool(cp.array_equal(out, want))
     for rep in range(2):
-        report("cmn_px4x2 (words)" + ("" if ok else " WRONG"),
-               time_ms(lambda: x2(blocks(half, 1), (256,), a2)), nbytes, copy_tbs)
+        checked("cmn_px4x2 (words)", lambda: x2(blocks(half, 1), (256,), a2),
+                out, want, nbytes, copy_tbs)
     for rep in range(2):
         for name, K in (("cmn_px4", 4), ("cmn_px4_words", 4)):
             f = hand.get_function(name)
@@ -610,32 +614,18 @@ def main():
             grid = blocks(groups, 1)
             a = (images, anchor, mirror, mean, std, out, np.uint32(groups),
                  np.int32(H), np.int32(W))
-            out.fill(0)
-            f(grid, (256,), a)
-            ok = bool(cp.array_equal(out, want))
-            report(name + ("" if ok else " WRONG"),
-                   time_ms(lambda: f(grid, (256,), a)), nbytes, copy_tbs)
+            checked(name, lambda: f(grid, (256,), a), out, want, nbytes,
+                    copy_tbs)
         report("pipe vec (4 pixels x 3 planes)",
                time_ms(lambda: vec(blocks(n, 12), (256,), args)), nbytes, copy_tbs)
-    for name, per in [("cmn_pix4", 4), ("cmn_vec4", 4)]:
+    # cmn_pix4 takes the batch and a thread per 4 pixels; cmn_vec4 the
+    # element count and a thread per 4 elements.
+    for name, count, items in [("cmn_pix4", N, n // 3), ("cmn_vec4", n, n)]:
         f = hand.get_function(name)
-        threads = 128 if name.endswith("t128") else 256
-        if name.startswith("cmn_vec"):
-            a = (images, anchor, mirror, mean, std, out, np.uint32(n), np.int32(H),
-                 np.int32(W))
-            out.fill(0)
-            f(blocks(n, per, threads), (threads,), a)
-            ok = bool(cp.array_equal(out, want))
-            report(name + ("" if ok else " WRONG"),
-                   time_ms(lambda: f(blocks(n, per, threads), (threads,), a)), nbytes, copy_tbs)
-            continue
-        a = (images, anchor, mirror, mean, std, out, np.uint32(N), np.int32(H),
-             np.int32(W))
-        out.fill(0)
-        f(blocks(n // 3, per, threads), (threads,), a)
-        ok = bool(cp.array_equal(out, want))
-        report(name + ("" if ok else " WRONG"),
-               time_ms(lambda: f(blocks(n // 3, per, threads), (threads,), a)), nbytes, copy_tbs)
+        a = (images, anchor, mirror, mean, std, out, np.uint32(count),
+             np.int32(H), np.int32(W))
+        checked(name, lambda: f(blocks(items, 4), (256,), a), out, want,
+                nbytes, copy_tbs)
     del images, out, flat, want
 
     # pad to a multiple of 32
@@ -652,30 +642,20 @@ def main():
     want = cp.pad(x, ((0, 0), (0, Ho - H), (0, Wo - W), (0, 0)))
     # Against each element loaded alone (PIPE_TUNE_PAD_RUNS=0), in turns.
     runs = gen("pad32", PIPE_TUNE_PAD_RUNS="0").get_function("pad32_k0_span")
-    for rep in range(2):
-        checked("pipe span (8 pixels)",
-                lambda: span(blocks(n, 24), (256,), args), y, want, nbytes,
-                copy_tbs)
-        checked("pipe span, byte loads",
-                lambda: runs(blocks(n, 24), (256,), args), y, want, nbytes,
-                copy_tbs)
+    in_turns([("pipe span (8 pixels)", lambda: span(blocks(n, 24), (256,), args)),
+              ("pipe span, byte loads", lambda: runs(blocks(n, 24), (256,), args))],
+             y, want, nbytes, copy_tbs)
     f = hand.get_function("pad_rows16")
     a = (x, y, np.uint32(n), np.uint32(H), np.uint32(W * 3), np.uint32(Ho),
          np.uint32(Wo * 3))
-    y.fill(7)
-    f(blocks(n, 16), (256,), a)
-    ok = bool(cp.array_equal(y, want))
-    report("pad_rows16" + ("" if ok else " WRONG"),
-           time_ms(lambda: f(blocks(n, 16), (256,), a)), nbytes, copy_tbs)
+    checked("pad_rows16", lambda: f(blocks(n, 16), (256,), a), y, want, nbytes,
+            copy_tbs)
     for name, per in [("pad_pix4_runs", 4), ("pad_pix8_runs", 8)]:
         f = hand.get_function(name)
         a = (x, y, np.uint32(N), np.uint32(H), np.uint32(W), np.uint32(Ho),
              np.uint32(Wo))
-        y.fill(7)
-        f(blocks(n // 3, per), (256,), a)
-        ok = bool(cp.array_equal(y, want))
-        report(name + ("" if ok else " WRONG"),
-               time_ms(lambda: f(blocks(n // 3, per), (256,), a)), nbytes, copy_tbs)
+        checked(name, lambda: f(blocks(n // 3, per), (256,), a), y, want,
+                nbytes, copy_tbs)
     del x, y, want
 
     # normalize, as pipe_bench's
@@ -701,11 +681,8 @@ def main():
         for name, threads in [("norm_pix4", 256), ("norm_pix4_t128", 128)]:
             f = hand.get_function(name)
             a = (images, mean, std, out, np.uint32(N), np.uint32(S))
-            out.fill(0)
-            f(blocks(n // 3, 4, threads), (threads,), a)
-            ok = bool(cp.allclose(out, want))
-            report(name + ("" if ok else " WRONG"),
-                   time_ms(lambda: f(blocks(n // 3, 4, threads), (threads,), a)), nbytes, copy_tbs)
+            checked(name, lambda: f(blocks(n // 3, 4, threads), (threads,), a),
+                    out, want, nbytes, copy_tbs, close=True)
     del images, out, want
 
     # concat
@@ -724,22 +701,15 @@ def main():
     # Against coordinates carried across rows anyway
     # (PIPE_TUNE_ROW_GROUPS=0), in turns.
     carried = gen("concat", PIPE_TUNE_ROW_GROUPS="0").get_function("concat_k0_span")
-    for rep in range(2):
-        checked("pipe span (4 pixels)",
-                lambda: span(blocks(n, 24), (256,), args), c_, want, nbytes,
-                copy_tbs)
-        checked("pipe span, carried",
-                lambda: carried(blocks(n, 24), (256,), args), c_, want,
-                nbytes, copy_tbs)
+    in_turns([("pipe span (4 pixels)", lambda: span(blocks(n, 24), (256,), args)),
+              ("pipe span, carried", lambda: carried(blocks(n, 24), (256,), args))],
+             c_, want, nbytes, copy_tbs)
     for name, per in [("concat_pix4", 4), ("concat_pix4", 4)]:
         f = hand.get_function(name)
         pixels = N * H * W
         a = (a_, b_, c_, np.uint32(pixels))
-        c_.fill(0)
-        f(blocks(pixels, per), (256,), a)
-        ok = bool(cp.array_equal(c_, want))
-        report(name + ("" if ok else " WRONG"),
-               time_ms(lambda: f(blocks(pixels, per), (256,), a)), nbytes, copy_tbs)
+        checked(name, lambda: f(blocks(pixels, per), (256,), a), c_, want,
+                nbytes, copy_tbs)
 
 
 if __name__ == "__main__":

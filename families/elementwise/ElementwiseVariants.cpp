@@ -11,7 +11,7 @@
 
 #include "families/elementwise/KernelEmitter.h"
 
-#include "core/DimExpr.h"
+#include "dialect/DimChecks.h"
 
 #include <algorithm>
 #include <numeric>
@@ -298,11 +298,7 @@ bool KernelEmitter::groupsStayInRow() {
   const int64_t pixel = rank - 2;
   if (!domain.isDynamicDim(pixel))
     return domain.getDimSize(pixel) % spanRows == 0;
-  std::optional<pipert::DimExpr> size =
-      pipert::DimExpr::parse(getDimNames(domain)[pixel]);
-  if (!size)
-    return false;
-  const int64_t factor = size->knownFactor();
+  const int64_t factor = mlir::pipe::getDimSize(domain, pixel).knownFactor();
   return factor > 0 && factor % spanRows == 0;
 }
 
