@@ -246,8 +246,15 @@ out = run(src, {'a': np.zeros((0, 3, 5), np.float32), 'b': np.zeros((0, 0, 5), n
 check('concat, no samples', out['c'], np.zeros((0, 3, 5), np.float32))
 out = run(src, {'a': np.zeros((2, 0, 5), np.float32), 'b': np.zeros((2, 0, 5), np.float32)})
 check('reflect pad of an empty dim to an empty multiple', out['q'], np.zeros((2, 0, 5), np.float32))
-code, err = run(src, {'a': np.zeros((2, 0, 5), np.float32), 'b': b[:2]}, expect_error=True)
-oracle.expect_failure('concat names a part empty in the run', code, err,
+code2, err2 = run(src, {'a': np.zeros((2, 0, 5), np.float32), 'b': b[:2]}, expect_error=True)
+code, err = run('''pipeline p(a: f32[N, A, W]) -> (k: f32[N, 2, W]) {
+  k = crop(a, shape = [2], anchor = [0], axes = [1], out_of_bounds = clamp)
+}''', {'a': np.zeros((2, 0, 5), np.float32)}, expect_error=True)
+oracle.expect_failure('a clamping crop names a dim empty in the run', code, err,
+                      "'crop' at ")
+oracle.expect_failure('a clamping crop says why', code, err,
+                      "dim 1 of its input is empty in this run: out_of_bounds = clamp has no element to clamp to")
+oracle.expect_failure('concat names a part empty in the run', code2, err2,
                       "p.pipe:3:7: its input 0 is empty along dim 1 in this run")
 
 # crop, flip, normalize, HWC -> CHW in one kernel, f32 and f16 out.
