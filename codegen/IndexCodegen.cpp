@@ -228,3 +228,88 @@ void pipec::collectDimValueSymbols(Block &block, std::set<std::string> &dims) {
     }
   }
 }
+
+std::string pipec::printDimSize(RankedTensorType type, int64_t i) {
+  if (type.isDynamicDim(i))
+    return getDimCExpression(getDimNames(type)[i]);
+  return "(long long)" + std::to_string(type.getDimSize(i));
+}
+
+static std::string cppTypeOf(Value value) {
+  return getCppScalarType(
+      cast<RankedTensorType>(value.getType()).getElementType());
+}
+
+SmallVector<std::string> pipec::emitFusedBlock(
+    llvm::raw_ostream &os, Block &block, const std::string &indent,
+    unsigned skip, llvm::function_ref<std::string(unsigned)> load,
+    llvm::function_ref<std::string(Operation *,
+                                   const llvm::DenseMap<Value, std::string> &)>
+        gather) {
+  llvm::DenseMap<Value, std::string> names;
+  unsigned next = 0;
+  auto fresh = [&]() { return "v" + std::to_string(next++); };
+  for (auto [k, arg] : llvm::enumerate(block.getArguments().drop_front(skip))) {
+    if (!isReadDirectly(arg))
+      continue;
+    names[arg] = fresh();
+    os << indent << "const " << cppTypeOf(arg) << " " << names[arg] << " = "
+       << load(k) << ";\n";
+  }
+  for (unsigned k = 0; k < skip; ++k)
+    names[block.getArgument(k)] = "lead" + std::to_string(k);
+  for (Operation &inner : block.without_terminator()) {
+    Value result = inner.getResult(0);
+    std::string expression;
+    if (isa<IndexMapOpInterface, CoordinateOp>(inner)) {
+      if (!isGatheredValue(&inner))
+        continue; // part of another map's chain
+      expression = gather(&inner, names);
+    } else {
+      SmallVector<std::string> operands;
+      for (Value operand : inner.getOperands())
+        operands.push_back(names.lookup(operand));
+      expression =
+          cast<ElementwiseOpInterface>(inner).getScalarExpression(operands);
+    }
+    names[result] = fresh();
+    os << indent << "const " << cppTypeOf(result) << " " << names[result]
+       << " = " << expression << ";\n";
+  }
+  SmallVector<std::string> yielded;
+  for (Value value : block.getTerminator()->getOperands())
+    yielded.push_back(names.lookup(value));
+  return yielded;
+}
+
+std::string
+pipec::printGatherAt(Operation *map, const std::string &prefix,
+                     const llvm::DenseMap<Value, std::string> &names,
+                     unsigned skip) {
+  auto type = cast<RankedTensorType>(map->getResult(0).getType());
+  IndexRead read =
+      resolveIndexMaps(map->getResult(0), getDomainCoordinates(type.getRank()));
+  IndexStyle style;
+  style.signedType = style.offsetType = "long long";
+  style.coordinate = [](int64_t d) { return "c" + std::to_string(d); };
+  style.dim = [](StringRef name) { return getDimCExpression(name); };
+  style.scalar = [&](Value value) { return names.lookup(value); };
+  style.load = [&](BlockArgument arg, const std::string &offset) {
+    return prefix + std::to_string(arg.getArgNumber() - skip) + "[" + offset +
+           "]";
+  };
+  if (read.scalar)
+    return names.lookup(read.scalar);
+  if (read.index)
+    return "pipe_cast<" + cppTypeOf(map->getResult(0)) + ">((pipe_i64)" +
+           printIndex(read.index, style) + ")";
+  assert(read.arg && "an index map that reads no input of the block");
+  RankedTensorType source = read.source;
+  // Strides as products of the sizes after each dim, in 64 bits.
+  return style.load(read.arg, printOffset(read, style, [&](int64_t s) {
+                      std::string stride = "1LL";
+                      for (int64_t t = source.getRank() - 1; t > s; --t)
+                        stride += " * " + printDimSize(source, t);
+                      return "(" + stride + ")";
+                    }));
+}

@@ -5,7 +5,9 @@
 // emitters of the elementwise and reduction families ask this file what a
 // chain reads (resolveIndexMaps: which input, at which coordinates over the
 // kernel's domain) and how to print it (printIndex, printOffset), in the
-// index types and with the coordinate names of the variant they emit.
+// index types and with the coordinate names of the variant they emit; and
+// emit the fused blocks (a reduction's prologue and epilogue, a resample's
+// epilogue) an element at a time, with 64-bit coordinates c<d>.
 //
 //===----------------------------------------------------------------------===//
 
@@ -14,6 +16,9 @@
 
 #include "dialect/IndexExpr.h"
 #include "dialect/PipeDialect.h"
+
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/Support/raw_ostream.h"
 
 #include <functional>
 #include <set>
@@ -103,6 +108,30 @@ void collectIndexDims(mlir::Block &block, std::set<std::string> &dims);
 /// which every kernel needs, with coordinates or without, and the run's
 /// seed and random run number where it draws random numbers (pipe.random).
 void collectDimValueSymbols(mlir::Block &block, std::set<std::string> &dims);
+
+/// The size of `type`'s dim `i` as a 64-bit C expression (a literal, or
+/// of the kernels' `d_<name>` arguments).
+std::string printDimSize(mlir::RankedTensorType type, int64_t i);
+
+/// Emits the ops of fused block `block` (a reduction's prologue or
+/// epilogue, a resample's epilogue) for one element whose coordinates are
+/// c<d>, each value a `const` of its own; argument k after the `skip`
+/// leading ones (named lead<j>) is read by `load(k)` where the block reads
+/// it directly, an index map the block uses by `gather(op, names)`.
+/// Returns the names of the yielded values.
+llvm::SmallVector<std::string> emitFusedBlock(
+    llvm::raw_ostream &os, mlir::Block &block, const std::string &indent,
+    unsigned skip, llvm::function_ref<std::string(unsigned)> load,
+    llvm::function_ref<std::string(
+        mlir::Operation *, const llvm::DenseMap<mlir::Value, std::string> &)>
+        gather);
+
+/// `<prefix><k>[offset]`: the input that the index maps of `map` read
+/// (block argument k after `skip`), at coordinates c<d>, in 64 bits; a
+/// rank-0 value or a coordinate as itself.
+std::string printGatherAt(mlir::Operation *map, const std::string &prefix,
+                          const llvm::DenseMap<mlir::Value, std::string> &names,
+                          unsigned skip = 0);
 
 } // namespace pipec
 
