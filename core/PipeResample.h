@@ -486,6 +486,21 @@ PIPE_HD bool pipe_resize_tiles_fit(long long h, long long w,
 }
 
 #if defined(__CUDACC_RTC__) || defined(__CUDACC__)
+/// The most channels a fused resample (pipe.resample_kernel) has: its
+/// kernels keep a pixel's channels in registers for the epilogue.
+#define PIPE_RESAMPLE_MOST_FUSED_CHANNELS 4
+
+/// What the resample kernels do with each value they compute, the `Epi`
+/// of pipe_resize_tiles: without an epilogue, store it into the resampled
+/// images. A fused resample's kernel defines its own (the consumer's work
+/// on the value, then its results stored), with `enabled` true and
+/// store(sample, oy, ox, ch, value).
+struct pipe_resample_no_epilogue {
+  static const bool enabled = false;
+  template <typename V>
+  __device__ void store(long long, long long, long long, int, V) const {}
+};
+
 /// pipe_resample_pixel out of line, for the rare tiles of
 /// pipe_resize_tile's slow path: inlined, its own taps and loops would
 /// take the fast path's registers.
@@ -499,6 +514,32 @@ pipe_resample_pixel_outlined(const T *in, long long h, long long w,
                              Out *out) {
   pipe_resample_pixel(in, h, w, channels, a, box, oh, ow, oy, ox, interp,
                       border, fill, antialias, out);
+}
+
+/// Output pixel (oy, ox) of sample `sample` by the pixel path, stored
+/// into the sample's resampled image `out` or, with an epilogue, handed to
+/// it a channel at a time (its channels, at most
+/// PIPE_RESAMPLE_MOST_FUSED_CHANNELS, computed into registers first).
+template <typename T, typename Out, typename Epi>
+__device__ __forceinline__ void
+pipe_resize_pixel_to(const T *in, long long h, long long w,
+                     long long channels, const pipe_affine &a,
+                     const pipe_box &box, long long oh, long long ow,
+                     long long oy, long long ox, int interp, bool antialias,
+                     int border, float fill, Out *out, long long sample,
+                     const Epi &epi) {
+  if (!Epi::enabled) {
+    pipe_resample_pixel_outlined(in, h, w, channels, a, box, oh, ow, oy, ox,
+                                 interp, antialias, border, fill,
+                                 out + (oy * ow + ox) * channels);
+    return;
+  }
+  Out pixel[PIPE_RESAMPLE_MOST_FUSED_CHANNELS];
+  pipe_resample_pixel_outlined(in, h, w, channels, a, box, oh, ow, oy, ox,
+                               interp, antialias, border, fill, pixel);
+  for (int ch = 0; ch < (int)channels &&
+                   ch < PIPE_RESAMPLE_MOST_FUSED_CHANNELS; ++ch)
+    epi.store(sample, oy, ox, ch, pixel[ch]);
 }
 
 /// What a block of pipe_resize_tile keeps in shared memory.
@@ -635,7 +676,7 @@ __device__ void pipe_resize_load(const T *image, long long stride,
 /// more taps than the tile keeps). `begin` and `end` bound the whole
 /// input tensor. The caller has synchronized the block since the last
 /// tile's use of `s`.
-template <int C, bool Fallback, typename T, typename Out>
+template <int C, bool Fallback, typename T, typename Out, typename Epi>
 __device__ void pipe_resize_tile(const T *in, long long h, long long w,
                                  long long channels, const pipe_affine &a,
                                  const pipe_box &box, long long oh,
@@ -643,6 +684,7 @@ __device__ void pipe_resize_tile(const T *in, long long h, long long w,
                                  int interp, bool antialias, int border,
                                  float fill, Out *out,
                                  const T *begin, const T *end,
+                                 long long sample, const Epi &epi,
                                  pipe_resize_shared &s) {
   const int tid = threadIdx.x, threads = blockDim.x;
   const int rows = (int)(oh - ty0 < PIPE_RESIZE_TILE_ROWS
@@ -702,9 +744,8 @@ __device__ void pipe_resize_tile(const T *in, long long h, long long w,
   if (Fallback && (!tiled || width == 0)) {
     for (int e = tid; e < rows * cols; e += threads) {
       long long oy = ty0 + e / cols, ox = tx0 + e % cols;
-      pipe_resample_pixel_outlined(in, h, w, channels, a, box, oh, ow, oy,
-                                   ox, interp, antialias, border, fill,
-                                   out + (oy * ow + ox) * channels);
+      pipe_resize_pixel_to(in, h, w, channels, a, box, oh, ow, oy, ox,
+                           interp, antialias, border, fill, out, sample, epi);
     }
     return;
   }
@@ -729,9 +770,9 @@ __device__ void pipe_resize_tile(const T *in, long long h, long long w,
         continue;
       for (int e = tid; e < rows * n; e += threads) {
         long long oy = ty0 + e / n, ox = tx0 + x0 + e % n;
-        pipe_resample_pixel_outlined(in, h, w, channels, a, box, oh, ow, oy,
-                                     ox, interp, antialias, border, fill,
-                                     out + (oy * ow + ox) * channels);
+        pipe_resize_pixel_to(in, h, w, channels, a, box, oh, ow, oy, ox,
+                             interp, antialias, border, fill, out, sample,
+                             epi);
       }
       continue;
     }
@@ -796,10 +837,17 @@ __device__ void pipe_resize_tile(const T *in, long long h, long long w,
           for (int ch = 0; ch < C; ++ch)
             acc[ch] = pipe_resample_madd(acc[ch], weight, taps[j * C + ch]);
         }
-        Out *pixel = corner + t * stride + x * C;
+        if (Epi::enabled) {
 #pragma unroll
-        for (int ch = 0; ch < C; ++ch)
-          pixel[ch] = pipe_cast<Out>(acc[ch]);
+          for (int ch = 0; ch < C; ++ch)
+            epi.store(sample, ty0 + t, tx0 + x0 + x, ch,
+                      pipe_cast<Out>(acc[ch]));
+        } else {
+          Out *pixel = corner + t * stride + x * C;
+#pragma unroll
+          for (int ch = 0; ch < C; ++ch)
+            pixel[ch] = pipe_cast<Out>(acc[ch]);
+        }
         pipe_resize_step(&zero, &t, &x, 1 << 30, n, 0, threads / n,
                          threads % n);
       }
@@ -815,7 +863,10 @@ __device__ void pipe_resize_tile(const T *in, long long h, long long w,
         float acc = 0.0f;
         for (int j = 0; j < nx; ++j)
           acc = pipe_resample_madd(acc, wx[j], taps[j * c]);
-        corner[t * stride + (x * c + ch)] = pipe_cast<Out>(acc);
+        if (Epi::enabled)
+          epi.store(sample, ty0 + t, tx0 + x0 + x, ch, pipe_cast<Out>(acc));
+        else
+          corner[t * stride + (x * c + ch)] = pipe_cast<Out>(acc);
         pipe_resize_step(&t, &x, &ch, n, c, stepT, stepX, stepC);
       }
     }
@@ -832,13 +883,14 @@ __device__ void pipe_resize_tile(const T *in, long long h, long long w,
 /// (a pixel a thread in the horizontal sums), else 0; `Fallback` whether
 /// tiles the tiled path cannot take are possible (else the kernel has no
 /// pixel path: pipe_resize_tiles_fit).
-template <int C, bool Fallback, typename T, typename Out>
+template <int C, bool Fallback, typename T, typename Out, typename Epi>
 __device__ void pipe_resize_tiles(const T *in, const float *param, Out *out,
                                   long long rows, long long h, long long w,
                                   long long channels, long long oh,
                                   long long ow, long long divisor,
                                   int interp, bool antialias, int border,
-                                  float fill, pipe_resize_shared &s) {
+                                  float fill, const Epi &epi,
+                                  pipe_resize_shared &s) {
   const long long tilesY =
       (oh + PIPE_RESIZE_TILE_ROWS - 1) / PIPE_RESIZE_TILE_ROWS;
   const long long tilesX =
@@ -869,7 +921,7 @@ __device__ void pipe_resize_tiles(const T *in, const float *param, Out *out,
                      ty * PIPE_RESIZE_TILE_ROWS, tx * PIPE_RESIZE_TILE_COLS,
                      interp, antialias, border, fill,
                      out + sample * oh * ow * channels, in,
-                     in + samples * image, s);
+                     in + samples * image, sample, epi, s);
     if (++tx == tilesX) {
       tx = 0;
       if (++ty == tilesY) {

@@ -251,3 +251,105 @@ IndexCoordinates mlir::pipe::getDomainCoordinates(int64_t rank) {
     coordinates.push_back(IndexExpr::coordinate(d));
   return coordinates;
 }
+
+bool mlir::pipe::isSameIndexExpr(const IndexExpr &a, const IndexExpr &b) {
+  if (a.getKind() != b.getKind() || a.getConstant() != b.getConstant() ||
+      a.getName() != b.getName() || a.getValue() != b.getValue() ||
+      a.getOperands().size() != b.getOperands().size())
+    return false;
+  for (auto [x, y] : llvm::zip(a.getOperands(), b.getOperands()))
+    if (!isSameIndexExpr(x, y))
+      return false;
+  return true;
+}
+
+std::optional<IndexCoordinates>
+mlir::pipe::invertBijectiveRead(ArrayRef<IndexExpr> read,
+                                RankedTensorType source,
+                                RankedTensorType domain) {
+  int64_t rank = domain.getRank();
+  if (source.getRank() != rank || int64_t(read.size()) != rank)
+    return std::nullopt;
+  auto dependsOnAny = [&](const IndexExpr &e) {
+    for (int64_t d = 0; d < rank; ++d)
+      if (e.dependsOn(d))
+        return true;
+    return false;
+  };
+  // The domain coordinate each source coordinate moves with: one, its own.
+  SmallVector<int64_t> movesWith(rank, -1);
+  SmallVector<bool> taken(rank, false);
+  for (int64_t k = 0; k < rank; ++k) {
+    const IndexExpr &e = read[k];
+    bool choice = e.getKind() == IndexExpr::Kind::Select;
+    for (int64_t d = 0; d < rank; ++d) {
+      bool moves = choice ? e.getOperands()[1].dependsOn(d) ||
+                                e.getOperands()[2].dependsOn(d)
+                          : e.dependsOn(d);
+      if (!moves)
+        continue;
+      if (movesWith[k] >= 0)
+        return std::nullopt; // two coordinates make one
+      movesWith[k] = d;
+    }
+    int64_t d = movesWith[k];
+    if (d < 0 || taken[d])
+      return std::nullopt; // a constant, or a coordinate read twice
+    taken[d] = true;
+    if (source.isDynamicDim(k) != domain.isDynamicDim(d) ||
+        source.getDimSize(k) != domain.getDimSize(d) ||
+        getDimNames(source)[k] != getDimNames(domain)[d])
+      return std::nullopt; // not the same size
+  }
+  // c_d in source coordinates, for `e` that reads c_d as is or reversed.
+  auto invertLine = [&](const IndexExpr &e, int64_t d,
+                        int64_t k) -> IndexExpr {
+    auto line = e.linearIn(d);
+    if (!line || dependsOnAny(line->first) || dependsOnAny(line->second))
+      return IndexExpr();
+    if (line->first.isConstant(0) && line->second.isConstant(1))
+      return IndexExpr::coordinate(k);
+    IndexExpr last = IndexExpr::dimOf(source, k) - IndexExpr::constant(1);
+    if (line->second.isConstant(-1) && isSameIndexExpr(line->first, last))
+      return last - IndexExpr::coordinate(k);
+    return IndexExpr();
+  };
+  // Conditions read other coordinates: solve theirs first.
+  IndexCoordinates inverse(rank);
+  SmallVector<bool> solved(rank, false);
+  for (bool progress = true; progress;) {
+    progress = false;
+    for (int64_t k = 0; k < rank; ++k) {
+      int64_t d = movesWith[k];
+      if (solved[d])
+        continue;
+      const IndexExpr &e = read[k];
+      if (e.getKind() != IndexExpr::Kind::Select) {
+        inverse[d] = invertLine(e, d, k);
+      } else {
+        const IndexExpr &condition = e.getOperands()[0];
+        if (condition.dependsOn(d))
+          return std::nullopt;
+        bool ready = true;
+        for (int64_t j = 0; j < rank; ++j)
+          ready &= !condition.dependsOn(j) || solved[j];
+        if (!ready)
+          continue;
+        IndexExpr a = invertLine(e.getOperands()[1], d, k);
+        IndexExpr b = invertLine(e.getOperands()[2], d, k);
+        if (!a || !b)
+          return std::nullopt;
+        inverse[d] = IndexExpr::select(
+            condition.substitute([&](int64_t j) { return inverse[j]; }), a,
+            b);
+      }
+      if (!inverse[d])
+        return std::nullopt;
+      solved[d] = true;
+      progress = true;
+    }
+  }
+  if (llvm::is_contained(solved, false))
+    return std::nullopt; // conditions that read each other's coordinates
+  return inverse;
+}

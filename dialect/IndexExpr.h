@@ -122,6 +122,22 @@ using IndexCoordinates = llvm::SmallVector<IndexExpr, 4>;
 /// The identity coordinates of a domain of rank `rank`: c0, c1, ...
 IndexCoordinates getDomainCoordinates(int64_t rank);
 
+/// Whether `a` and `b` are the same expression, node for node.
+bool isSameIndexExpr(const IndexExpr &a, const IndexExpr &b);
+
+/// `read` are the coordinates at which a chain of index maps reads a
+/// tensor of type `source` for each element of a domain of type `domain`.
+/// When the chain visits each element of the source exactly once (each
+/// source coordinate k is a distinct domain coordinate d of the same size,
+/// read as is, reversed as size - 1 - c_d, or reversed where a condition
+/// holds that reads only other coordinates: a transpose, a flip, a flip
+/// per sample), returns the domain coordinates as expressions of the
+/// source's (Coordinate(k) there stands for source coordinate k); else
+/// nothing.
+std::optional<IndexCoordinates> invertBijectiveRead(
+    llvm::ArrayRef<IndexExpr> read, RankedTensorType source,
+    RankedTensorType domain);
+
 } // namespace pipe
 } // namespace mlir
 

@@ -533,9 +533,14 @@ LogicalResult ChannelMixOp::verify() {
 // ResampleOp
 //===----------------------------------------------------------------------===//
 
-LogicalResult ResampleOp::verify() {
-  auto input = cast<RankedTensorType>(getInput().getType());
-  auto result = cast<RankedTensorType>(getResult().getType());
+/// What pipe.resample and pipe.resample_kernel check of their resample:
+/// `result` is the resampled images' type.
+static LogicalResult verifyResample(Operation *op, Value inputValue,
+                                    Value param, ResampleTransform transform,
+                                    Interp interp, bool antialias,
+                                    RankedTensorType result) {
+  auto emitOpError = [&]() { return op->emitOpError(); };
+  auto input = cast<RankedTensorType>(inputValue.getType());
   int64_t rank = input.getRank();
   if (rank < 3 || result.getRank() != rank)
     return emitOpError() << "resamples images [..., H, W, C] into images of "
@@ -547,15 +552,13 @@ LogicalResult ResampleOp::verify() {
   if (isa<IntegerType>(input.getElementType()) &&
       input.getElementType().isInteger(1))
     return emitOpError() << "resamples numbers, not bool";
-  ResampleTransform transform = getTransform();
-  Value param = getParam();
   if (transform != ResampleTransform::resize && !param)
     return emitOpError() << "takes a parameter unless it is a resize";
-  if (getAntialias() && transform != ResampleTransform::resize)
+  if (antialias && transform != ResampleTransform::resize)
     return emitOpError() << "antialiases resizes only";
-  if ((getInterp() == Interp::cubic || getInterp() == Interp::lanczos) &&
+  if ((interp == Interp::cubic || interp == Interp::lanczos) &&
       transform != ResampleTransform::resize)
-    return emitOpError() << "interpolates " << stringifyInterp(getInterp())
+    return emitOpError() << "interpolates " << stringifyInterp(interp)
                          << " in resizes only";
   if (param) {
     // [samples..., 2, 3] matrices, [samples..., 4] regions, [samples...]
@@ -578,6 +581,42 @@ LogicalResult ResampleOp::verify() {
                                    ? "[samples..., 4]"
                                    : "[samples...]");
   }
+  return success();
+}
+
+LogicalResult ResampleOp::verify() {
+  return verifyResample(*this, getInput(), getParam(), getTransform(),
+                        getInterp(), getAntialias(),
+                        cast<RankedTensorType>(getResult().getType()));
+}
+
+//===----------------------------------------------------------------------===//
+// ResampleKernelOp
+//===----------------------------------------------------------------------===//
+
+static LogicalResult verifyFusedBlock(Operation *op, Block &block,
+                                      ValueRange inputs, unsigned leading,
+                                      StringRef what);
+
+LogicalResult ResampleKernelOp::verify() {
+  Block &epilogue = getEpilogue().front();
+  if (epilogue.getNumArguments() == 0)
+    return emitOpError() << "epilogue must take the resampled images first";
+  if (failed(verifyFusedBlock(*this, epilogue, getEpilogueInputs(), 1,
+                              "epilogue")))
+    return failure();
+  if (failed(verifyResample(*this, getInput(), getParam(), getTransform(),
+                            getInterp(), getAntialias(), getResampledType())))
+    return failure();
+  if (getNumResults() == 0)
+    return emitOpError() << "must have at least one result";
+  for (Value result : getResults())
+    if (!haveSameShape(cast<RankedTensorType>(result.getType()),
+                       getDomainType()))
+      return emitOpError() << "results must all have one shape";
+  if (epilogue.getTerminator()->getOperandTypes() != getResultTypes())
+    return emitOpError() << "epilogue yields types that differ from its "
+                            "results";
   return success();
 }
 

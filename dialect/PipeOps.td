@@ -411,6 +411,55 @@ def Pipe_ResampleOp : Pipe_Op<"resample", [Pure]> {
                                                "seed"]>];
 }
 
+def Pipe_ResampleKernelOp : Pipe_Op<"resample_kernel", [IsolatedFromAbove,
+    AttrSizedOperandSegments, RecursiveMemoryEffects]> {
+  let summary = "A resample with the elementwise kernel that consumes it";
+  let description = [{
+    Formed by `pipe-fuse-resample-epilogues` from a `pipe.resample` and the
+    one `pipe.kernel` that reads it, through index maps that visit each of
+    its elements once (a transpose, a flip, a flip per sample). The
+    resample is `pipe.resample`'s, with the same operands and attributes;
+    the `epilogue` region gets each resampled value as its first argument
+    (a tensor of the resampled type) and `epilogue_inputs` after it, and
+    yields the results, all of its domain's shape, like the kernel's body.
+    Codegen writes the results as the resample computes each value: the
+    resampled tensor is never stored.
+
+    ```mlir
+    %r = pipe.resample_kernel %x, %roi : tensor<?x4xf32, ["N"]> resize linear
+        clamp fill 0.000000e+00 antialias
+        epilogue(%mean : tensor<3xf32>) : tensor<?x?x?x3xui8, ["N", "H", "W"]>
+        -> tensor<?x3x224x224xf32, ["N"]>
+      epilogue { ^bb0(%v: tensor<?x224x224x3xui8, ["N"]>, %m: tensor<3xf32>): ... }
+    ```
+  }];
+  let arguments = (ins Pipe_Tensor:$input, Optional<Pipe_Tensor>:$param,
+                       Pipe_ResampleTransform:$transform, Pipe_Interp:$interp,
+                       Pipe_Border:$border, F64Attr:$fill, UnitAttr:$antialias,
+                       Variadic<Pipe_Tensor>:$epilogue_inputs);
+  let results = (outs Variadic<Pipe_Tensor>:$results);
+  let regions = (region SizedRegion<1>:$epilogue);
+  let assemblyFormat = [{
+    $input (`,` $param^ `:` type($param))? $transform $interp $border `fill`
+    $fill (`antialias` $antialias^)?
+    `epilogue` `(` ($epilogue_inputs^ `:` type($epilogue_inputs))? `)`
+    `:` type($input) `->` type($results) `epilogue` $epilogue attr-dict
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The resampled images' type [S..., OH, OW, C]: the epilogue's first
+    /// argument.
+    RankedTensorType getResampledType() {
+      return ::llvm::cast<RankedTensorType>(
+          getEpilogue().front().getArgument(0).getType());
+    }
+    /// The shape every result has: the epilogue's domain.
+    RankedTensorType getDomainType() {
+      return ::llvm::cast<RankedTensorType>(getResult(0).getType());
+    }
+  }];
+}
+
 def Pipe_CastOp : Pipe_Op<"cast", [Pure,
     DeclareOpInterfaceMethods<Pipe_ElementwiseOpInterface>]> {
   let summary = "Converts each element to another dtype";
@@ -726,7 +775,7 @@ def Pipe_KernelOp : Pipe_Op<"kernel", [IsolatedFromAbove,
 }
 
 def Pipe_YieldOp : Pipe_Op<"yield", [Pure,
-    ParentOneOf<["KernelOp", "ReduceKernelOp"]>, Terminator]> {
+    ParentOneOf<["KernelOp", "ReduceKernelOp", "ResampleKernelOp"]>, Terminator]> {
   let summary = "Yields a kernel's results (or a reduction's value to reduce)";
   let arguments = (ins Variadic<Pipe_Tensor>:$values);
   let assemblyFormat = "attr-dict ($values^ `:` type($values))?";

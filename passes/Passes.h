@@ -18,7 +18,8 @@ namespace pipe {
 
 /// The default pipeline from tensor-level IR to fused kernels:
 /// host control, placement, layout expansion, canonicalize, CSE, then
-/// fusion of elementwise ops and of reductions (passes/Pipeline.cpp).
+/// fusion of elementwise ops, of resamples with their consumers, and of
+/// reductions (passes/Pipeline.cpp).
 void buildDefaultPipeline(OpPassManager &pm);
 
 /// Registers the passes and the default pipeline (`pipe-default`).

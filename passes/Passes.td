@@ -169,6 +169,33 @@ def FuseReductions : Pass<"pipe-fuse-reductions", "::mlir::pipe::PipelineOp"> {
   let dependentDialects = ["::mlir::pipe::PipeDialect"];
 }
 
+def FuseResampleEpilogues : Pass<"pipe-fuse-resample-epilogues",
+                                  "::mlir::pipe::PipelineOp"> {
+  let summary = "Fuses each pipe.resample with the kernel that consumes it";
+  let description = [{
+    Runs after `pipe-fuse-elementwise`. A `pipe.resample` whose only user is
+    a `pipe.kernel` that reads it once per element, through index maps that
+    visit each resampled value exactly once (a transpose to CHW, a flip, a
+    flip per sample: IndexExpr's invertBijectiveRead), becomes a
+    `pipe.resample_kernel` whose epilogue is that kernel's body: codegen
+    applies it to each value as the resample computes it, and writes the
+    kernel's results in place of the resampled images. Images of more than
+    4 channels, or of channels known only at run time, stay apart (the
+    resample's kernels keep a pixel's channels in registers).
+
+    Before:
+    ```mlir
+    %r = pipe.resample %x, %roi : tensor<?x4xf32, ["N"]> resize linear clamp fill 0.000000e+00 antialias : tensor<?x?x?x3xui8, ["N", "H", "W"]> to tensor<?x224x224x3xui8, ["N"]>
+    %y = pipe.kernel "p_k1" (%r, %mean : ...) -> tensor<?x3x224x224xf32, ["N"]> {...}
+    ```
+    After:
+    ```mlir
+    %y = pipe.resample_kernel %x, %roi : tensor<?x4xf32, ["N"]> resize linear clamp fill 0.000000e+00 antialias epilogue(%mean : tensor<3xf32>) : tensor<?x?x?x3xui8, ["N", "H", "W"]> -> tensor<?x3x224x224xf32, ["N"]> epilogue {...}
+    ```
+  }];
+  let dependentDialects = ["::mlir::pipe::PipeDialect"];
+}
+
 def TestBreakKernels : Pass<"pipe-test-break-kernels", "::mlir::pipe::PipelineOp"> {
   let summary = "For tests: gives each kernel an input it does not read";
   let description = [{

@@ -21,6 +21,7 @@ void mlir::pipe::buildDefaultPipeline(OpPassManager &pm) {
   pipelinePm.addPass(createCanonicalizerPass());
   pipelinePm.addPass(createCSEPass());
   pipelinePm.addPass(createFuseElementwise());
+  pipelinePm.addPass(createFuseResampleEpilogues());
   pipelinePm.addPass(createFuseReductions());
 }
 
@@ -29,8 +30,8 @@ void mlir::pipe::registerPipePassesAndPipelines() {
   PassPipelineRegistration<>(
       "pipe-default",
       "The default pipeline: host control, placement, batch sharding, "
-      "layout expansion, canonicalize, CSE, fusion of elementwise ops, then "
-      "of reductions",
+      "layout expansion, canonicalize, CSE, fusion of elementwise ops, of "
+      "resamples with their consumers, then of reductions",
       [](OpPassManager &pm) { buildDefaultPipeline(pm); });
 }
 

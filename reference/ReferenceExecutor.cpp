@@ -136,7 +136,20 @@ private:
         .Case<SelectOp>([&](SelectOp select) { runSelect(select); })
         .Case<RandomOp>([&](RandomOp random) { runRandom(random); })
         .Case<ChannelMixOp>([&](ChannelMixOp mix) { runChannelMix(mix); })
-        .Case<ResampleOp>([&](ResampleOp op) { runResample(op); })
+        .Case<ResampleOp>(
+            [&](ResampleOp op) { runResample(op, op.getResult()); })
+        .Case<ResampleKernelOp>([&](ResampleKernelOp kernel) {
+          // The resampled images, then the epilogue over them.
+          Block &epilogue = kernel.getEpilogue().front();
+          runResample(kernel, epilogue.getArgument(0));
+          for (auto [arg, input] :
+               llvm::zip(epilogue.getArguments().drop_front(),
+                         kernel.getEpilogueInputs()))
+            values[arg] = values.lookup(input);
+          std::vector<TensorPtr> results = runBlock(epilogue);
+          for (auto [result, tensor] : llvm::zip(kernel.getResults(), results))
+            values[result] = tensor;
+        })
         .Case<WindowOp>([&](WindowOp op) { runWindow(op); })
         .Case<ChooseOp>([&](ChooseOp choose) {
           // Both sides were computed (the reference runs every op); the
@@ -516,8 +529,11 @@ private:
 
   /// warp_affine, rotate, resize through core/PipeResample.h, as the
   /// resample family's kernels compute them.
-  void runResample(ResampleOp op) {
-    TensorPtr out = allocate(op.getResult());
+  /// `op` is a pipe.resample or a pipe.resample_kernel; `result` the value
+  /// its resampled images are (the latter's epilogue argument).
+  template <typename ResampleLike>
+  void runResample(ResampleLike op, Value result) {
+    TensorPtr out = allocate(result);
     const HostTensor &in = *values.lookup(op.getInput());
     const HostTensor *param =
         op.getParam() ? values.lookup(op.getParam()).get() : nullptr;
@@ -557,7 +573,7 @@ private:
         }
       });
     });
-    values[op.getResult()] = out;
+    values[result] = out;
   }
 
   /// box_filter, erode, dilate, median, conv2d through core/PipeWindow.h,

@@ -7,10 +7,14 @@
 // (pipe_resize_tile); the others a block per output row, each thread a
 // pixel of the row at a time (its taps and weights found once for all its
 // channels), with no shared memory and no barrier. Every thread of a
-// block finds its sample's matrix itself (the same one).
+// block finds its sample's matrix itself (the same one). A resample fused
+// with the kernel that consumes it (pipe.resample_kernel) hands each
+// value, cast to the images' dtype, to its epilogue (ResampleEpilogue.h)
+// instead of storing it.
 //
 //===----------------------------------------------------------------------===//
 
+#include "families/resample/ResampleEpilogue.h"
 #include "families/resample/ResampleParams.h"
 
 #include "codegen/KernelFamily.h"
@@ -24,12 +28,32 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <set>
 #include <string>
 
 using namespace mlir;
 using namespace mlir::pipe;
 
 namespace {
+
+/// What the kernels need of a pipe.resample or a pipe.resample_kernel.
+struct ResampleAttributes {
+  ResampleTransform transform;
+  Interp interp;
+  Border border;
+  double fill;
+  bool antialias;
+  Location loc;
+  template <typename ResampleLike> static ResampleAttributes of(ResampleLike op) {
+    return {op.getTransform(), op.getInterp(),
+            op.getBorder(),    op.getFill().convertToDouble(),
+            op.getAntialias(), op.getLoc()};
+  }
+  ResampleTransform getTransform() const { return transform; }
+  Interp getInterp() const { return interp; }
+  Border getBorder() const { return border; }
+  bool getAntialias() const { return antialias; }
+};
 
 class ResampleFamily : public pipec::KernelFamily {
   static constexpr int kRowThreads = 128, kMinBlocksPerSM = 8;
@@ -40,7 +64,9 @@ class ResampleFamily : public pipec::KernelFamily {
 
 public:
   StringRef getName() const override { return "resample"; }
-  bool matches(Operation *op) const override { return isa<ResampleOp>(op); }
+  bool matches(Operation *op) const override {
+    return isa<ResampleOp, ResampleKernelOp>(op);
+  }
   std::string getKernelName(Operation *, StringRef pipeline,
                             unsigned index) const override {
     return (pipeline + "_s" + Twine(index)).str();
@@ -50,13 +76,46 @@ public:
   FailureOr<pipert::PlanKernel>
   build(Operation *op, const std::string &name,
         const pipec::KernelOptions &options) const override {
-    auto resample = cast<ResampleOp>(op);
-    auto input = cast<RankedTensorType>(resample.getInput().getType());
-    auto result = cast<RankedTensorType>(resample.getResult().getType());
+    // A plain resample, or one fused with the kernel that consumes it
+    // (its epilogue: the kernel's body run on each value as it is made).
+    auto fused = dyn_cast<ResampleKernelOp>(op);
+    ResampleAttributes resample =
+        fused ? ResampleAttributes::of(fused)
+              : ResampleAttributes::of(cast<ResampleOp>(op));
+    auto input = cast<RankedTensorType>(op->getOperand(0).getType());
+    auto result = fused ? fused.getResampledType()
+                        : cast<RankedTensorType>(op->getResult(0).getType());
     pipert::ResampleParams params;
     params.transform = int(resample.getTransform());
+    params.epilogue = bool(fused);
+    params.hasParam = fused ? bool(fused.getParam())
+                            : bool(cast<ResampleOp>(op).getParam());
     std::string in = getCppScalarType(input.getElementType());
     std::string out = getCppScalarType(result.getElementType());
+    std::string epilogueType = name + "_epilogue", epilogue =
+                                   "pipe_resample_no_epilogue()";
+    std::set<std::string> dims;
+    std::string epilogueSource;
+    if (fused) {
+      llvm::raw_string_ostream epi(epilogueSource);
+      if (failed(pipec::resample::emitEpilogueStruct(fused, epilogueType,
+                                                     dims, epi)))
+        return failure();
+      // Filled from the entry's arguments, in the struct's order.
+      epilogue = epilogueType + "{";
+      bool first = true;
+      auto member = [&](const std::string &arg) {
+        epilogue += (first ? "" : ", ") + arg;
+        first = false;
+      };
+      for (size_t k = 0; k < fused.getEpilogueInputs().size(); ++k)
+        member("ep" + std::to_string(k));
+      for (size_t k = 0; k < fused.getNumResults(); ++k)
+        member("out" + std::to_string(k));
+      for (const std::string &dim : dims)
+        member("d_" + dim);
+      epilogue += "}";
+    }
     // A separable resize (antialiased linear, cubic, lanczos) takes the
     // output a tile at a time through shared memory (pipe_resize_tile);
     // the others a row a block, a pixel a thread.
@@ -78,21 +137,45 @@ public:
     os << "// " << name << ": " << stringifyResampleTransform(
                                       resample.getTransform())
        << " " << input << " -> " << result << "\n";
+    os << epilogueSource;
+    // A fused resample's entries take the epilogue's inputs, results and
+    // dims where a plain one's take `out` (ResampleParams.h).
     auto opening = [&](const std::string &entry) {
       os << "extern \"C\" __global__ void __launch_bounds__(" << threads
          << (minBlocks > 0 ? ", " + std::to_string(minBlocks) : "") << ")\n"
          << entry << "(const " << in << " *__restrict__ in,\n"
-         << "    const float *__restrict__ param, " << out
-         << " *__restrict__ out,\n"
-         << "    long long rows, long long h, long long w, long long channels,\n"
-         << "    long long oh, long long ow, long long paramDivisor"
-         << pipec::getGuardedKernelOpening(options);
+         << "    const float *__restrict__ param, ";
+      if (!fused)
+        os << out << " *__restrict__ out,\n    ";
+      os << "long long rows, long long h, long long w, long long channels,\n"
+         << "    long long oh, long long ow, long long paramDivisor";
+      if (fused) {
+        for (auto [k, input] : llvm::enumerate(fused.getEpilogueInputs()))
+          os << ",\n    const "
+             << getCppScalarType(
+                    cast<RankedTensorType>(input.getType()).getElementType())
+             << " *__restrict__ ep" << k;
+        for (auto [k, value] : llvm::enumerate(fused.getResults()))
+          os << ",\n    "
+             << getCppScalarType(
+                    cast<RankedTensorType>(value.getType()).getElementType())
+             << " *__restrict__ out" << k;
+        for (const std::string &dim : dims)
+          os << ", long long d_" << dim;
+      }
+      os << pipec::getGuardedKernelOpening(options);
+      if (fused)
+        os << "  " << out << " *const out = nullptr; // never stored into\n"
+           << "  const " << epilogueType << " pipe_epi = " << epilogue
+           << ";\n";
+      else
+        os << "  const pipe_resample_no_epilogue pipe_epi;\n";
     };
     pipert::PlanKernel kernel;
     kernel.entries = {name};
     char fill[40];
     std::snprintf(fill, sizeof(fill), "(float)%.17g",
-                  resample.getFill().convertToDouble());
+                  resample.fill);
     if (params.tiled) {
       // A known, small channel count lets a thread sum a whole pixel.
       int64_t channels = input.getShape().back();
@@ -111,7 +194,8 @@ public:
               "paramDivisor,\n      "
            << int(resample.getInterp()) << ", "
            << (resample.getAntialias() ? "true" : "false") << ", "
-           << int(resample.getBorder()) << ", " << fill << ", pipe_tile);\n}\n";
+           << int(resample.getBorder()) << ", " << fill
+           << ", pipe_epi, pipe_tile);\n}\n";
         if (!fallback)
           kernel.entries.push_back(entry);
       }
@@ -132,19 +216,33 @@ public:
          << ", p, h, w);\n"
          << "    const " << in << " *image = in + sample * h * w * channels;\n"
          << "    " << out << " *line = out + row * ow * channels;\n"
-         << "    for (long long ox = threadIdx.x; ox < ow; ox += blockDim.x)\n"
-         << "      pipe_resample_pixel(image, h, w, channels, a, box, oh, ow, "
-            "oy, ox, "
-         << int(resample.getInterp()) << ", " << int(resample.getBorder())
-         << ", " << fill << ", "
-         << (resample.getAntialias() ? "true" : "false")
-         << ", line + ox * channels);\n"
-         << "  }\n}\n";
+         << "    for (long long ox = threadIdx.x; ox < ow; ox += blockDim.x) "
+            "{\n";
+      std::string taps = std::to_string(int(resample.getInterp())) + ", " +
+                         std::to_string(int(resample.getBorder())) + ", " +
+                         fill + ", " +
+                         (resample.getAntialias() ? "true" : "false");
+      if (fused)
+        // The pixel's channels (at most PIPE_RESAMPLE_MOST_FUSED_CHANNELS:
+        // fusion's condition) into registers, then each to the epilogue.
+        os << "      " << out
+           << " pixel[PIPE_RESAMPLE_MOST_FUSED_CHANNELS];\n"
+           << "      pipe_resample_pixel(image, h, w, channels, a, box, oh, "
+              "ow, oy, ox, "
+           << taps << ", pixel);\n"
+           << "      for (int ch = 0; ch < (int)channels; ++ch)\n"
+           << "        pipe_epi.store(sample, oy, ox, ch, pixel[ch]);\n";
+      else
+        os << "      pipe_resample_pixel(image, h, w, channels, a, box, oh, "
+              "ow, oy, ox, "
+           << taps << ", line + ox * channels);\n";
+      os << "    }\n  }\n}\n";
     }
     kernel.name = name;
     kernel.source = std::move(text);
     kernel.domain = pipec::getPlanBuffer(result, "").dims;
-    kernel.location = describeLocation(resample.getLoc());
+    kernel.location = describeLocation(resample.loc);
+    kernel.dimArgs.assign(dims.begin(), dims.end());
     kernel.params = params.encode();
     return kernel;
   }

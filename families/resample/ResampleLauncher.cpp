@@ -29,11 +29,15 @@ public:
       : kernel(kernel), params(params) {}
 
   Status load(const CudaDriver &cu, CUmodule module) override {
+    size_t images = params.hasParam ? 2 : 1;
     if (kernel.entries.size() != (params.tiled ? 2u : 1u) ||
-        kernel.inputs.empty() || kernel.outputs.size() != 1)
+        kernel.inputs.size() < images ||
+        (!params.epilogue && kernel.inputs.size() != images) ||
+        kernel.outputs.empty() ||
+        (!params.epilogue && kernel.outputs.size() != 1))
       return Status::error("resample kernel '" + kernel.name +
-                           "' does not have its entries, an input and an "
-                           "output");
+                           "' does not have its entries, inputs and "
+                           "outputs");
     if (Status s = getFunction(cu, module, kernel.entries[0], &function);
         !s.ok())
       return s;
@@ -44,7 +48,11 @@ public:
 
   Status launch(const LaunchContext &ctx) override {
     const std::vector<int64_t> &in = ctx.shapes[kernel.inputs[0]];
-    const std::vector<int64_t> &out = ctx.shapes[kernel.outputs[0]];
+    // The resampled images' shape: the output's, or, where an epilogue
+    // writes the outputs instead, the kernel's domain.
+    const std::vector<int64_t> out =
+        params.epilogue ? resolveDims(ctx, kernel.domain)
+                        : ctx.shapes[kernel.outputs[0]];
     size_t rank = in.size();
     long long rows = 1;
     for (size_t d = 0; d + 2 < rank; ++d)
@@ -56,7 +64,7 @@ public:
     CUdeviceptr input = ctx.ptrs[kernel.inputs[0]];
     CUdeviceptr param = 0;
     long long paramDivisor = 0;
-    if (kernel.inputs.size() > 1) {
+    if (params.hasParam) {
       param = ctx.ptrs[kernel.inputs[1]];
       paramDivisor = pipe_resample_param_divisor(
           in.data(), int(rank),
@@ -64,8 +72,25 @@ public:
               pipe_resample_param_rank(params.transform));
     }
     CUdeviceptr output = ctx.ptrs[kernel.outputs[0]];
-    std::vector<void *> args = {&input, &param, &output, &rows, &h, &w,
-                                &channels, &oh, &ow, &paramDivisor};
+    std::vector<void *> args = {&input, &param};
+    if (!params.epilogue)
+      args.push_back(&output);
+    for (void *size : {&rows, &h, &w, &channels, &oh, &ow, &paramDivisor})
+      args.push_back(size);
+    // An epilogue's inputs and results, then its dims (ResampleParams.h).
+    std::vector<CUdeviceptr> buffers;
+    std::vector<long long> dims;
+    if (params.epilogue) {
+      for (size_t k = params.hasParam ? 2 : 1; k < kernel.inputs.size(); ++k)
+        buffers.push_back(ctx.ptrs[kernel.inputs[k]]);
+      for (int result : kernel.outputs)
+        buffers.push_back(ctx.ptrs[result]);
+      dims = dimValues(ctx, kernel.dimArgs);
+      for (CUdeviceptr &buffer : buffers)
+        args.push_back(&buffer);
+      for (long long &dim : dims)
+        args.push_back(&dim);
+    }
     addGuardArgs(ctx, kernel, args);
     if (params.tiled) {
       long long tilesY =

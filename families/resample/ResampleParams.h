@@ -12,6 +12,11 @@
 // `valueBytes`). `param` holds each sample's matrix (6 floats) or angle (1), image
 // sample s reading the param's s / paramDivisor, or all the first when
 // paramDivisor is 0 (pipe_resample_param_divisor, core/PipeResample.h).
+// A fused resample (pipe.resample_kernel, `epilogue`) stores no images:
+// its entries take, after `param`, the same sizes, then its epilogue
+// inputs (the kernel's inputs after the image and the param, if
+// `hasParam`), its results, and its dimArgs; the images' shape is the
+// kernel's domain.
 //
 //===----------------------------------------------------------------------===//
 
@@ -35,6 +40,10 @@ struct ResampleParams {
   int interp = 0;
   bool antialias = false;
   int valueBytes = 0;
+  /// Whether it is fused with its consumer (the entries run an epilogue),
+  /// and whether it takes a parameter (its second input).
+  bool epilogue = false;
+  bool hasParam = false;
 
   std::string encode() const {
     return KernelParamWriter()
@@ -43,6 +52,8 @@ struct ResampleParams {
         .add("interp", interp)
         .add("antialias", antialias ? 1 : 0)
         .add("value_bytes", valueBytes)
+        .add("epilogue", epilogue ? 1 : 0)
+        .add("has_param", hasParam ? 1 : 0)
         .str();
   }
   static Result<ResampleParams> decode(const std::string &text) {
@@ -55,6 +66,8 @@ struct ResampleParams {
     params.interp = int(reader->getInt("interp"));
     params.antialias = reader->getInt("antialias") != 0;
     params.valueBytes = int(reader->getInt("value_bytes"));
+    params.epilogue = reader->getInt("epilogue") != 0;
+    params.hasParam = reader->getInt("has_param") != 0;
     if (!reader->status().ok())
       return reader->status();
     if (params.transform < 0 || params.transform > 2)

@@ -105,3 +105,40 @@ pipe.pipeline @randint_i32_bounds(%i: tensor<?xsi64, ["N"]> {pipe.name = "i"}, %
   %y = pipe.random randint stream 0 (%i, %b, %b : tensor<?xsi64, ["N"]>, tensor<ui64>, tensor<ui64>) : tensor<?xsi32, ["N"]>
   pipe.return %y : tensor<?xsi32, ["N"]>
 }
+
+// -----
+
+// A fused resample checks its resample as pipe.resample does, and its
+// epilogue as a fused region.
+pipe.pipeline @fused_rotate_without_angle(%x: tensor<?x?x?x3xui8, ["N", "H", "W"]> {pipe.name = "x"}) -> (tensor<?x?x?x3xf32, ["N", "H", "W"]> {pipe.name = "y"}) {
+  // expected-error @+1 {{'pipe.resample_kernel' op takes a parameter unless it is a resize}}
+  %y = pipe.resample_kernel %x rotate linear constant fill 0.0 epilogue() : tensor<?x?x?x3xui8, ["N", "H", "W"]> -> tensor<?x?x?x3xf32, ["N", "H", "W"]> epilogue {
+  ^bb0(%v: tensor<?x?x?x3xui8, ["N", "H", "W"]>):
+    %f = pipe.cast %v : tensor<?x?x?x3xui8, ["N", "H", "W"]> to tensor<?x?x?x3xf32, ["N", "H", "W"]>
+    pipe.yield %f : tensor<?x?x?x3xf32, ["N", "H", "W"]>
+  }
+  pipe.return %y : tensor<?x?x?x3xf32, ["N", "H", "W"]>
+}
+
+// -----
+
+pipe.pipeline @fused_epilogue_yields_other_types(%x: tensor<?x?x?x3xui8, ["N", "H", "W"]> {pipe.name = "x"}) -> (tensor<?x8x8x3xf32, ["N"]> {pipe.name = "y"}) {
+  // expected-error @+1 {{'pipe.resample_kernel' op epilogue yields types that differ from its results}}
+  %y = pipe.resample_kernel %x resize linear clamp fill 0.0 epilogue() : tensor<?x?x?x3xui8, ["N", "H", "W"]> -> tensor<?x8x8x3xf32, ["N"]> epilogue {
+  ^bb0(%v: tensor<?x8x8x3xui8, ["N"]>):
+    pipe.yield %v : tensor<?x8x8x3xui8, ["N"]>
+  }
+  pipe.return %y : tensor<?x8x8x3xf32, ["N"]>
+}
+
+// -----
+
+pipe.pipeline @fused_epilogue_arguments(%x: tensor<?x?x?x3xui8, ["N", "H", "W"]> {pipe.name = "x"}, %m: tensor<3xf32> {pipe.name = "m"}) -> (tensor<?x8x8x3xf32, ["N"]> {pipe.name = "y"}) {
+  // expected-error @+1 {{'pipe.resample_kernel' op epilogue has 1 arguments for 1 inputs}}
+  %y = pipe.resample_kernel %x resize linear clamp fill 0.0 epilogue(%m : tensor<3xf32>) : tensor<?x?x?x3xui8, ["N", "H", "W"]> -> tensor<?x8x8x3xf32, ["N"]> epilogue {
+  ^bb0(%v: tensor<?x8x8x3xui8, ["N"]>):
+    %f = pipe.cast %v : tensor<?x8x8x3xui8, ["N"]> to tensor<?x8x8x3xf32, ["N"]>
+    pipe.yield %f : tensor<?x8x8x3xf32, ["N"]>
+  }
+  pipe.return %y : tensor<?x8x8x3xf32, ["N"]>
+}

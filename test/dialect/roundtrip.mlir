@@ -51,3 +51,18 @@ pipe.pipeline @choose(%c: tensor<i1> {pipe.name = "c"}, %a: tensor<?xf32, ["N"]>
   %y = pipe.choose %c, %a, %b : tensor<i1>, tensor<?xf32, ["N"]>
   pipe.return %y : tensor<?xf32, ["N"]>
 }
+
+// CHECK-LABEL: pipe.pipeline @resample_kernel
+// CHECK: = resample_kernel %x, %r : tensor<?x4xf32, ["N"]> resize linear clamp fill 0.000000e+00 antialias epilogue(%m : tensor<3xf32>) : tensor<?x?x?x3xui8, ["N", "H", "W"]> -> tensor<?x3x8x8xf32, ["N"]> epilogue {
+// CHECK-NEXT: ^bb0(%{{.*}}: tensor<?x8x8x3xui8, ["N"]>, %{{.*}}: tensor<3xf32>):
+pipe.pipeline @resample_kernel(%x: tensor<?x?x?x3xui8, ["N", "H", "W"]> {pipe.name = "x"}, %r: tensor<?x4xf32, ["N"]> {pipe.name = "r"}, %m: tensor<3xf32> {pipe.name = "m"}) -> (tensor<?x3x8x8xf32, ["N"]> {pipe.name = "y"}) {
+  %y = pipe.resample_kernel %x, %r : tensor<?x4xf32, ["N"]> resize linear clamp fill 0.0 antialias epilogue(%m : tensor<3xf32>) : tensor<?x?x?x3xui8, ["N", "H", "W"]> -> tensor<?x3x8x8xf32, ["N"]> epilogue {
+  ^bb0(%v: tensor<?x8x8x3xui8, ["N"]>, %mean: tensor<3xf32>):
+    %t = pipe.broadcast %v [0, 2, 3, 1] : tensor<?x8x8x3xui8, ["N"]> to tensor<?x3x8x8xui8, ["N"]>
+    %f = pipe.cast %t : tensor<?x3x8x8xui8, ["N"]> to tensor<?x3x8x8xf32, ["N"]>
+    %b = pipe.broadcast %mean [1] : tensor<3xf32> to tensor<?x3x8x8xf32, ["N"]>
+    %s = pipe.sub %f, %b : tensor<?x3x8x8xf32, ["N"]>, tensor<?x3x8x8xf32, ["N"]> -> tensor<?x3x8x8xf32, ["N"]>
+    pipe.yield %s : tensor<?x3x8x8xf32, ["N"]>
+  }
+  pipe.return %y : tensor<?x3x8x8xf32, ["N"]>
+}

@@ -108,6 +108,60 @@ for i in range(n):
     near(f'tiled resize 5 channels [{i}]', got['five'][i],
          to(resize_aa(f[i], 33, 129), np.float32))
 
+# Resamples fused with the kernel that consumes them (pipe.resample_kernel:
+# test/codegen/fused-resample.pipe): the tiled path (to CHW), the pixel
+# path of a tiled kernel (a downscale past what a tile keeps) under a
+# per-sample flip, the row kernel (a rotation) under a flip along H, and
+# images of rank 5 and 3. Each epilogue is exact on the u8 values, which
+# are recovered from the results and compared with the models; on the
+# GPU, each result is also the reference's, bit for bit.
+FUSED = """
+pipeline e(x: u8[N, H, W, 3], m: bool[N], a: f32[N], y: u8[N, 2, H, W, 1],
+           z: u8[H, W, 3]) -> (
+    chw: f32[N, 3, 101, 259], mir: f16[N, 29, 61, 3], rot: f32[N, H, W, 3],
+    grp: f32[N, 2, 9, 7, 1], one: f32[5, 6, 3]) {
+  chw = transpose(f32(resize(x, size = [101, 259])) * 2 + 1, [0, 3, 1, 2])
+  mir = f16(flip(resize(x, size = [29, 61]), axes = [2], when = m))
+  rot = f32(flip(rotate(x, angle = a), axes = [1], when = m)) - 3
+  grp = f32(resize(y, size = [9, 7])) + 1
+  one = f32(resize(z, size = [5, 6])) + 1
+}
+"""
+m = np.array([True, False])
+a = np.array([17.5, -101.0], np.float32)
+y = rng.integers(0, 256, (n, 2, h, w, 1), dtype=np.uint8)
+inputs = {'x': x, 'm': m, 'a': a, 'y': y, 'z': x[1]}
+got = run(FUSED, inputs)
+if oracle.BACKEND == 'gpu':
+    oracle.BACKEND = 'reference'
+    want = run(FUSED, inputs)
+    oracle.BACKEND = 'gpu'
+    for name in sorted(want):
+        check(f'fused resample {name}: GPU == reference', got[name], want[name])
+
+
+def recovered(values):
+    return to(np.asarray(values, np.float64), np.uint8)
+
+
+for i in range(n):
+    near(f'fused resize to CHW [{i}]',
+         recovered((got['chw'][i].transpose(1, 2, 0) - 1) / 2),
+         to(resize_aa(x[i], 101, 259), np.uint8))
+    mirrored = got['mir'][i][:, ::-1] if m[i] else got['mir'][i]
+    near(f'fused resize, pixel path, flipped per sample [{i}]',
+         recovered(mirrored), to(resize_aa(x[i], 29, 61), np.uint8))
+    rotated = got['rot'][i][::-1] if m[i] else got['rot'][i]
+    near(f'fused rotate, flipped along H per sample [{i}]',
+         recovered(rotated + 3),
+         to(affine(x[i], rotation(a[i], h, w, h, w), h, w), np.uint8))
+    for j in range(2):
+        near(f'fused resize of rank 5 [{i}, {j}]',
+             recovered(got['grp'][i, j] - 1),
+             to(resize_aa(y[i, j], 9, 7), np.uint8))
+near('fused resize of rank 3', recovered(got['one'] - 1),
+     to(resize_aa(x[1], 5, 6), np.uint8))
+
 # cubic and lanczos (docs/language.md, Resampling): Keys' cubic (a =
 # -0.5) and Lanczos 3, stretched when antialiasing a downscale, cut at the
 # image and normalized; on the tiled path (supports up to 6.5) and the

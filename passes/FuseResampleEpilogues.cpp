@@ -1,0 +1,172 @@
+//===- FuseResampleEpilogues.cpp - A resample with its consumer -----------===//
+//
+// Implements `pipe-fuse-resample-epilogues` (see Passes.td): a
+// `pipe.resample` read once per element by the one `pipe.kernel` that uses
+// it, through index maps that visit each resampled value once, becomes a
+// `pipe.resample_kernel` whose epilogue is that kernel's body. The
+// resample's kernels then write what the consumer would (normalized,
+// transposed to CHW, mirrored per sample) as they compute each value,
+// instead of storing the images for a second kernel to read back.
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/Passes.h"
+
+#include "dialect/IndexExpr.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/IRMapping.h"
+
+namespace mlir {
+namespace pipe {
+#define GEN_PASS_DEF_FUSERESAMPLEEPILOGUES
+#include "passes/Passes.h.inc"
+} // namespace pipe
+} // namespace mlir
+
+using namespace mlir;
+using namespace mlir::pipe;
+
+namespace {
+
+/// The most channels a fused resample keeps of a pixel (its kernels hold
+/// them in registers: core/PipeResample.h, PIPE_RESAMPLE_MOST_FUSED_CHANNELS).
+constexpr int64_t kMostChannels = 4;
+
+/// Whether `kernel` reads the images that its block arguments `args` bind
+/// once per element of its domain, through index maps that visit each of
+/// their elements once, and through nothing else: then each resampled
+/// value has exactly one place in the kernel's results.
+bool readsEachValueOnce(KernelOp kernel, ArrayRef<BlockArgument> args) {
+  RankedTensorType domain = kernel.getDomainType();
+  int reads = 0;
+  SmallVector<Value> worklist(args.begin(), args.end());
+  while (!worklist.empty()) {
+    Value value = worklist.pop_back_val();
+    bool readHere = false;
+    for (OpOperand &use : value.getUses()) {
+      Operation *user = use.getOwner();
+      auto map = dyn_cast<IndexMapOpInterface>(user);
+      if (!map) {
+        if (isa<YieldOp>(user))
+          return false; // the images themselves are a result
+        readHere = true; // an elementwise op reads it per element
+        continue;
+      }
+      // A parameter of a map (a flip's flags, a crop's anchors), or a
+      // source read twice by one map: not a plain read.
+      if (map.getSource() != value ||
+          llvm::count(user->getOperands(), value) != 1)
+        return false;
+      worklist.push_back(user->getResult(0));
+    }
+    if (!readHere)
+      continue;
+    if (++reads > 1)
+      return false; // two reads of the images per element
+    IndexCoordinates coordinates =
+        getDomainCoordinates(cast<RankedTensorType>(value.getType()).getRank());
+    if (cast<RankedTensorType>(value.getType()).getShape() !=
+            domain.getShape() ||
+        getDimNames(cast<RankedTensorType>(value.getType())) !=
+            getDimNames(domain))
+      return false;
+    // Down the chain to the images: where each element reads them.
+    Value source = value;
+    while (!isa<BlockArgument>(source)) {
+      auto map = source.getDefiningOp<IndexMapOpInterface>();
+      coordinates = map.mapIndex(coordinates);
+      source = map.getSource();
+    }
+    std::optional<IndexCoordinates> inverse = invertBijectiveRead(
+        coordinates, cast<RankedTensorType>(source.getType()), domain);
+    if (!inverse)
+      return false;
+    // The epilogue finds the element before it runs the body: what the
+    // maps' conditions read (a flip's flags) must be the kernel's inputs.
+    SmallVector<Value> conditions;
+    for (const IndexExpr &coordinate : *inverse)
+      coordinate.collectValues(conditions);
+    for (Value condition : conditions) {
+      while (auto map = condition.getDefiningOp<IndexMapOpInterface>())
+        condition = map.getSource();
+      if (!isa<BlockArgument>(condition) || llvm::is_contained(args, condition))
+        return false;
+    }
+  }
+  return reads == 1;
+}
+
+/// The kernel `resample`'s epilogue can be, or null.
+KernelOp findConsumer(ResampleOp resample) {
+  Value images = resample.getResult();
+  if (images.use_empty())
+    return {};
+  auto kernel = dyn_cast<KernelOp>(*images.user_begin());
+  if (!kernel || llvm::any_of(images.getUsers(), [&](Operation *user) {
+        return user != kernel.getOperation();
+      }))
+    return {};
+  auto type = cast<RankedTensorType>(images.getType());
+  int64_t channels = type.getShape().back();
+  if (ShapedType::isDynamic(channels) || channels > kMostChannels)
+    return {};
+  SmallVector<BlockArgument> args;
+  Block &body = kernel.getBody().front();
+  for (auto [input, arg] : llvm::zip(kernel.getInputs(), body.getArguments()))
+    if (input == images)
+      args.push_back(arg);
+  return readsEachValueOnce(kernel, args) ? kernel : KernelOp();
+}
+
+struct FuseResampleEpiloguesPass
+    : pipe::impl::FuseResampleEpiloguesBase<FuseResampleEpiloguesPass> {
+  void runOnOperation() override {
+    SmallVector<ResampleOp> resamples;
+    getOperation().walk([&](ResampleOp op) { resamples.push_back(op); });
+    for (ResampleOp resample : resamples)
+      if (KernelOp consumer = findConsumer(resample))
+        fuse(resample, consumer);
+  }
+
+  /// Replaces `resample` and `consumer` by one pipe.resample_kernel where
+  /// the consumer was (after everything either reads).
+  void fuse(ResampleOp resample, KernelOp consumer) {
+    Value images = resample.getResult();
+    SmallVector<Value> inputs;
+    for (Value input : consumer.getInputs())
+      if (input != images)
+        inputs.push_back(input);
+    OpBuilder builder(consumer);
+    auto fused = ResampleKernelOp::create(
+        builder, builder.getFusedLoc({resample.getLoc(), consumer.getLoc()}),
+        consumer.getResultTypes(), resample.getInput(), resample.getParam(),
+        resample.getTransformAttr(), resample.getInterpAttr(),
+        resample.getBorderAttr(), resample.getFillAttr(),
+        resample.getAntialiasAttr(), inputs);
+    // The resample's run-time checks (dim_checks and why) go with it.
+    for (NamedAttribute attr : resample->getDiscardableAttrs())
+      fused->setAttr(attr.getName(), attr.getValue());
+
+    Block *epilogue = new Block();
+    fused.getEpilogue().push_back(epilogue);
+    BlockArgument resampled =
+        epilogue->addArgument(images.getType(), resample.getLoc());
+    Block &body = consumer.getBody().front();
+    IRMapping mapping;
+    for (auto [input, arg] : llvm::zip(consumer.getInputs(), body.getArguments()))
+      mapping.map(arg, input == images
+                           ? Value(resampled)
+                           : Value(epilogue->addArgument(input.getType(),
+                                                         input.getLoc())));
+    OpBuilder inner = OpBuilder::atBlockEnd(epilogue);
+    for (Operation &op : body)
+      inner.clone(op, mapping);
+
+    consumer.replaceAllUsesWith(fused.getResults());
+    consumer.erase();
+    resample.erase();
+  }
+};
+
+} // namespace
