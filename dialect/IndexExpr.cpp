@@ -263,30 +263,46 @@ bool mlir::pipe::isSameIndexExpr(const IndexExpr &a, const IndexExpr &b) {
   return true;
 }
 
-std::optional<IndexCoordinates>
-mlir::pipe::invertBijectiveRead(ArrayRef<IndexExpr> read,
+/// Whether `e` reads coordinate `d` other than through the parameters it
+/// reads (a crop's anchors) and the conditions it chooses by (a flip's
+/// flags): whether `d` is the coordinate it moves along.
+static bool movesAlong(const IndexExpr &e, int64_t d) {
+  switch (e.getKind()) {
+  case IndexExpr::Kind::Coordinate:
+    return e.getIndex() == d;
+  case IndexExpr::Kind::Read:
+    return false;
+  case IndexExpr::Kind::Select:
+    return movesAlong(e.getOperands()[1], d) ||
+           movesAlong(e.getOperands()[2], d);
+  default:
+    return llvm::any_of(e.getOperands(), [&](const IndexExpr &operand) {
+      return movesAlong(operand, d);
+    });
+  }
+}
+
+/// Whether `step` is 1 or -1, or a choice between such.
+static bool isUnitStep(const IndexExpr &step) {
+  if (step.isConstant(1) || step.isConstant(-1))
+    return true;
+  return step.getKind() == IndexExpr::Kind::Select &&
+         isUnitStep(step.getOperands()[1]) && isUnitStep(step.getOperands()[2]);
+}
+
+std::optional<InjectiveInverse>
+mlir::pipe::invertInjectiveRead(ArrayRef<IndexExpr> read,
                                 RankedTensorType source,
                                 RankedTensorType domain) {
   int64_t rank = domain.getRank();
   if (source.getRank() != rank || int64_t(read.size()) != rank)
     return std::nullopt;
-  auto dependsOnAny = [&](const IndexExpr &e) {
-    for (int64_t d = 0; d < rank; ++d)
-      if (e.dependsOn(d))
-        return true;
-    return false;
-  };
   // The domain coordinate each source coordinate moves with: one, its own.
   SmallVector<int64_t> movesWith(rank, -1);
   SmallVector<bool> taken(rank, false);
   for (int64_t k = 0; k < rank; ++k) {
-    const IndexExpr &e = read[k];
-    bool choice = e.getKind() == IndexExpr::Kind::Select;
     for (int64_t d = 0; d < rank; ++d) {
-      bool moves = choice ? e.getOperands()[1].dependsOn(d) ||
-                                e.getOperands()[2].dependsOn(d)
-                          : e.dependsOn(d);
-      if (!moves)
+      if (!movesAlong(read[k], d))
         continue;
       if (movesWith[k] >= 0)
         return std::nullopt; // two coordinates make one
@@ -296,60 +312,82 @@ mlir::pipe::invertBijectiveRead(ArrayRef<IndexExpr> read,
     if (d < 0 || taken[d])
       return std::nullopt; // a constant, or a coordinate read twice
     taken[d] = true;
-    if (source.isDynamicDim(k) != domain.isDynamicDim(d) ||
-        source.getDimSize(k) != domain.getDimSize(d) ||
-        getDimNames(source)[k] != getDimNames(domain)[d])
-      return std::nullopt; // not the same size
   }
-  // c_d in source coordinates, for `e` that reads c_d as is or reversed.
-  auto invertLine = [&](const IndexExpr &e, int64_t d,
-                        int64_t k) -> IndexExpr {
+  InjectiveInverse inverse;
+  inverse.coordinates.resize(rank);
+  SmallVector<bool> solved(rank, false);
+  auto ready = [&](const IndexExpr &e, int64_t d) {
+    for (int64_t j = 0; j < rank; ++j)
+      if (j != d && e.dependsOn(j) && !solved[j])
+        return false;
+    return true;
+  };
+  auto known = [&](const IndexExpr &e) {
+    return e.substitute([&](int64_t j) { return inverse.coordinates[j]; });
+  };
+  auto sameSize = [&](int64_t k, int64_t d) {
+    return source.isDynamicDim(k) == domain.isDynamicDim(d) &&
+           source.getDimSize(k) == domain.getDimSize(d) &&
+           getDimNames(source)[k] == getDimNames(domain)[d];
+  };
+  // c_d in source coordinates for `e` = offset + c_d or offset - c_d, the
+  // offset over coordinates solved already; whether it is the identity or
+  // the reversal of equal sizes (`exact`).
+  auto invertLine = [&](const IndexExpr &e, int64_t d, int64_t k,
+                        bool &exact) -> IndexExpr {
     auto line = e.linearIn(d);
-    if (!line || dependsOnAny(line->first) || dependsOnAny(line->second))
+    if (!line || line->second.dependsOn(d) || line->first.dependsOn(d))
       return IndexExpr();
-    if (line->first.isConstant(0) && line->second.isConstant(1))
-      return IndexExpr::coordinate(k);
-    IndexExpr last = IndexExpr::dimOf(source, k) - IndexExpr::constant(1);
-    if (line->second.isConstant(-1) && isSameIndexExpr(line->first, last))
-      return last - IndexExpr::coordinate(k);
+    IndexExpr offset = known(line->first), p = IndexExpr::coordinate(k);
+    if (line->second.isConstant(1)) {
+      exact = offset.isConstant(0) && sameSize(k, d);
+      return p - offset;
+    }
+    if (line->second.isConstant(-1)) {
+      IndexExpr last = IndexExpr::dimOf(source, k) - IndexExpr::constant(1);
+      exact = isSameIndexExpr(offset, last) && sameSize(k, d);
+      return offset - p;
+    }
+    // A step chosen by a condition (a crop of a flip per sample: anchor +
+    // (flag ? size - 1 - c : c)): its own inverse, when it is 1 or -1.
+    if (isUnitStep(line->second)) {
+      exact = false;
+      return (p - offset) * known(line->second);
+    }
     return IndexExpr();
   };
-  // Conditions read other coordinates: solve theirs first.
-  IndexCoordinates inverse(rank);
-  SmallVector<bool> solved(rank, false);
+  // Offsets and conditions read other coordinates: solve theirs first.
   for (bool progress = true; progress;) {
     progress = false;
     for (int64_t k = 0; k < rank; ++k) {
       int64_t d = movesWith[k];
-      if (solved[d])
-        continue;
       const IndexExpr &e = read[k];
+      if (solved[d] || !ready(e, d))
+        continue;
+      bool exact = false;
+      IndexExpr c;
       if (e.getKind() != IndexExpr::Kind::Select) {
-        inverse[d] = invertLine(e, d, k);
+        c = invertLine(e, d, k, exact);
       } else {
         const IndexExpr &condition = e.getOperands()[0];
         if (condition.dependsOn(d))
           return std::nullopt;
-        bool ready = true;
-        for (int64_t j = 0; j < rank; ++j)
-          ready &= !condition.dependsOn(j) || solved[j];
-        if (!ready)
-          continue;
-        IndexExpr a = invertLine(e.getOperands()[1], d, k);
-        IndexExpr b = invertLine(e.getOperands()[2], d, k);
-        if (!a || !b)
-          return std::nullopt;
-        inverse[d] = IndexExpr::select(
-            condition.substitute([&](int64_t j) { return inverse[j]; }), a,
-            b);
+        bool exactA = false, exactB = false;
+        IndexExpr a = invertLine(e.getOperands()[1], d, k, exactA);
+        IndexExpr b = invertLine(e.getOperands()[2], d, k, exactB);
+        if (a && b)
+          c = IndexExpr::select(known(condition), a, b);
+        exact = exactA && exactB;
       }
-      if (!inverse[d])
+      if (!c)
         return std::nullopt;
+      inverse.coordinates[d] = c;
+      inverse.partial |= !exact;
       solved[d] = true;
       progress = true;
     }
   }
   if (llvm::is_contained(solved, false))
-    return std::nullopt; // conditions that read each other's coordinates
+    return std::nullopt; // offsets or conditions that read each other
   return inverse;
 }

@@ -125,18 +125,30 @@ IndexCoordinates getDomainCoordinates(int64_t rank);
 /// Whether `a` and `b` are the same expression, node for node.
 bool isSameIndexExpr(const IndexExpr &a, const IndexExpr &b);
 
+/// The inverse of an index map chain that reads each element of its
+/// source at most once (invertInjectiveRead).
+struct InjectiveInverse {
+  /// The domain coordinates as expressions of the source's: Coordinate(k)
+  /// here stands for source coordinate k.
+  IndexCoordinates coordinates;
+  /// Whether some source elements are read by no element of the domain
+  /// (a crop, a slice): their `coordinates` fall outside the domain.
+  bool partial = false;
+};
+
 /// `read` are the coordinates at which a chain of index maps reads a
 /// tensor of type `source` for each element of a domain of type `domain`.
-/// When the chain visits each element of the source exactly once (each
-/// source coordinate k is a distinct domain coordinate d of the same size,
-/// read as is, reversed as size - 1 - c_d, or reversed where a condition
-/// holds that reads only other coordinates: a transpose, a flip, a flip
-/// per sample), returns the domain coordinates as expressions of the
-/// source's (Coordinate(k) there stands for source coordinate k); else
-/// nothing.
-std::optional<IndexCoordinates> invertBijectiveRead(
-    llvm::ArrayRef<IndexExpr> read, RankedTensorType source,
-    RankedTensorType domain);
+/// When each source coordinate k is a distinct domain coordinate d, read
+/// at c_d + offset or at offset - c_d, the offset and any condition that
+/// chooses between two such (a flip per sample) reading only the other
+/// coordinates (a transpose, a flip, a crop or slice at anchors per
+/// sample), each element of the source is read at most once: returns the
+/// domain coordinates in terms of the source's; else nothing. Not
+/// `partial` when every element is read exactly once (the offsets 0 or
+/// size - 1 of the same sizes).
+std::optional<InjectiveInverse>
+invertInjectiveRead(llvm::ArrayRef<IndexExpr> read, RankedTensorType source,
+                    RankedTensorType domain);
 
 } // namespace pipe
 } // namespace mlir

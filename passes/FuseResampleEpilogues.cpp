@@ -2,11 +2,12 @@
 //
 // Implements `pipe-fuse-resample-epilogues` (see Passes.td): a
 // `pipe.resample` read once per element by the one `pipe.kernel` that uses
-// it, through index maps that visit each resampled value once, becomes a
+// it, through index maps that read each resampled value at most once,
+// becomes a
 // `pipe.resample_kernel` whose epilogue is that kernel's body. The
-// resample's kernels then write what the consumer would (normalized,
-// transposed to CHW, mirrored per sample) as they compute each value,
-// instead of storing the images for a second kernel to read back.
+// resample's kernels then write what the consumer would (cropped,
+// normalized, transposed to CHW, mirrored per sample) as they compute each
+// value, instead of storing the images for a second kernel to read back.
 //
 //===----------------------------------------------------------------------===//
 
@@ -34,9 +35,10 @@ namespace {
 constexpr int64_t kMostChannels = 4;
 
 /// Whether `kernel` reads the images that its block arguments `args` bind
-/// once per element of its domain, through index maps that visit each of
-/// their elements once, and through nothing else: then each resampled
-/// value has exactly one place in the kernel's results.
+/// once per element of its domain, through index maps that read each of
+/// their elements at most once, and through nothing else: then each
+/// resampled value has at most one place in the kernel's results (none
+/// outside a crop), and each place one value.
 bool readsEachValueOnce(KernelOp kernel, ArrayRef<BlockArgument> args) {
   RankedTensorType domain = kernel.getDomainType();
   int reads = 0;
@@ -78,19 +80,24 @@ bool readsEachValueOnce(KernelOp kernel, ArrayRef<BlockArgument> args) {
       coordinates = map.mapIndex(coordinates);
       source = map.getSource();
     }
-    std::optional<IndexCoordinates> inverse = invertBijectiveRead(
+    std::optional<InjectiveInverse> inverse = invertInjectiveRead(
         coordinates, cast<RankedTensorType>(source.getType()), domain);
     if (!inverse)
       return false;
     // The epilogue finds the element before it runs the body: what the
-    // maps' conditions read (a flip's flags) must be the kernel's inputs.
+    // maps' offsets and conditions read (a crop's anchors, a flip's flags)
+    // must be the kernel's inputs or integer literals.
     SmallVector<Value> conditions;
-    for (const IndexExpr &coordinate : *inverse)
+    for (const IndexExpr &coordinate : inverse->coordinates)
       coordinate.collectValues(conditions);
     for (Value condition : conditions) {
       while (auto map = condition.getDefiningOp<IndexMapOpInterface>())
         condition = map.getSource();
-      if (!isa<BlockArgument>(condition) || llvm::is_contained(args, condition))
+      bool literal = condition.getDefiningOp<ConstantOp>() &&
+                     isa<IntegerType>(getElementTypeOrSelf(condition.getType())) &&
+                     cast<RankedTensorType>(condition.getType()).getRank() == 0;
+      if (!literal && (!isa<BlockArgument>(condition) ||
+                       llvm::is_contained(args, condition)))
         return false;
     }
   }

@@ -175,13 +175,14 @@ def FuseResampleEpilogues : Pass<"pipe-fuse-resample-epilogues",
   let description = [{
     Runs after `pipe-fuse-elementwise`. A `pipe.resample` whose only user is
     a `pipe.kernel` that reads it once per element, through index maps that
-    visit each resampled value exactly once (a transpose to CHW, a flip, a
-    flip per sample: IndexExpr's invertBijectiveRead), becomes a
-    `pipe.resample_kernel` whose epilogue is that kernel's body: codegen
-    applies it to each value as the resample computes it, and writes the
-    kernel's results in place of the resampled images. Images of more than
-    4 channels, or of channels known only at run time, stay apart (the
-    resample's kernels keep a pixel's channels in registers).
+    read each resampled value at most once (a transpose to CHW, a flip, a
+    flip per sample, a crop or slice: IndexExpr's invertInjectiveRead),
+    becomes a `pipe.resample_kernel` whose epilogue is that kernel's body:
+    codegen applies it to each value as the resample computes it (dropping
+    the values a crop leaves out), and writes the kernel's results in
+    place of the resampled images. Images of more than 4 channels, or of
+    channels known only at run time, stay apart (the resample's kernels
+    keep a pixel's channels in registers).
 
     Before:
     ```mlir

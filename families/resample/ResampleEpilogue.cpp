@@ -1,12 +1,13 @@
 //===- ResampleEpilogue.cpp - A fused resample's epilogue in CUDA ---------===//
 //
-// A pipe.resample_kernel's epilogue reads each resampled value once,
-// through index maps that visit each value once (pipe-fuse-resample-
-// epilogues), so the resample's kernels can run it producer-side: for the
-// value at source coordinates p (sample, oy, ox, ch), the element of the
-// epilogue's domain that reads it is c = inverse(p) (IndexExpr's
-// invertBijectiveRead), and the epilogue's body runs there, its other
-// inputs read at c as a pipe.kernel's would be.
+// A pipe.resample_kernel's epilogue reads each resampled value at most
+// once, through index maps (pipe-fuse-resample-epilogues), so the
+// resample's kernels can run it producer-side: for the value at source
+// coordinates p (sample, oy, ox, ch), the element of the epilogue's domain
+// that reads it is c = inverse(p) (IndexExpr's invertInjectiveRead; none
+// when c falls outside the domain, outside a crop), and the epilogue's
+// body runs there, its other inputs read at c as a pipe.kernel's would
+// be.
 //
 //===----------------------------------------------------------------------===//
 
@@ -62,12 +63,12 @@ LogicalResult pipec::resample::emitEpilogueStruct(ResampleKernelOp op,
   Block &epilogue = op.getEpilogue().front();
   RankedTensorType images = op.getResampledType(), domain = op.getDomainType();
   std::optional<IndexCoordinates> read = findValueRead(epilogue, domain);
-  std::optional<IndexCoordinates> inverse =
-      read ? invertBijectiveRead(*read, images, domain) : std::nullopt;
+  std::optional<InjectiveInverse> inverse =
+      read ? invertInjectiveRead(*read, images, domain) : std::nullopt;
   if (!inverse)
     return op.emitOpError()
            << "internal error: its epilogue does not read each resampled "
-              "value once";
+              "value at most once";
   for (Operation &inner : epilogue.without_terminator())
     if (!isa<ElementwiseOpInterface, IndexMapOpInterface, CoordinateOp>(inner))
       return inner.emitOpError() << "internal error: has no CUDA lowering";
@@ -102,21 +103,33 @@ LogicalResult pipec::resample::emitEpilogueStruct(ResampleKernelOp op,
   style.signedType = style.offsetType = "long long";
   style.coordinate = [](int64_t k) { return "p" + std::to_string(k); };
   style.dim = [](StringRef name) { return getDimCExpression(name); };
-  style.scalar = [](Value value) {
-    // Invertible maps read only the kernel's inputs (a flip's flags).
-    auto arg = cast<BlockArgument>(value);
-    return "ep" + std::to_string(arg.getArgNumber() - 1) + "[0]";
+  style.scalar = [](Value value) -> std::string {
+    // The maps read only the kernel's inputs (a flip's flags, a crop's
+    // anchors) and integer literals (pipe-fuse-resample-epilogues).
+    if (auto arg = dyn_cast<BlockArgument>(value))
+      return "ep" + std::to_string(arg.getArgNumber() - 1) + "[0]";
+    Attribute literal = value.getDefiningOp<ConstantOp>().getValue();
+    APInt integer =
+        isa<IntegerAttr>(literal)
+            ? cast<IntegerAttr>(literal).getValue()
+            : *cast<DenseIntElementsAttr>(literal).value_begin<APInt>();
+    return "(long long)" + std::to_string(integer.getSExtValue());
   };
   style.load = [](BlockArgument arg, const std::string &offset) {
     return "ep" + std::to_string(arg.getArgNumber() - 1) + "[" + offset + "]";
   };
-  std::string at = "0LL";
+  std::string at = "0LL", outside;
   for (int64_t d = 0; d < domain.getRank(); ++d) {
-    os << "    const long long c" << d << " = "
-       << pipec::printIndex((*inverse)[d], style) << ";\n";
-    at = "(" + at + ") * " + pipec::printDimSize(domain, d) + " + c" +
-         std::to_string(d);
+    std::string c = "c" + std::to_string(d);
+    os << "    const long long " << c << " = "
+       << pipec::printIndex(inverse->coordinates[d], style) << ";\n";
+    at = "(" + at + ") * " + pipec::printDimSize(domain, d) + " + " + c;
+    outside += (outside.empty() ? "" : " || ") + c + " < 0 || " + c +
+               " >= " + pipec::printDimSize(domain, d);
   }
+  // A value no element reads (outside a crop) is dropped.
+  if (inverse->partial)
+    os << "    if (" << outside << ")\n      return;\n";
   os << "    const long long at = " << at << ";\n";
   SmallVector<std::string> yielded = pipec::emitFusedBlock(
       os, epilogue, "    ", 1,

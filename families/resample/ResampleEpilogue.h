@@ -23,10 +23,10 @@ namespace pipec::resample {
 /// symbolic dims it needs to, in the order the struct lists them;
 /// store(sample, oy, ox, ch, value) runs the epilogue on resampled value
 /// (sample, oy, ox, ch), sample the flat index over the images' leading
-/// dims, and stores the results where the epilogue's index maps put it.
-/// Fails, as an internal error at `op`, when the epilogue does not read the
-/// value exactly once through maps that visit each value once (fusion
-/// makes no other).
+/// dims, and stores the results where the epilogue's index maps put it
+/// (nowhere, for a value outside a crop). Fails, as an internal error at
+/// `op`, when the epilogue does not read the value once through maps that
+/// read each value at most once (fusion makes no other).
 mlir::LogicalResult emitEpilogueStruct(mlir::pipe::ResampleKernelOp op,
                                        const std::string &type,
                                        std::set<std::string> &dims,

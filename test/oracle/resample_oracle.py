@@ -111,15 +111,21 @@ for i in range(n):
 # Resamples fused with the kernel that consumes them (pipe.resample_kernel:
 # test/codegen/fused-resample.pipe): the tiled path (to CHW), the pixel
 # path of a tiled kernel (a downscale past what a tile keeps) under a
-# per-sample flip, the row kernel (a rotation) under a flip along H, and
-# images of rank 5 and 3. Each epilogue is exact on the u8 values, which
+# per-sample flip, the row kernel (a rotation) under a flip along H,
+# images of rank 5 and 3, a centre crop, and a crop at anchors per sample
+# under a flip per sample. Each epilogue is exact on the u8 values, which
 # are recovered from the results and compared with the models; on the
 # GPU, each result is also the reference's, bit for bit.
 FUSED = """
 pipeline e(x: u8[N, H, W, 3], m: bool[N], a: f32[N], y: u8[N, 2, H, W, 1],
-           z: u8[H, W, 3]) -> (
+           z: u8[H, W, 3], at: i32[N, 2]) -> (
     chw: f32[N, 3, 101, 259], mir: f16[N, 29, 61, 3], rot: f32[N, H, W, 3],
-    grp: f32[N, 2, 9, 7, 1], one: f32[5, 6, 3]) {
+    grp: f32[N, 2, 9, 7, 1], one: f32[5, 6, 3], cen: f32[N, 3, 50, 60],
+    rnd: f32[N, 31, 33, 3]) {
+  cen = transpose(f32(crop(resize(x, size = [61, 70]), shape = [50, 60])) + 1,
+                  [0, 3, 1, 2])
+  rnd = f32(flip(crop(resize(x, size = [40, 44]), anchor = at, shape = [31, 33]),
+                 axes = [2], when = m)) * 2
   chw = transpose(f32(resize(x, size = [101, 259])) * 2 + 1, [0, 3, 1, 2])
   mir = f16(flip(resize(x, size = [29, 61]), axes = [2], when = m))
   rot = f32(flip(rotate(x, angle = a), axes = [1], when = m)) - 3
@@ -130,7 +136,8 @@ pipeline e(x: u8[N, H, W, 3], m: bool[N], a: f32[N], y: u8[N, 2, H, W, 1],
 m = np.array([True, False])
 a = np.array([17.5, -101.0], np.float32)
 y = rng.integers(0, 256, (n, 2, h, w, 1), dtype=np.uint8)
-inputs = {'x': x, 'm': m, 'a': a, 'y': y, 'z': x[1]}
+at = np.array([[9, 0], [0, 11]], np.int32)
+inputs = {'x': x, 'm': m, 'a': a, 'y': y, 'z': x[1], 'at': at}
 got = run(FUSED, inputs)
 if oracle.BACKEND == 'gpu':
     oracle.BACKEND = 'reference'
@@ -159,6 +166,15 @@ for i in range(n):
         near(f'fused resize of rank 5 [{i}, {j}]',
              recovered(got['grp'][i, j] - 1),
              to(resize_aa(y[i, j], 9, 7), np.uint8))
+for i in range(n):
+    near(f'fused resize, centre crop, CHW [{i}]',
+         recovered(got['cen'][i].transpose(1, 2, 0) - 1),
+         to(resize_aa(x[i], 61, 70), np.uint8)[5:55, 5:65])
+    cropped = got['rnd'][i][:, ::-1] if m[i] else got['rnd'][i]
+    y0, x0 = at[i]
+    near(f'fused resize, crop per sample, flipped per sample [{i}]',
+         recovered(cropped / 2),
+         to(resize_aa(x[i], 40, 44), np.uint8)[y0:y0 + 31, x0:x0 + 33])
 near('fused resize of rank 3', recovered(got['one'] - 1),
      to(resize_aa(x[1], 5, 6), np.uint8))
 
