@@ -8,38 +8,6 @@ using namespace mlir;
 using namespace mlir::pipe;
 using namespace pipec;
 
-IndexRead pipec::resolveIndexMaps(Value value, IndexCoordinates coordinates) {
-  IndexRead read;
-  while (true) {
-    if (auto arg = dyn_cast<BlockArgument>(value)) {
-      read.arg = arg;
-      read.source = cast<RankedTensorType>(arg.getType());
-      read.coordinates = std::move(coordinates);
-      return read;
-    }
-    // A rank-0 value the chain reads (a computed scalar, broadcast), unless
-    // it is a map's own result (a slice that drops every dim), which reads
-    // its source at constant coordinates.
-    if (cast<RankedTensorType>(value.getType()).getRank() == 0 &&
-        !value.getDefiningOp<IndexMapOpInterface>()) {
-      read.scalar = value;
-      return read;
-    }
-    if (auto coordinate = value.getDefiningOp<CoordinateOp>()) {
-      read.index = coordinates[coordinate.getAxis()];
-      // Along a split batch: from the shard's first sample.
-      if (coordinate->hasAttr("pipe.batch_offset"))
-        read.index = read.index + IndexExpr::dim(pipert::kBatchOffsetDim);
-      return read;
-    }
-    auto map = value.getDefiningOp<IndexMapOpInterface>();
-    if (!map)
-      return read;
-    coordinates = map.mapIndex(coordinates);
-    value = map.getSource();
-  }
-}
-
 bool pipec::isGatheredValue(Operation *op) {
   if (!isa<IndexMapOpInterface, CoordinateOp>(op))
     return false;

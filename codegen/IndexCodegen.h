@@ -26,26 +26,10 @@
 
 namespace pipec {
 
-/// What a chain of index maps reads for one element: input `arg` of the
-/// kernel's body at `coordinates` (one per dim of the input), or, when the
-/// chain ends at a value that is not an input (a coordinate op, a rank-0
-/// value), that value's index expression (`index`) or the value itself.
-struct IndexRead {
-  mlir::BlockArgument arg;
-  mlir::RankedTensorType source;
-  mlir::pipe::IndexCoordinates coordinates;
-  /// The value of a chain that ends at a rank-0 value.
-  mlir::Value scalar;
-  /// The value of a chain that ends at a coordinate (pipe.coordinate): the
-  /// coordinate there, in the domain's coordinates.
-  mlir::pipe::IndexExpr index;
-};
-
-/// Follows `value` (a value of a fused body, read at `coordinates`) through
-/// the index maps that compute it to what they read. Null arg and scalar
-/// when the chain ends elsewhere (fusion never makes such a chain).
-IndexRead resolveIndexMaps(mlir::Value value,
-                           mlir::pipe::IndexCoordinates coordinates);
+// What a chain of index maps reads (dialect/IndexExpr.h), as codegen has
+// always named it.
+using mlir::pipe::IndexRead;
+using mlir::pipe::resolveIndexMaps;
 
 /// Whether `op` is an index map whose value the kernel needs per element
 /// (some user is not an index map): such an op is a gathered input. Maps

@@ -4,6 +4,8 @@
 
 #include "dialect/PipeDialect.h"
 
+#include "core/DimExpr.h"
+
 using namespace mlir;
 using namespace mlir::pipe;
 
@@ -309,6 +311,11 @@ mlir::pipe::invertInjectiveRead(ArrayRef<IndexExpr> read,
       movesWith[k] = d;
     }
     int64_t d = movesWith[k];
+    // A dim of one read at 0 moves with nothing (a broadcast's, a
+    // transpose's of one channel): it pairs with a domain dim of one below.
+    if (d < 0 && read[k].isConstant(0) && !source.isDynamicDim(k) &&
+        source.getDimSize(k) == 1)
+      continue;
     if (d < 0 || taken[d])
       return std::nullopt; // a constant, or a coordinate read twice
     taken[d] = true;
@@ -316,6 +323,17 @@ mlir::pipe::invertInjectiveRead(ArrayRef<IndexExpr> read,
   InjectiveInverse inverse;
   inverse.coordinates.resize(rank);
   SmallVector<bool> solved(rank, false);
+  // Each domain dim no source coordinate moves with is one (its element
+  // is 0) and takes one of the source's dims of one.
+  int64_t ones = llvm::count(movesWith, -1);
+  for (int64_t d = 0; d < rank; ++d) {
+    if (taken[d])
+      continue;
+    if (domain.isDynamicDim(d) || domain.getDimSize(d) != 1 || ones-- == 0)
+      return std::nullopt;
+    inverse.coordinates[d] = IndexExpr::constant(0);
+    solved[d] = true;
+  }
   auto ready = [&](const IndexExpr &e, int64_t d) {
     for (int64_t j = 0; j < rank; ++j)
       if (j != d && e.dependsOn(j) && !solved[j])
@@ -362,7 +380,7 @@ mlir::pipe::invertInjectiveRead(ArrayRef<IndexExpr> read,
     for (int64_t k = 0; k < rank; ++k) {
       int64_t d = movesWith[k];
       const IndexExpr &e = read[k];
-      if (solved[d] || !ready(e, d))
+      if (d < 0 || solved[d] || !ready(e, d))
         continue;
       bool exact = false;
       IndexExpr c;
@@ -390,4 +408,36 @@ mlir::pipe::invertInjectiveRead(ArrayRef<IndexExpr> read,
   if (llvm::is_contained(solved, false))
     return std::nullopt; // offsets or conditions that read each other
   return inverse;
+}
+
+IndexRead mlir::pipe::resolveIndexMaps(Value value, IndexCoordinates coordinates) {
+  IndexRead read;
+  while (true) {
+    if (auto arg = dyn_cast<BlockArgument>(value)) {
+      read.arg = arg;
+      read.source = cast<RankedTensorType>(arg.getType());
+      read.coordinates = std::move(coordinates);
+      return read;
+    }
+    // A rank-0 value the chain reads (a computed scalar, broadcast), unless
+    // it is a map's own result (a slice that drops every dim), which reads
+    // its source at constant coordinates.
+    if (cast<RankedTensorType>(value.getType()).getRank() == 0 &&
+        !value.getDefiningOp<IndexMapOpInterface>()) {
+      read.scalar = value;
+      return read;
+    }
+    if (auto coordinate = value.getDefiningOp<CoordinateOp>()) {
+      read.index = coordinates[coordinate.getAxis()];
+      // Along a split batch: from the shard's first sample.
+      if (coordinate->hasAttr("pipe.batch_offset"))
+        read.index = read.index + IndexExpr::dim(pipert::kBatchOffsetDim);
+      return read;
+    }
+    auto map = value.getDefiningOp<IndexMapOpInterface>();
+    if (!map)
+      return read;
+    coordinates = map.mapIndex(coordinates);
+    value = map.getSource();
+  }
 }

@@ -125,6 +125,26 @@ IndexCoordinates getDomainCoordinates(int64_t rank);
 /// Whether `a` and `b` are the same expression, node for node.
 bool isSameIndexExpr(const IndexExpr &a, const IndexExpr &b);
 
+/// What a chain of index maps reads for one element: input `arg` of the
+/// kernel's body at `coordinates` (one per dim of the input), or, when the
+/// chain ends at a value that is not an input (a coordinate op, a rank-0
+/// value), that value's index expression (`index`) or the value itself.
+struct IndexRead {
+  BlockArgument arg;
+  RankedTensorType source;
+  IndexCoordinates coordinates;
+  /// The value of a chain that ends at a rank-0 value.
+  Value scalar;
+  /// The value of a chain that ends at a coordinate (pipe.coordinate): the
+  /// coordinate there, in the domain's coordinates.
+  IndexExpr index;
+};
+
+/// Follows `value` (a value of a fused body, read at `coordinates`) through
+/// the index maps that compute it to what they read. Null arg and scalar
+/// when the chain ends elsewhere (fusion never makes such a chain).
+IndexRead resolveIndexMaps(Value value, IndexCoordinates coordinates);
+
 /// The inverse of an index map chain that reads each element of its
 /// source at most once (invertInjectiveRead).
 struct InjectiveInverse {

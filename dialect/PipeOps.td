@@ -417,7 +417,8 @@ def Pipe_ResampleKernelOp : Pipe_Op<"resample_kernel", [IsolatedFromAbove,
   let description = [{
     Formed by `pipe-fuse-resample-epilogues` from a `pipe.resample` and the
     one `pipe.kernel` that reads it, through index maps that visit each of
-    its elements once (a transpose, a flip, a flip per sample). The
+    its elements at most once (a transpose, a flip, a flip per sample, a
+    crop or slice of step 1 or -1; values no element reads are dropped). The
     resample is `pipe.resample`'s, with the same operands and attributes;
     the `epilogue` region gets each resampled value as its first argument
     (a tensor of the resampled type) and `epilogue_inputs` after it, and

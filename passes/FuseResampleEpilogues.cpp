@@ -34,6 +34,45 @@ namespace {
 /// them in registers: core/PipeResample.h, PIPE_RESAMPLE_MOST_FUSED_CHANNELS).
 constexpr int64_t kMostChannels = 4;
 
+/// Whether a resample's epilogue can compute `expr`, a coordinate of the
+/// element that reads a resampled value, before it runs the kernel's body
+/// (families/resample/ResampleEpilogue.cpp prints it): every value it
+/// reads, through the index maps that compute it (a flip's flags, a crop's
+/// anchors, and what their own maps read), is an input of the kernel other
+/// than the images `images`, or an integer literal.
+bool readsOnlyInputs(const IndexExpr &expr, ArrayRef<BlockArgument> images) {
+  auto isInputOrLiteral = [&](Value value) {
+    if (auto arg = dyn_cast<BlockArgument>(value))
+      return !llvm::is_contained(images, arg);
+    return value.getDefiningOp<ConstantOp>() &&
+           isa<IntegerType>(getElementTypeOrSelf(value.getType())) &&
+           cast<RankedTensorType>(value.getType()).getRank() == 0;
+  };
+  auto operandsOnlyInputs = [&](ArrayRef<IndexExpr> operands) {
+    return llvm::all_of(operands, [&](const IndexExpr &operand) {
+      return readsOnlyInputs(operand, images);
+    });
+  };
+  switch (expr.getKind()) {
+  case IndexExpr::Kind::Scalar:
+    return isInputOrLiteral(expr.getValue());
+  case IndexExpr::Kind::Read: {
+    IndexRead read = resolveIndexMaps(
+        expr.getValue(), IndexCoordinates(expr.getOperands().begin(),
+                                          expr.getOperands().end()));
+    if (read.scalar)
+      return isInputOrLiteral(read.scalar);
+    if (read.index)
+      return readsOnlyInputs(read.index, images);
+    // The coordinates, mapped, hold what the maps on the way read.
+    return read.arg && !llvm::is_contained(images, read.arg) &&
+           operandsOnlyInputs(read.coordinates);
+  }
+  default:
+    return operandsOnlyInputs(expr.getOperands());
+  }
+}
+
 /// Whether `kernel` reads the images that its block arguments `args` bind
 /// once per element of its domain, through index maps that read each of
 /// their elements at most once, and through nothing else: then each
@@ -66,40 +105,22 @@ bool readsEachValueOnce(KernelOp kernel, ArrayRef<BlockArgument> args) {
       continue;
     if (++reads > 1)
       return false; // two reads of the images per element
-    IndexCoordinates coordinates =
-        getDomainCoordinates(cast<RankedTensorType>(value.getType()).getRank());
-    if (cast<RankedTensorType>(value.getType()).getShape() !=
-            domain.getShape() ||
-        getDimNames(cast<RankedTensorType>(value.getType())) !=
-            getDimNames(domain))
+    auto type = cast<RankedTensorType>(value.getType());
+    if (type.getShape() != domain.getShape() ||
+        getDimNames(type) != getDimNames(domain))
       return false;
     // Down the chain to the images: where each element reads them.
-    Value source = value;
-    while (!isa<BlockArgument>(source)) {
-      auto map = source.getDefiningOp<IndexMapOpInterface>();
-      coordinates = map.mapIndex(coordinates);
-      source = map.getSource();
-    }
-    std::optional<InjectiveInverse> inverse = invertInjectiveRead(
-        coordinates, cast<RankedTensorType>(source.getType()), domain);
+    IndexRead read = resolveIndexMaps(value, getDomainCoordinates(type.getRank()));
+    if (!read.arg)
+      return false;
+    std::optional<InjectiveInverse> inverse =
+        invertInjectiveRead(read.coordinates, read.source, domain);
     if (!inverse)
       return false;
-    // The epilogue finds the element before it runs the body: what the
-    // maps' offsets and conditions read (a crop's anchors, a flip's flags)
-    // must be the kernel's inputs or integer literals.
-    SmallVector<Value> conditions;
+    // The epilogue finds the element before it runs the body.
     for (const IndexExpr &coordinate : inverse->coordinates)
-      coordinate.collectValues(conditions);
-    for (Value condition : conditions) {
-      while (auto map = condition.getDefiningOp<IndexMapOpInterface>())
-        condition = map.getSource();
-      bool literal = condition.getDefiningOp<ConstantOp>() &&
-                     isa<IntegerType>(getElementTypeOrSelf(condition.getType())) &&
-                     cast<RankedTensorType>(condition.getType()).getRank() == 0;
-      if (!literal && (!isa<BlockArgument>(condition) ||
-                       llvm::is_contained(args, condition)))
+      if (!readsOnlyInputs(coordinate, args))
         return false;
-    }
   }
   return reads == 1;
 }

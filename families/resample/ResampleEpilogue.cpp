@@ -74,6 +74,9 @@ LogicalResult pipec::resample::emitEpilogueStruct(ResampleKernelOp op,
       return inner.emitOpError() << "internal error: has no CUDA lowering";
   collectDimSymbols(images, dims);
   collectDimSymbols(domain, dims);
+  // (Clamped parameter reads need their tensors' sizes.)
+  for (Value input : op.getEpilogueInputs())
+    collectDimSymbols(cast<RankedTensorType>(input.getType()), dims);
   pipec::collectIndexDims(epilogue, dims);
 
   os << "struct " << type << " {\n"
@@ -113,11 +116,37 @@ LogicalResult pipec::resample::emitEpilogueStruct(ResampleKernelOp op,
         isa<IntegerAttr>(literal)
             ? cast<IntegerAttr>(literal).getValue()
             : *cast<DenseIntElementsAttr>(literal).value_begin<APInt>();
+    // Unsigned dtypes and bools read as unsigned: u8(200) is 200, true 1.
+    Type type = getElementTypeOrSelf(value.getType());
+    if (type.isUnsignedInteger() || type.isInteger(1))
+      return "(unsigned long long)" + std::to_string(integer.getZExtValue()) +
+             "ull";
     return "(long long)" + std::to_string(integer.getSExtValue());
   };
-  style.load = [](BlockArgument arg, const std::string &offset) {
-    return "ep" + std::to_string(arg.getArgNumber() - 1) + "[" + offset + "]";
+  // Where some values are dropped (outside a crop), the coordinates of
+  // their elements are found for nothing, and the parameters read on the
+  // way (a per-row flag at a row the crop left out) may be read past
+  // their ends: such reads are clamped into their tensors. For a value
+  // that is kept every read is one its element makes, in range, so the
+  // clamp changes nothing there.
+  style.load = [&](BlockArgument arg, const std::string &offset) {
+    std::string name = "ep" + std::to_string(arg.getArgNumber() - 1);
+    if (!inverse->partial)
+      return name + "[" + offset + "]";
+    auto type = cast<RankedTensorType>(arg.getType());
+    std::string last = "1LL";
+    for (int64_t d = 0; d < type.getRank(); ++d)
+      last += " * " + pipec::printDimSize(type, d);
+    return name + "[pipe_index_min<long long>(pipe_index_max<long long>(" +
+           offset + ", 0LL), " + last + " - 1LL)]";
   };
+  // (Nothing is kept of images cropped to nothing: no parameter is read.)
+  if (inverse->partial) {
+    std::string elements = "1LL";
+    for (int64_t d = 0; d < domain.getRank(); ++d)
+      elements += " * " + pipec::printDimSize(domain, d);
+    os << "    if (" << elements << " == 0LL)\n      return;\n";
+  }
   std::string at = "0LL", outside;
   for (int64_t d = 0; d < domain.getRank(); ++d) {
     std::string c = "c" + std::to_string(d);

@@ -178,6 +178,63 @@ for i in range(n):
 near('fused resize of rank 3', recovered(got['one'] - 1),
      to(resize_aa(x[1], 5, 6), np.uint8))
 
+# Epilogues whose dropped values find their elements through parameters
+# read past a crop (a flag per row of a crop per sample along H; a flag
+# per sample of the images after the first), whose anchor is an unsigned
+# literal past 127, and a flip whose flags are themselves flipped by a
+# computed condition (not fused: the epilogue finds its elements before
+# it computes anything), and one channel to CHW (a dim of one each side).
+EDGES = """
+pipeline f(x: u8[3, H, W, 3], ay: i32[3], mr: bool[3, 20], m: bool[2],
+           m3: bool[3], k: i32, g: u8[3, H, W, 1])
+    -> (row: f32[3, 20, 44, 3], tail: f32[2, 8, 9, 3], big: f32[3, 20, 25, 3],
+        twice: f32[3, 12, 13, 3], gray: f32[3, 1, 11, 7]) {
+  row = f32(flip(crop(resize(x, size = [40, 44]), axes = [1], anchor = [ay],
+                      shape = [20]), axes = [2], when = mr)) + 1
+  tail = f32(flip(resize(x, size = [8, 9])[1:], axes = [2], when = m)) + 1
+  big = f32(crop(resize(x, size = [30, 230]), anchor = [u8(3), u8(200)],
+                 shape = [20, 25])) + 1
+  twice = f32(flip(resize(x, size = [12, 13]), axes = [2],
+                   when = flip(m3, axes = [0], when = k > 0))) + 1
+  gray = transpose(f32(resize(g, size = [11, 7])) + 1, [0, 3, 1, 2])
+}
+"""
+x3 = rng.integers(0, 256, (3, h, w, 3), dtype=np.uint8)
+ay = np.array([0, 20, 7], np.int32)
+mr = rng.integers(0, 2, (3, 20)).astype(bool)
+m2 = np.array([True, False])
+m3 = np.array([True, False, False])
+g = rng.integers(0, 256, (3, h, w, 1), dtype=np.uint8)
+edges = {'x': x3, 'ay': ay, 'mr': mr, 'm': m2, 'm3': m3,
+         'k': np.array(1, np.int32), 'g': g}
+got = run(EDGES, edges)
+if oracle.BACKEND == 'gpu':
+    oracle.BACKEND = 'reference'
+    want = run(EDGES, edges)
+    oracle.BACKEND = 'gpu'
+    for name in sorted(want):
+        check(f'fused resample edge {name}: GPU == reference', got[name],
+              want[name])
+twice = m3[::-1]
+for i in range(3):
+    rows = to(resize_aa(x3[i], 40, 44), np.uint8)[ay[i]:ay[i] + 20]
+    rows = np.where(mr[i][:, None, None], rows[:, ::-1], rows)
+    near(f'fused resize, crop per sample, flip per row [{i}]',
+         recovered(got['row'][i] - 1), rows)
+    near(f'fused resize, crop at u8 anchors past 127 [{i}]',
+         recovered(got['big'][i] - 1),
+         to(resize_aa(x3[i], 30, 230), np.uint8)[3:23, 200:225])
+    small = to(resize_aa(x3[i], 12, 13), np.uint8)
+    near(f'resize, flip by flipped flags [{i}]', recovered(got['twice'][i] - 1),
+         small[:, ::-1] if twice[i] else small)
+    near(f'fused resize, one channel to CHW [{i}]',
+         recovered(got['gray'][i].transpose(1, 2, 0) - 1),
+         to(resize_aa(g[i], 11, 7), np.uint8))
+for i in range(2):
+    small = to(resize_aa(x3[i + 1], 8, 9), np.uint8)
+    near(f'fused resize, images after the first, flip per sample [{i}]',
+         recovered(got['tail'][i] - 1), small[:, ::-1] if m2[i] else small)
+
 # cubic and lanczos (docs/language.md, Resampling): Keys' cubic (a =
 # -0.5) and Lanczos 3, stretched when antialiasing a downscale, cut at the
 # image and normalized; on the tiled path (supports up to 6.5) and the
