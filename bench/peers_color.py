@@ -26,6 +26,11 @@ timed in the same run on the GPU machine:
                 flip for all: faster, but not per image), and per-sample
                 windows batched with torchvision.ops.roi_align (bilinear,
                 2x2 samples per output pixel, no antialias) in eager.
+  validation    the same images -> f32[256, 3, 224, 224], ImageNet
+                evaluation (resize to 256 x 256 antialiased, centre crop
+                224, normalize, CHW): torchvision v2 on the whole batch
+                and per image, interpolate + slice + normalize in eager
+                and torch.compile.
 
 Run there as: python3 bench/peers_color.py [--quick]   (JSON lines)
 """
@@ -321,3 +326,42 @@ def train_roi_align():
 attempt("roi_align train", lambda: record(
     "train_aug", "torch eager (per-sample windows, torchvision.ops.roi_align)",
     ms(train_roi_align), nbytes=nb))
+
+
+# validation (the same images)
+nb = N * (480 * 640 * 3 + 3 * 224 * 224 * 4)
+
+
+def validation_transform():
+    from torchvision.transforms import v2
+    return v2.Compose([v2.Resize((256, 256), antialias=True),
+                       v2.CenterCrop(224),
+                       v2.ToDtype(torch.float32, scale=True),
+                       v2.Normalize(MEAN, STD)])
+
+
+def run_torchvision_validation():
+    t = validation_transform()
+    record("validation", "torchvision v2 (whole batch)",
+           ms(lambda: train_batch(t)), nbytes=nb)
+    record("validation", "torchvision v2 (per image, as users write it)",
+           ms(lambda: train_per_image(t), warmup=2, rep=5), nbytes=nb)
+
+
+attempt("torchvision validation", run_torchvision_validation)
+
+
+def validation_torch(img):
+    x = img.permute(0, 3, 1, 2).float()
+    y = torch.nn.functional.interpolate(x, size=(256, 256), mode='bilinear',
+                                        antialias=True, align_corners=False)
+    y = y.round().clamp(0, 255)[:, :, 16:240, 16:240]
+    return (y - mean) / std
+
+
+record("validation", "torch eager (interpolate, slice, normalize)",
+       ms(lambda: validation_torch(images)), nbytes=nb)
+cval = torch.compile(validation_torch)
+attempt("torch.compile validation", lambda: record(
+    "validation", "torch.compile (interpolate, slice, normalize)",
+    ms(lambda: cval(images)), nbytes=nb))
