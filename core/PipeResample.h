@@ -277,7 +277,7 @@ PIPE_HD float pipe_resample_distance(const pipe_resample_axis &t, int j) {
 /// `antialias` and downscaling, cut to [lo, hi) and normalized over what
 /// is left. PIL's and torch's taps of the crop [lo, hi) resized, in the
 /// input's coordinates.
-PIPE_HD pipe_resample_axis pipe_resample_taps_of(long long o, long long outputs,
+PIPE_HD pipe_resample_axis pipe_resample_axis_of(long long o, long long outputs,
                                                  float scale, float offset,
                                                  long long lo, long long hi,
                                                  int interp, bool antialias) {
@@ -305,6 +305,17 @@ PIPE_HD pipe_resample_axis pipe_resample_taps_of(long long o, long long outputs,
   t.first = lo;
   t.count = (int)(hi - lo);
   t.total = 0.0f;
+  return t;
+}
+
+/// pipe_resample_axis_of with its total: the sum of its taps' weights,
+/// in order (pipe_resize_tile's parallel taps sum them in the same order).
+PIPE_HD pipe_resample_axis pipe_resample_taps_of(long long o, long long outputs,
+                                                 float scale, float offset,
+                                                 long long lo, long long hi,
+                                                 int interp, bool antialias) {
+  pipe_resample_axis t = pipe_resample_axis_of(o, outputs, scale, offset, lo,
+                                               hi, interp, antialias);
   for (int j = 0; j < t.count; ++j)
     t.total += pipe_resample_filter(interp, pipe_resample_distance(t, j));
   return t;
@@ -548,12 +559,88 @@ struct pipe_resize_shared {
   float wx[PIPE_RESIZE_TILE_COLS][PIPE_RESIZE_TILE_TAPS];
   long long fy[PIPE_RESIZE_TILE_ROWS], fx[PIPE_RESIZE_TILE_COLS];
   int ny[PIPE_RESIZE_TILE_ROWS], nx[PIPE_RESIZE_TILE_COLS];
+  /// Each position's axis while its taps are found in parallel (rows,
+  /// then columns: pipe_resize_find_taps).
+  pipe_resample_axis axis[PIPE_RESIZE_TILE_ROWS + PIPE_RESIZE_TILE_COLS];
   /// The current sample's matrix and region (pipe_resize_tiles).
   pipe_affine a;
   pipe_box box;
   alignas(16) unsigned long long input[PIPE_RESIZE_TILE_BYTES / 8];
   alignas(16) float sums[PIPE_RESIZE_TILE_SUMS];
 };
+
+/// The taps of `axis` a tile keeps (pipe_resample_taps' count).
+__device__ __forceinline__ int
+pipe_resize_kept_taps(const pipe_resample_axis &axis) {
+  return axis.count < PIPE_RESIZE_TILE_TAPS ? axis.count
+                                            : PIPE_RESIZE_TILE_TAPS;
+}
+
+/// The taps of a tile's rows [0, rows) (output rows ty0 + t) and, unless
+/// `rowsOnly`, its columns [0, cols) (output columns tx0 + t), into `s`,
+/// by the block (every thread calls it; it ends with the block
+/// synchronized). `Parallel`: in three steps a barrier apart, each
+/// position's axis (a position a thread), each tap's filter weight (a tap
+/// a thread), each position's total and normalized weights (a position a
+/// thread, the total summed in the taps' order): the weights are
+/// pipe_resample_taps' bit for bit, and a tile waits for a chain a third
+/// as long. Else a position a thread, pipe_resample_taps itself. The
+/// callers have made sure no axis has more taps than the tile keeps.
+template <bool Parallel>
+__device__ void pipe_resize_find_taps(int rows, int cols, bool rowsOnly,
+                                      long long ty0, long long tx0,
+                                      long long oh, long long ow,
+                                      const pipe_affine &a, const pipe_box &box,
+                                      int interp, bool antialias,
+                                      pipe_resize_shared &s) {
+  const int tid = threadIdx.x, threads = blockDim.x;
+  const int positions = rowsOnly ? rows : rows + cols;
+  if (!Parallel) {
+    for (int t = tid; t < positions; t += threads) {
+      if (t < rows)
+        s.ny[t] = pipe_resample_taps(ty0 + t, oh, a.m[4], a.m[5], box.y0,
+                                     box.y1, interp, antialias, &s.fy[t],
+                                     s.wy[t], PIPE_RESIZE_TILE_TAPS);
+      else
+        s.nx[t - rows] = pipe_resample_taps(
+            tx0 + t - rows, ow, a.m[0], a.m[2], box.x0, box.x1, interp,
+            antialias, &s.fx[t - rows], s.wx[t - rows], PIPE_RESIZE_TILE_TAPS);
+    }
+    __syncthreads();
+    return;
+  }
+  for (int t = tid; t < positions; t += threads) {
+    if (t < rows) {
+      s.axis[t] = pipe_resample_axis_of(ty0 + t, oh, a.m[4], a.m[5], box.y0,
+                                        box.y1, interp, antialias);
+      s.fy[t] = s.axis[t].first;
+      s.ny[t] = pipe_resize_kept_taps(s.axis[t]);
+    } else {
+      s.axis[t] = pipe_resample_axis_of(tx0 + t - rows, ow, a.m[0], a.m[2],
+                                        box.x0, box.x1, interp, antialias);
+      s.fx[t - rows] = s.axis[t].first;
+      s.nx[t - rows] = pipe_resize_kept_taps(s.axis[t]);
+    }
+  }
+  __syncthreads();
+  for (int e = tid; e < positions * PIPE_RESIZE_TILE_TAPS; e += threads) {
+    const int t = e / PIPE_RESIZE_TILE_TAPS, j = e % PIPE_RESIZE_TILE_TAPS;
+    if (j < s.axis[t].count)
+      (t < rows ? s.wy[t] : s.wx[t - rows])[j] =
+          pipe_resample_filter(interp, pipe_resample_distance(s.axis[t], j));
+  }
+  __syncthreads();
+  for (int t = tid; t < positions; t += threads) {
+    float *weights = t < rows ? s.wy[t] : s.wx[t - rows];
+    const int count = t < rows ? s.ny[t] : s.nx[t - rows];
+    float total = 0.0f;
+    for (int j = 0; j < count; ++j)
+      total += weights[j];
+    for (int j = 0; j < count; ++j)
+      weights[j] = total != 0.0f ? weights[j] / total : 0.0f;
+  }
+  __syncthreads();
+}
 
 /// Steps the mixed-radix index (*hi, *mid, *lo) of extents (-, mid, lo)
 /// on by (stepHi, stepMid, stepLo), each digit of the step below its
@@ -675,9 +762,13 @@ __device__ void pipe_resize_load(const T *image, long long stride,
 /// order, as pipe_resample_pixel's (which takes tiles whose scale needs
 /// more taps than the tile keeps). `begin` and `end` bound the whole
 /// input tensor. The caller has synchronized the block since the last
-/// tile's use of `s`.
-template <int C, bool Fallback, typename T, typename Out, typename Epi>
-__device__ void pipe_resize_tile(const T *in, long long h, long long w,
+/// tile's use of `s`. When `columnsKnown`, `s` holds this tile's column
+/// taps already (the last tile was the one above it: same sample, same
+/// columns) and only the rows' are found. Returns whether `s` holds the
+/// tile's column taps after it (not when it took the pixel path).
+template <int C, bool Fallback, bool ParallelTaps, typename T, typename Out,
+          typename Epi>
+__device__ bool pipe_resize_tile(const T *in, long long h, long long w,
                                  long long channels, const pipe_affine &a,
                                  const pipe_box &box, long long oh,
                                  long long ow, long long ty0, long long tx0,
@@ -685,7 +776,7 @@ __device__ void pipe_resize_tile(const T *in, long long h, long long w,
                                  float fill, Out *out,
                                  const T *begin, const T *end,
                                  long long sample, const Epi &epi,
-                                 pipe_resize_shared &s) {
+                                 bool columnsKnown, pipe_resize_shared &s) {
   const int tid = threadIdx.x, threads = blockDim.x;
   const int rows = (int)(oh - ty0 < PIPE_RESIZE_TILE_ROWS
                              ? oh - ty0
@@ -705,19 +796,12 @@ __device__ void pipe_resize_tile(const T *in, long long h, long long w,
   bool tiled = !Fallback || (h > 0 && w > 0 &&
                              supportX <= PIPE_RESIZE_TILE_SUPPORT &&
                              supportY <= PIPE_RESIZE_TILE_SUPPORT);
-  if (tiled) {
-    for (int t = tid; t < rows + cols; t += threads) {
-      if (t < rows)
-        s.ny[t] = pipe_resample_taps(ty0 + t, oh, a.m[4], a.m[5], box.y0,
-                                     box.y1, interp, antialias, &s.fy[t],
-                                     s.wy[t], PIPE_RESIZE_TILE_TAPS);
-      else
-        s.nx[t - rows] = pipe_resample_taps(
-            tx0 + t - rows, ow, a.m[0], a.m[2], box.x0, box.x1, interp,
-            antialias, &s.fx[t - rows], s.wx[t - rows], PIPE_RESIZE_TILE_TAPS);
-    }
-    __syncthreads();
-  }
+  // The taps are a tile's costliest latency (f64 distances and divisions;
+  // the block waits for them at a barrier): found in parallel, and a tile
+  // below the last keeps its columns' (bench/NOTES.md).
+  if (tiled)
+    pipe_resize_find_taps<ParallelTaps>(rows, cols, columnsKnown, ty0, tx0,
+                                        oh, ow, a, box, interp, antialias, s);
   // The input rows the tile reads (the taps move monotonically along an
   // axis, either way when the region is flipped).
   long long r0 = 0, r1 = 0;
@@ -740,14 +824,14 @@ __device__ void pipe_resize_tile(const T *in, long long h, long long w,
       break;
   }
   if (!Fallback && width == 0)
-    return; // not reached (pipe_resize_tiles_fit)
+    return tiled; // not reached (pipe_resize_tiles_fit)
   if (Fallback && (!tiled || width == 0)) {
     for (int e = tid; e < rows * cols; e += threads) {
       long long oy = ty0 + e / cols, ox = tx0 + e % cols;
       pipe_resize_pixel_to(in, h, w, channels, a, box, oh, ow, oy, ox,
                            interp, antialias, border, fill, out, sample, epi);
     }
-    return;
+    return tiled;
   }
   for (int x0 = 0; x0 < cols; x0 += width) {
     const int n = cols - x0 < width ? cols - x0 : width;
@@ -871,19 +955,23 @@ __device__ void pipe_resize_tile(const T *in, long long h, long long w,
       }
     }
   }
+  return true;
 }
 
 /// A separable resize (pipe_resample_separable) of `rows` / oh samples
 /// (pipe_resample_param's `param` and `divisor`; none without regions), a
 /// tile at a time
 /// (pipe_resize_tile): the block takes a run of consecutive tiles, a
-/// sample's in order, so that it finds the sample's matrix and region
-/// again only when the sample changes, and steps from tile to tile
-/// without a division. `C` is the channels when the kernel knows them
+/// sample's in order down each column of tiles (`DownColumns`; else
+/// along each row), so that it finds the sample's matrix and region again
+/// only when the sample changes, and a column's taps only when the column
+/// does; it steps from tile to tile without a division. `ParallelTaps`:
+/// pipe_resize_find_taps'. `C` is the channels when the kernel knows them
 /// (a pixel a thread in the horizontal sums), else 0; `Fallback` whether
 /// tiles the tiled path cannot take are possible (else the kernel has no
 /// pixel path: pipe_resize_tiles_fit).
-template <int C, bool Fallback, typename T, typename Out, typename Epi>
+template <int C, bool Fallback, bool ParallelTaps, bool DownColumns,
+          typename T, typename Out, typename Epi>
 __device__ void pipe_resize_tiles(const T *in, const float *param, Out *out,
                                   long long rows, long long h, long long w,
                                   long long channels, long long oh,
@@ -903,8 +991,10 @@ __device__ void pipe_resize_tiles(const T *in, const float *param, Out *out,
   if (tile >= last)
     return;
   long long sample = tile / (tilesY * tilesX);
-  long long ty = tile / tilesX % tilesY, tx = tile % tilesX;
+  long long tx = DownColumns ? tile / tilesY % tilesX : tile % tilesX;
+  long long ty = DownColumns ? tile % tilesY : tile / tilesX % tilesY;
   long long matrixOf = -1;
+  bool columnsKnown = false;
   for (; tile < last; ++tile) {
     __syncthreads(); // the previous tile is done with `s`
     if (sample != matrixOf) { // one thread finds it, into `s`
@@ -917,15 +1007,17 @@ __device__ void pipe_resize_tiles(const T *in, const float *param, Out *out,
       matrixOf = sample;
       __syncthreads();
     }
-    pipe_resize_tile<C, Fallback>(in + sample * image, h, w, channels, s.a, s.box, oh, ow,
-                     ty * PIPE_RESIZE_TILE_ROWS, tx * PIPE_RESIZE_TILE_COLS,
-                     interp, antialias, border, fill,
-                     out + sample * oh * ow * channels, in,
-                     in + samples * image, sample, epi, s);
-    if (++tx == tilesX) {
-      tx = 0;
-      if (++ty == tilesY) {
-        ty = 0;
+    columnsKnown = pipe_resize_tile<C, Fallback, ParallelTaps>(
+        in + sample * image, h, w, channels, s.a, s.box, oh, ow,
+        ty * PIPE_RESIZE_TILE_ROWS, tx * PIPE_RESIZE_TILE_COLS, interp,
+        antialias, border, fill, out + sample * oh * ow * channels, in,
+        in + samples * image, sample, epi, DownColumns && columnsKnown, s);
+    long long &inner = DownColumns ? ty : tx, &outer = DownColumns ? tx : ty;
+    if (++inner == (DownColumns ? tilesY : tilesX)) {
+      inner = 0;
+      columnsKnown = false;
+      if (++outer == (DownColumns ? tilesX : tilesY)) {
+        outer = 0;
         ++sample;
       }
     }

@@ -184,12 +184,21 @@ public:
       // Two entries: with the pixel path for tiles the tiled path cannot
       // take, and without it (fewer registers, no spills) for resizes
       // whose every tile it can (pipe_resize_tiles_fit, the launcher).
+      // How a tile finds its taps (pipe_resize_tiles): in parallel, down
+      // columns of tiles keeping the columns', by default.
+      // PIPE_TUNE_RESIZE_TAPS=serial (a position a thread, down columns)
+      // or rows (a position a thread, along rows: as before) for sweeps.
+      std::string taps = "true, true";
+      if (const char *tuned = std::getenv("PIPE_TUNE_RESIZE_TAPS"))
+        taps = std::string(tuned) == "serial" ? "false, true"
+               : std::string(tuned) == "rows" ? "false, false"
+                                               : taps;
       for (bool fallback : {true, false}) {
         std::string entry = fallback ? name : name + "_fits";
         opening(entry);
         os << "  __shared__ pipe_resize_shared pipe_tile;\n"
            << "  pipe_resize_tiles<" << channels << ", "
-           << (fallback ? "true" : "false")
+           << (fallback ? "true" : "false") << ", " << taps
            << ">(in, param, out, rows, h, w, channels, oh, ow, "
               "paramDivisor,\n      "
            << int(resample.getInterp()) << ", "
