@@ -1,0 +1,298 @@
+"""Where crop_mirror_normalize's last points go (issue 12), outside Pipe.
+
+crop_mirror_normalize (u8[256, 256, 256, 3] -> f32[256, 3, 224, 224], per-
+sample anchors and mirror flags) sits at 88.9% of the large copy where a
+plain u8 -> f32 cast of the same bytes reaches 91.9% (bench/NOTES.md, fourth
+pass). This times, with CuPy on the device machine and in turns, the best
+hand-written shape (4 pixels x 3 planes a thread, the 12 bytes as aligned
+words) with its per-element work changed one thing at a time, to find what
+the remaining 3 points are made of:
+  div        as the generated kernel: (x - mean) / std, IEEE division
+  mul        x times the reciprocal: not the same function (a ceiling only)
+  lut        the 256 quotients of each channel in shared memory, made by
+             the same division: the same function, no division per element
+  nomath     the byte itself, cast: index arithmetic and bytes only
+  div+check  div, each block checking every sample's anchors first (what a
+             check folded into the kernel would cost, against the separate
+             check kernel's 2.3 us)
+and Pipe's generated entry (clamp), the cast of the same bytes and a copy
+of the same bytes beside them. Timing as BenchUtil.h: L2 flushed before each
+call, the median of CUDA-event-timed calls.
+
+    python3 bench/micro/cmn_variants.py [PIPEC]   (default: .device's)
+"""
+import os
+import subprocess
+import sys
+
+import cupy as cp
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+PIPEC = os.path.join(ROOT, ".device", "build", "tools", "pipec", "pipec")
+OPTIONS = ("--std=c++17", "--extra-device-vectorization", "--fmad=false")
+
+CMN = """
+pipeline crop_mirror_normalize(images: u8[N, H, W, 3], anchor: i32[N, 2], mirror: bool[N]) -> (out: f32[N, 3, 224, 224]) {
+  c = crop(images, anchor = anchor, shape = [224, 224], axes = [1, 2], out_of_bounds = clamp)
+  f = flip(c, axes = [2], when = mirror)
+  out = transpose((f32(f) - [123.675, 116.28, 103.53]) / [58.395, 57.12, 57.375], [0, 3, 1, 2])
+}
+"""
+
+HAND = r"""
+extern "C" __global__ void __launch_bounds__(256)
+copy16(const uint4 *__restrict__ in, uint4 *__restrict__ out, unsigned n16) {
+  unsigned g = blockIdx.x * blockDim.x + threadIdx.x;
+  if (g < n16) out[g] = in[g];
+}
+
+extern "C" __global__ void __launch_bounds__(256)
+cast4(const uchar4 *__restrict__ in, float4 *__restrict__ out, unsigned n4) {
+  unsigned g = blockIdx.x * blockDim.x + threadIdx.x;
+  if (g < n4) {
+    uchar4 v = in[g];
+    out[g] = make_float4(v.x, v.y, v.z, v.w);
+  }
+}
+
+enum Math { DIV, MUL, LUT, NOMATH };
+
+// 4 pixels x 3 planes a thread; the 12 bytes as the 4 aligned words that
+// cover them (anchors in range).
+template <int MATH, bool CHECK>
+__device__ __forceinline__ void cmn_group(
+    const unsigned char *__restrict__ in, const int *__restrict__ anchor,
+    const unsigned char *__restrict__ mirror, const float *__restrict__ mean,
+    const float *__restrict__ sd, float *__restrict__ out, unsigned g,
+    unsigned groups, int N, int H, int W) {
+  __shared__ float lut[3][256];
+  if (MATH == LUT) {
+    const unsigned v = threadIdx.x;
+#pragma unroll
+    for (int c = 0; c < 3; ++c)
+      lut[c][v] = ((float)v - mean[c]) / sd[c];
+  }
+  constexpr int K = 4;
+  constexpr unsigned per = 224 / K;
+  const bool active = g < groups;
+  unsigned x0 = (g % per) * K, r = g / per, y = r % 224, s = active ? r / 224 : 0;
+  int ay = __ldg(anchor + 2 * s), ax = __ldg(anchor + 2 * s + 1);
+  bool m = __ldg(mirror + s) != 0;
+  int yy = min(max(ay + (int)y, 0), H - 1);
+  const unsigned char *row = in + (s * H + yy) * W * 3;
+  constexpr int NW = 3 * K / 4;
+  int p0 = ax + (m ? 224 - K - (int)x0 : (int)x0);
+  unsigned long long at = (unsigned long long)(row + 3 * p0);
+  const unsigned *w = reinterpret_cast<const unsigned *>(at & ~3ull);
+  unsigned sh = unsigned(at & 3) * 8;
+  unsigned raw[NW + 1], u[NW];
+#pragma unroll
+  for (int k = 0; k <= NW; ++k)
+    raw[k] = active ? __ldg(w + k) : 0u;
+  if (CHECK) {
+    // Every sample's anchors in [0, H - 224] x [0, W - 224].
+    int bad = 0;
+    for (int i = threadIdx.x; i < 2 * N; i += blockDim.x) {
+      int a = __ldg(anchor + i);
+      bad |= a < 0 || a > ((i & 1) ? W : H) - 224;
+    }
+    if (__syncthreads_or(bad))
+      return;
+  }
+  if (MATH == LUT)
+    __syncthreads();
+  if (!active)
+    return;
+#pragma unroll
+  for (int k = 0; k < NW; ++k)
+    u[k] = __funnelshift_r(raw[k], raw[k + 1], sh);
+  unsigned v[K][3];
+#pragma unroll
+  for (int j = 0; j < K; ++j)
+#pragma unroll
+    for (int c = 0; c < 3; ++c) {
+      const int a = 3 * j + c, b = 3 * (K - 1 - j) + c;
+      unsigned fa = (u[a / 4] >> (8 * (a % 4))) & 255u;
+      unsigned fb = (u[b / 4] >> (8 * (b % 4))) & 255u;
+      v[j][c] = m ? fb : fa;
+    }
+  float *base = out + ((s * 3) * 224 + y) * 224 + x0;
+#pragma unroll
+  for (int c = 0; c < 3; ++c) {
+    const float mu = __ldg(mean + c), dv = __ldg(sd + c), rc = 1.0f / dv;
+    float o[4];
+#pragma unroll
+    for (int j = 0; j < 4; ++j) {
+      const float x = (float)v[j][c];
+      o[j] = MATH == DIV ? (x - mu) / dv
+           : MATH == MUL ? (x - mu) * rc
+           : MATH == LUT ? lut[c][v[j][c]]
+           : x;
+    }
+    reinterpret_cast<float4 *>(base + c * 224 * 224)[0] =
+        make_float4(o[0], o[1], o[2], o[3]);
+  }
+}
+#define CMN(NAME, MATH, CHECK)                                                 \
+  extern "C" __global__ void __launch_bounds__(256)                            \
+      NAME(const unsigned char *in, const int *anchor,                         \
+           const unsigned char *mirror, const float *mean, const float *sd,    \
+           float *out, unsigned groups, int N, int H, int W) {                 \
+    cmn_group<MATH, CHECK>(in, anchor, mirror, mean, sd, out,                  \
+                           blockIdx.x * blockDim.x + threadIdx.x, groups, N,   \
+                           H, W);                                              \
+  }
+CMN(cmn_div, DIV, false)
+CMN(cmn_mul, MUL, false)
+CMN(cmn_lut, LUT, false)
+CMN(cmn_nomath, NOMATH, false)
+CMN(cmn_div_check, DIV, true)
+CMN(cmn_lut_check, LUT, true)
+"""
+
+FLUSH = None
+
+
+def time_ms(fn, reps=60):
+    start, stop = cp.cuda.Event(), cp.cuda.Event()
+    for _ in range(5):
+        fn()
+    times = []
+    for _ in range(reps):
+        FLUSH.fill(0)
+        start.record()
+        fn()
+        stop.record()
+        stop.synchronize()
+        times.append(cp.cuda.get_elapsed_time(start, stop))
+    return float(np.median(times))
+
+
+def blocks(n, threads=256):
+    return ((n + threads - 1) // threads,)
+
+
+def main():
+    global FLUSH, PIPEC
+    if len(sys.argv) > 1:
+        PIPEC = sys.argv[1]
+    FLUSH = cp.empty(256 << 20, dtype=cp.uint8)
+    dev = cp.cuda.Device()
+    print("device:", cp.cuda.runtime.getDeviceProperties(dev.id)["name"].decode())
+    big = cp.empty(1 << 30, dtype=cp.uint8)
+    big2 = cp.empty_like(big)
+    ms = time_ms(lambda: big2.__setitem__(Ellipsis, big), reps=20)
+    copy_tbs = 2 * big.nbytes / (ms * 1e-3) / 1e12
+    print(f"copy 1 GiB: {ms:.4f} ms, {copy_tbs:.3f} TB/s")
+    del big, big2
+
+    hand = cp.RawModule(code=HAND, options=OPTIONS)
+    source = subprocess.run([PIPEC, "-", "--emit=cuda"], input=CMN, text=True,
+                            capture_output=True, check=True).stdout
+    gen = cp.RawModule(code=source, options=OPTIONS)
+
+    rng = np.random.default_rng(1)
+    N, H, W = 256, 256, 256
+    images = cp.asarray(rng.integers(0, 256, (N, H, W, 3), dtype=np.uint8))
+    anchor = cp.asarray(rng.integers(0, 33, (N, 2), dtype=np.int32))
+    mirror = cp.asarray(rng.integers(0, 2, (N,), dtype=np.uint8))
+    mean = cp.asarray(np.array([123.675, 116.28, 103.53], np.float32))
+    std = cp.asarray(np.array([58.395, 57.12, 57.375], np.float32))
+    out = cp.empty((N, 3, 224, 224), cp.float32)
+    n = out.size
+    nbytes = 5 * n
+    print(f"crop_mirror_normalize, {nbytes / 1e6:.1f} MB")
+
+    def pct(ms_):
+        return nbytes / (ms_ * 1e-3) / (copy_tbs * 1e12) * 100
+
+    half = (nbytes // 2) // 16 * 16
+    src = cp.empty(half, dtype=cp.uint8)
+    dst = cp.empty(half, dtype=cp.uint8)
+    copy16 = hand.get_function("copy16")
+    flat = cp.empty(n, cp.uint8)
+    cast4 = hand.get_function("cast4")
+    vec = gen.get_function("crop_mirror_normalize_k0_vec")
+    vargs = (images, anchor, mirror, mean, std, out, np.int64(n), np.int64(H),
+             np.int64(N), np.int64(W))
+    vec(blocks(n // 12), (256,), vargs)
+    want = out.copy()
+    nomath_want = None
+
+    groups = N * 224 * 56
+    hargs = (images, anchor, mirror, mean, std, out, np.uint32(groups),
+             np.int32(N), np.int32(H), np.int32(W))
+    variants = [
+        ("copy of the same bytes", lambda: copy16(blocks(half // 16), (256,),
+                                                  (src, dst, np.uint32(half // 16))), None),
+        ("u8->f32 cast of the same bytes", lambda: cast4(blocks(n // 4), (256,),
+                                                         (flat, out, np.uint32(n // 4))), None),
+        ("pipe vec (generated, clamp)", lambda: vec(blocks(n // 12), (256,), vargs), "exact"),
+    ]
+    for name in ("cmn_div", "cmn_mul", "cmn_lut", "cmn_nomath", "cmn_div_check",
+                 "cmn_lut_check"):
+        f = hand.get_function(name)
+        check = {"cmn_mul": "close", "cmn_nomath": "nomath"}.get(name, "exact")
+        variants.append((name, (lambda f=f: f(blocks(groups), (256,), hargs)), check))
+
+    # What each computes, once, on a poisoned output.
+    for name, launch, check in variants:
+        if check is None:
+            continue
+        out.fill(7)
+        launch()
+        if check == "exact":
+            ok = bool(cp.array_equal(out, want))
+        elif check == "close":
+            ok = bool(cp.allclose(out, want, rtol=1e-6, atol=1e-6))
+        else:
+            # The bytes themselves: the normalize undone, rounded.
+            ok = bool(cp.array_equal(out, cp.rint(want * std[None, :, None, None]
+                                                  + mean[None, :, None, None])))
+        print(f"  {name:<34} {'ok' if ok else 'WRONG'}")
+    # A bad anchor: the checking variants write nothing.
+    bad = anchor.copy()
+    bad[N - 1, 1] = 40
+    for name in ("cmn_div_check", "cmn_lut_check"):
+        f = hand.get_function(name)
+        out.fill(7)
+        f(blocks(groups), (256,), (images, bad, mirror, mean, std, out,
+                                   np.uint32(groups), np.int32(N), np.int32(H),
+                                   np.int32(W)))
+        untouched = bool((out == 7).all())
+        print(f"  {name:<34} bad anchor: {'nothing written' if untouched else 'WROTE'}")
+
+    # The same bytes-only kernel on reads that are easier for the memory:
+    # every crop at (0, 0), not mirrored (each row's 672 bytes start at a
+    # 256-byte boundary), and images of 224 x 224 (the crop is the image:
+    # one contiguous run a sample).
+    nomath = hand.get_function("cmn_nomath")
+    zeros = cp.zeros_like(anchor)
+    plain = cp.zeros_like(mirror)
+    small = cp.asarray(rng.integers(0, 256, (N, 224, 224, 3), dtype=np.uint8))
+    variants.append(("cmn_nomath, anchors 0, no mirror",
+                     lambda: nomath(blocks(groups), (256,),
+                                    (images, zeros, plain, mean, std, out,
+                                     np.uint32(groups), np.int32(N), np.int32(H),
+                                     np.int32(W))), None))
+    variants.append(("cmn_nomath, 224 x 224 images",
+                     lambda: nomath(blocks(groups), (256,),
+                                    (small, zeros, plain, mean, std, out,
+                                     np.uint32(groups), np.int32(N), np.int32(224),
+                                     np.int32(224))), None))
+
+    results = {}
+    for _ in range(3):
+        for name, launch, _check in variants:
+            results.setdefault(name, []).append(time_ms(launch))
+    print()
+    for name, times in results.items():
+        best = min(times)
+        print(f"  {name:<34} {best:8.4f} ms  {pct(best):5.1f}% of copy  "
+              f"(rounds: {', '.join(f'{t:.4f}' for t in times)})")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
