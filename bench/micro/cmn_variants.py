@@ -21,17 +21,14 @@ call, the median of CUDA-event-timed calls.
 
     python3 bench/micro/cmn_variants.py [PIPEC]   (default: .device's)
 """
-import os
 import subprocess
 import sys
 
 import cupy as cp
 import numpy as np
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(os.path.dirname(HERE))
-PIPEC = os.path.join(ROOT, ".device", "build", "tools", "pipec", "pipec")
-OPTIONS = ("--std=c++17", "--extra-device-vectorization", "--fmad=false")
+import layout_shapes as shapes
+from layout_shapes import OPTIONS, PIPEC
 
 CMN = """
 pipeline crop_mirror_normalize(images: u8[N, H, W, 3], anchor: i32[N, 2], mirror: bool[N]) -> (out: f32[N, 3, 224, 224]) {
@@ -42,21 +39,6 @@ pipeline crop_mirror_normalize(images: u8[N, H, W, 3], anchor: i32[N, 2], mirror
 """
 
 HAND = r"""
-extern "C" __global__ void __launch_bounds__(256)
-copy16(const uint4 *__restrict__ in, uint4 *__restrict__ out, unsigned n16) {
-  unsigned g = blockIdx.x * blockDim.x + threadIdx.x;
-  if (g < n16) out[g] = in[g];
-}
-
-extern "C" __global__ void __launch_bounds__(256)
-cast4(const uchar4 *__restrict__ in, float4 *__restrict__ out, unsigned n4) {
-  unsigned g = blockIdx.x * blockDim.x + threadIdx.x;
-  if (g < n4) {
-    uchar4 v = in[g];
-    out[g] = make_float4(v.x, v.y, v.z, v.w);
-  }
-}
-
 enum Math { DIV, MUL, LUT, NOMATH };
 
 // 4 pixels x 3 planes a thread; the 12 bytes as the 4 aligned words that
@@ -152,33 +134,14 @@ CMN(cmn_div_check, DIV, true)
 CMN(cmn_lut_check, LUT, true)
 """
 
-FLUSH = None
-
-
-def time_ms(fn, reps=60):
-    start, stop = cp.cuda.Event(), cp.cuda.Event()
-    for _ in range(5):
-        fn()
-    times = []
-    for _ in range(reps):
-        FLUSH.fill(0)
-        start.record()
-        fn()
-        stop.record()
-        stop.synchronize()
-        times.append(cp.cuda.get_elapsed_time(start, stop))
-    return float(np.median(times))
-
-
 def blocks(n, threads=256):
-    return ((n + threads - 1) // threads,)
+    return shapes.blocks(n, 1, threads)
 
 
 def main():
-    global FLUSH, PIPEC
-    if len(sys.argv) > 1:
-        PIPEC = sys.argv[1]
-    FLUSH = cp.empty(256 << 20, dtype=cp.uint8)
+    pipec = sys.argv[1] if len(sys.argv) > 1 else PIPEC
+    shapes.FLUSH = shapes.flush_buffer()
+    time_ms = shapes.time_ms
     dev = cp.cuda.Device()
     print("device:", cp.cuda.runtime.getDeviceProperties(dev.id)["name"].decode())
     big = cp.empty(1 << 30, dtype=cp.uint8)
@@ -189,7 +152,9 @@ def main():
     del big, big2
 
     hand = cp.RawModule(code=HAND, options=OPTIONS)
-    source = subprocess.run([PIPEC, "-", "--emit=cuda"], input=CMN, text=True,
+    # The copy and the cast of the same bytes: layout_shapes.py's kernels.
+    ceilings = cp.RawModule(code=shapes.HAND, options=OPTIONS)
+    source = subprocess.run([pipec, "-", "--emit=cuda"], input=CMN, text=True,
                             capture_output=True, check=True).stdout
     gen = cp.RawModule(code=source, options=OPTIONS)
 
@@ -211,9 +176,9 @@ def main():
     half = (nbytes // 2) // 16 * 16
     src = cp.empty(half, dtype=cp.uint8)
     dst = cp.empty(half, dtype=cp.uint8)
-    copy16 = hand.get_function("copy16")
+    copy16 = ceilings.get_function("copy16")
     flat = cp.empty(n, cp.uint8)
-    cast4 = hand.get_function("cast4")
+    cast4 = ceilings.get_function("cast4")
     vec = gen.get_function("crop_mirror_normalize_k0_vec")
     vargs = (images, anchor, mirror, mean, std, out, np.int64(n), np.int64(H),
              np.int64(N), np.int64(W))

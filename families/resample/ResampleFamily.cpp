@@ -20,9 +20,11 @@
 #include "codegen/KernelFamily.h"
 #include "codegen/PlanBuilder.h"
 #include "codegen/PipeResampleEmbedded.h"
+#include "codegen/PipeResizeTilesEmbedded.h"
 #include "core/PipeScalar.h"
 #include "core/PipeRandom.h"
 #include "core/PipeResample.h"
+#include "core/PipeResizeTiles.h"
 
 #include "llvm/Support/raw_ostream.h"
 
@@ -134,6 +136,8 @@ public:
     if (options.withPrelude)
       os << pipec::getCudaPrelude() << "\n";
     os << kPipeResampleSource << "\n";
+    if (params.tiled)
+      os << kPipeResizeTilesSource << "\n";
     os << "// " << name << ": " << stringifyResampleTransform(
                                       resample.getTransform())
        << " " << input << " -> " << result << "\n";

@@ -12,6 +12,7 @@
 #include "core/PipeScalar.h"
 #include "core/PipeRandom.h"
 #include "core/PipeResample.h"
+#include "core/PipeResizeTiles.h"
 
 #include "runtime/CudaDriver.h"
 #include "runtime/KernelLauncher.h"

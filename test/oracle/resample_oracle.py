@@ -138,13 +138,22 @@ a = np.array([17.5, -101.0], np.float32)
 y = rng.integers(0, 256, (n, 2, h, w, 1), dtype=np.uint8)
 at = np.array([[9, 0], [0, 11]], np.int32)
 inputs = {'x': x, 'm': m, 'a': a, 'y': y, 'z': x[1], 'at': at}
-got = run(FUSED, inputs)
-if oracle.BACKEND == 'gpu':
-    oracle.BACKEND = 'reference'
-    want = run(FUSED, inputs)
-    oracle.BACKEND = 'gpu'
-    for name in sorted(want):
-        check(f'fused resample {name}: GPU == reference', got[name], want[name])
+
+
+def run_bit_exact(source, inputs, what):
+    """run(), and on the GPU each result checked against the reference's,
+    bit for bit."""
+    got = run(source, inputs)
+    if oracle.BACKEND == 'gpu':
+        oracle.BACKEND = 'reference'
+        want = run(source, inputs)
+        oracle.BACKEND = 'gpu'
+        for name in sorted(want):
+            check(f'{what} {name}: GPU == reference', got[name], want[name])
+    return got
+
+
+got = run_bit_exact(FUSED, inputs, 'fused resample')
 
 
 def recovered(values):
@@ -207,14 +216,7 @@ m3 = np.array([True, False, False])
 g = rng.integers(0, 256, (3, h, w, 1), dtype=np.uint8)
 edges = {'x': x3, 'ay': ay, 'mr': mr, 'm': m2, 'm3': m3,
          'k': np.array(1, np.int32), 'g': g}
-got = run(EDGES, edges)
-if oracle.BACKEND == 'gpu':
-    oracle.BACKEND = 'reference'
-    want = run(EDGES, edges)
-    oracle.BACKEND = 'gpu'
-    for name in sorted(want):
-        check(f'fused resample edge {name}: GPU == reference', got[name],
-              want[name])
+got = run_bit_exact(EDGES, edges, 'fused resample edge')
 twice = m3[::-1]
 for i in range(3):
     rows = to(resize_aa(x3[i], 40, 44), np.uint8)[ay[i]:ay[i] + 20]

@@ -11,6 +11,7 @@
 #include "core/PipeScalar.h"
 #include "core/PipeRandom.h"
 #include "core/PipeResample.h"
+#include "core/PipeResizeTiles.h"
 
 #include <gtest/gtest.h>
 
