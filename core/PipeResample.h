@@ -274,9 +274,10 @@ PIPE_HD float pipe_resample_distance(const pipe_resample_axis &t, int j) {
 /// The axis for output `o` of `outputs`, the axis mapping output x to
 /// input `offset + scale x` (mirrored where `scale` < 0), reading input
 /// pixels [lo, hi): the filter of `interp`, stretched by the scale when
-/// `antialias` and downscaling, cut to [lo, hi) and normalized over what
-/// is left. PIL's and torch's taps of the crop [lo, hi) resized, in the
-/// input's coordinates.
+/// `antialias` and downscaling, cut to [lo, hi), to be normalized over
+/// what is left (its total is 0 here: pipe_resample_taps_of sums it).
+/// PIL's and torch's taps of the crop [lo, hi) resized, in the input's
+/// coordinates.
 PIPE_HD pipe_resample_axis pipe_resample_axis_of(long long o, long long outputs,
                                                  float scale, float offset,
                                                  long long lo, long long hi,

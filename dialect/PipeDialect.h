@@ -128,6 +128,12 @@ constexpr llvm::StringLiteral kVersionMergeAttr = "pipe.merge";
 /// "function(a, b)".
 std::string getCallExpression(StringRef function, ArrayRef<std::string> args);
 
+/// The value of `value` when it is a rank-0 integer or bool literal (a
+/// pipe.constant) that fits in i64, as its dtype reads it: u8(200) is
+/// 200, true is 1. Nothing for a computed value, a float, or a u64 past
+/// 2^63 (an index or a size only the run can compare).
+std::optional<int64_t> getIntegerLiteral(Value value);
+
 } // namespace pipe
 } // namespace mlir
 

@@ -223,6 +223,28 @@ LogicalResult ConstantOp::verify() {
 
 OpFoldResult ConstantOp::fold(FoldAdaptor) { return getValue(); }
 
+std::optional<int64_t> mlir::pipe::getIntegerLiteral(Value value) {
+  auto constant = value.getDefiningOp<ConstantOp>();
+  auto type = dyn_cast<RankedTensorType>(value.getType());
+  if (!constant || !type || type.getRank() != 0 ||
+      !isa<IntegerType>(type.getElementType()))
+    return std::nullopt;
+  Attribute literal = constant.getValue();
+  APInt bits;
+  if (auto integer = dyn_cast<IntegerAttr>(literal))
+    bits = integer.getValue();
+  else if (auto dense = dyn_cast<DenseIntElementsAttr>(literal))
+    bits = *dense.value_begin<APInt>();
+  else
+    return std::nullopt;
+  Type element = type.getElementType();
+  if (!element.isUnsignedInteger() && !element.isInteger(1))
+    return bits.getSExtValue();
+  if (bits.getActiveBits() > 63)
+    return std::nullopt;
+  return int64_t(bits.getZExtValue());
+}
+
 std::string ConstantOp::getScalarExpression(ArrayRef<std::string>) {
   Type type = getValue().getType();
   std::string cppType = getCppScalarType(type);

@@ -363,17 +363,8 @@ std::string describeOp(Operation *op, StringRef name) {
 std::optional<DimExpr> knownSize(Value value) {
   if (auto dim = value.getDefiningOp<DimOp>())
     return DimExpr::parse(dim.getDim());
-  if (auto constant = value.getDefiningOp<ConstantOp>())
-    if (auto integer = dyn_cast<IntegerAttr>(constant.getValue())) {
-      // An unsigned literal (u8(200)) or a bool is its unsigned value; one
-      // past the i64s only the run can compare.
-      const APInt &bits = integer.getValue();
-      if (!integer.getType().isUnsignedInteger() && !integer.getType().isInteger(1))
-        return DimExpr::constant(bits.getSExtValue());
-      if (bits.getActiveBits() > 63)
-        return std::nullopt;
-      return DimExpr::constant(int64_t(bits.getZExtValue()));
-    }
+  if (std::optional<int64_t> literal = getIntegerLiteral(value))
+    return DimExpr::constant(*literal);
   // Sums, differences, products, least and greatest of them, and
   // quotients and remainders by positive constants (`H - 5`, `H // 2`), on
   // si64 scalars (where the dims' arithmetic cannot wrap).

@@ -44,9 +44,7 @@ bool readsOnlyInputs(const IndexExpr &expr, ArrayRef<BlockArgument> images) {
   auto isInputOrLiteral = [&](Value value) {
     if (auto arg = dyn_cast<BlockArgument>(value))
       return !llvm::is_contained(images, arg);
-    return value.getDefiningOp<ConstantOp>() &&
-           isa<IntegerType>(getElementTypeOrSelf(value.getType())) &&
-           cast<RankedTensorType>(value.getType()).getRank() == 0;
+    return getIntegerLiteral(value).has_value();
   };
   auto operandsOnlyInputs = [&](ArrayRef<IndexExpr> operands) {
     return llvm::all_of(operands, [&](const IndexExpr &operand) {

@@ -111,17 +111,7 @@ LogicalResult pipec::resample::emitEpilogueStruct(ResampleKernelOp op,
     // anchors) and integer literals (pipe-fuse-resample-epilogues).
     if (auto arg = dyn_cast<BlockArgument>(value))
       return "ep" + std::to_string(arg.getArgNumber() - 1) + "[0]";
-    Attribute literal = value.getDefiningOp<ConstantOp>().getValue();
-    APInt integer =
-        isa<IntegerAttr>(literal)
-            ? cast<IntegerAttr>(literal).getValue()
-            : *cast<DenseIntElementsAttr>(literal).value_begin<APInt>();
-    // Unsigned dtypes and bools read as unsigned: u8(200) is 200, true 1.
-    Type type = getElementTypeOrSelf(value.getType());
-    if (type.isUnsignedInteger() || type.isInteger(1))
-      return "(unsigned long long)" + std::to_string(integer.getZExtValue()) +
-             "ull";
-    return "(long long)" + std::to_string(integer.getSExtValue());
+    return "(long long)" + std::to_string(*getIntegerLiteral(value));
   };
   // Where some values are dropped (outside a crop), the coordinates of
   // their elements are found for nothing, and the parameters read on the
@@ -129,24 +119,23 @@ LogicalResult pipec::resample::emitEpilogueStruct(ResampleKernelOp op,
   // their ends: such reads are clamped into their tensors. For a value
   // that is kept every read is one its element makes, in range, so the
   // clamp changes nothing there.
+  auto elements = [](RankedTensorType type) {
+    std::string count = "1LL";
+    for (int64_t d = 0; d < type.getRank(); ++d)
+      count += " * " + pipec::printDimSize(type, d);
+    return count;
+  };
   style.load = [&](BlockArgument arg, const std::string &offset) {
     std::string name = "ep" + std::to_string(arg.getArgNumber() - 1);
     if (!inverse->partial)
       return name + "[" + offset + "]";
-    auto type = cast<RankedTensorType>(arg.getType());
-    std::string last = "1LL";
-    for (int64_t d = 0; d < type.getRank(); ++d)
-      last += " * " + pipec::printDimSize(type, d);
     return name + "[pipe_index_min<long long>(pipe_index_max<long long>(" +
-           offset + ", 0LL), " + last + " - 1LL)]";
+           offset + ", 0LL), " +
+           elements(cast<RankedTensorType>(arg.getType())) + " - 1LL)]";
   };
   // (Nothing is kept of images cropped to nothing: no parameter is read.)
-  if (inverse->partial) {
-    std::string elements = "1LL";
-    for (int64_t d = 0; d < domain.getRank(); ++d)
-      elements += " * " + pipec::printDimSize(domain, d);
-    os << "    if (" << elements << " == 0LL)\n      return;\n";
-  }
+  if (inverse->partial)
+    os << "    if (" << elements(domain) << " == 0LL)\n      return;\n";
   std::string at = "0LL", outside;
   for (int64_t d = 0; d < domain.getRank(); ++d) {
     std::string c = "c" + std::to_string(d);
