@@ -52,9 +52,22 @@ public:
   InternalErrorHandler(MLIRContext *context,
                        std::function<std::string()> stage, std::string hint)
       : ScopedDiagnosticHandler(context, [stage, hint](Diagnostic &diag) {
-          if (diag.getSeverity() != DiagnosticSeverity::Error || rewording ||
-              pipe::UserErrorScope::isActive())
+          if (diag.getSeverity() != DiagnosticSeverity::Error || rewording)
             return failure(); // as it is
+          if (pipe::UserErrorScope::isActive()) {
+            // The program's mistake, at its source line: without the IR
+            // of the op that MLIR appends (the user wrote no IR).
+            rewording = true;
+            InFlightDiagnostic error = emitError(diag.getLocation())
+                                       << diag.str();
+            for (Diagnostic &note : diag.getNotes())
+              if (!llvm::StringRef(note.str()).starts_with(
+                      "see current operation"))
+                error.attachNote(note.getLocation()) << note.str();
+            error.report();
+            rewording = false;
+            return success();
+          }
           std::string message = diag.str();
           if (llvm::StringRef(message).starts_with("internal error"))
             return failure();

@@ -621,6 +621,44 @@ struct ExpandLayoutPass
       return;
     }
     requireElementsToRead();
+    if (failed(rejectChecksThatAlwaysFail()))
+      signalPassFailure();
+  }
+
+  /// A dim check that is a negative constant fails every run whatever the
+  /// sizes: the program's mistake, reported when compiling, at the op.
+  /// Sema rejects most of these where it sees the literals; this catches
+  /// what only the IR folds (an anchor `u8(200)` on a resize's 300 rows).
+  LogicalResult rejectChecksThatAlwaysFail() {
+    LogicalResult result = success();
+    getOperation().walk([&](Operation *op) {
+      auto checks = op->getAttrOfType<ArrayAttr>("dim_checks");
+      if (!checks)
+        return WalkResult::advance();
+      auto reasons = op->getAttrOfType<ArrayAttr>("dim_check_reasons");
+      for (auto [i, check] : llvm::enumerate(checks)) {
+        std::optional<DimExpr> value =
+            DimExpr::parse(cast<StringAttr>(check).getValue());
+        if (!value || !value->isConstant() || value->getConstant() >= 0)
+          continue;
+        std::string reason =
+            reasons && i < reasons.size()
+                ? cast<StringAttr>(reasons[i]).str()
+                : std::string();
+        auto named = op->getAttrOfType<StringAttr>("dim_check_op");
+        std::string what =
+            named ? named.str() : op->getName().stripDialect().str();
+        UserErrorScope userError;
+        op->emitError() << "'" << what << "': "
+                        << (reason.empty() ? "this needs a negative width"
+                                           : reason)
+                        << " whatever the sizes";
+        result = failure();
+        return WalkResult::interrupt();
+      }
+      return WalkResult::advance();
+    });
+    return result;
   }
 
   /// A clamped read (a pad's, a concat's part, a crop that clamps or pads)
