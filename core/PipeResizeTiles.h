@@ -464,11 +464,15 @@ __device__ bool pipe_resize_tile(const T *in, long long h, long long w,
     Out *corner = out + (ty0 * ow + tx0 + x0) * channels;
     const long long stride = ow * channels;
     if (C > 0) {
-      int t = tid / n, x = tid % n, zero = 0;
-      while (t < rows) {
-        const int nx = s.nx[x0 + x];
-        const float *wx = s.wx[x0 + x];
-        const float *taps = s.sums + t * pitch + (int)(s.fx[x0 + x] - c0) * C;
+      // A column a thread, down the rows (`across` rows a pass: n is at
+      // most PIPE_RESIZE_TILE_COLS, a quarter of the block): its taps,
+      // weights and place in the sums found once, not per pixel.
+      const int across = threads / n, x = tid % n;
+      const int nx = s.nx[x0 + x];
+      const float *wx = s.wx[x0 + x];
+      const float *column = s.sums + (int)(s.fx[x0 + x] - c0) * C;
+      for (int t = tid / n; t < rows && tid < across * n; t += across) {
+        const float *taps = column + t * pitch;
         float acc[C > 0 ? C : 1];
 #pragma unroll
         for (int ch = 0; ch < C; ++ch)
@@ -490,8 +494,6 @@ __device__ bool pipe_resize_tile(const T *in, long long h, long long w,
           for (int ch = 0; ch < C; ++ch)
             pixel[ch] = pipe_cast<Out>(acc[ch]);
         }
-        pipe_resize_step(&zero, &t, &x, 1 << 30, n, 0, threads / n,
-                         threads % n);
       }
     } else {
       int t = tid / (n * c), x = tid / c % n, ch = tid % c;
