@@ -7,7 +7,9 @@
 // on GPU 0, as a loader would leave them; sharded runs leave each shard's
 // results on its GPU (runShards), so the times include the scatter of the
 // other GPUs' inputs over the peer link but no gather. Wall-clock medians
-// of whole synchronous runs.
+// of whole synchronous runs. With several GPUs it also times the layout a
+// data-parallel trainer has (and torchrun's process per GPU): each GPU's
+// samples already on it, one pipeline per GPU run at once, no scatter.
 //
 //===----------------------------------------------------------------------===//
 
@@ -15,7 +17,11 @@
 
 #include "runtime/Sharded.h"
 
+#include <condition_variable>
+#include <cstring>
+#include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
 using namespace pipebench;
@@ -32,9 +38,10 @@ struct Workload {
   DType outDType;
 };
 
-/// Times `plan` whole on GPU 0 and sharded over each of `shardings`.
-void compare(const Workload &w, const pipert::Plan &plan,
-             const std::vector<std::vector<int>> &shardings, int reps) {
+/// Times `plan` whole on GPU 0 and sharded over each of `shardings`;
+/// returns the whole run's milliseconds.
+double compare(const Workload &w, const pipert::Plan &plan,
+               const std::vector<std::vector<int>> &shardings, int reps) {
   DeviceTensor in = upload(w.input);
   pipert::TensorRef input = in.ref();
   auto whole = pipert::Executable::load(plan);
@@ -85,6 +92,108 @@ void compare(const Workload &w, const pipert::Plan &plan,
   }
   cu->cuMemFree(in.ptr);
   cu->cuMemFree(out.ptr);
+  return wholeMs;
+}
+
+/// Runs `work(i)` on each of `count` threads at once, `reps` times, the
+/// threads made once; returns the wall-clock median of a round in ms.
+double concurrentMs(int count, const std::function<void(int)> &work,
+                    int warmup, int reps) {
+  std::mutex mutex;
+  std::condition_variable wake, done;
+  int round = 0, finished = 0;
+  bool stop = false;
+  std::vector<std::thread> threads;
+  for (int i = 0; i < count; ++i)
+    threads.emplace_back([&, i] {
+      for (int seen = 0;;) {
+        {
+          std::unique_lock<std::mutex> lock(mutex);
+          wake.wait(lock, [&] { return stop || round != seen; });
+          if (stop)
+            return;
+          seen = round;
+        }
+        work(i);
+        std::lock_guard<std::mutex> lock(mutex);
+        if (++finished == count)
+          done.notify_one();
+      }
+    });
+  double ms = wallUs([&](int) {
+                std::unique_lock<std::mutex> lock(mutex);
+                finished = 0;
+                ++round;
+                wake.notify_all();
+                done.wait(lock, [&] { return finished == count; });
+              }, warmup, reps) / 1e3;
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    stop = true;
+  }
+  wake.notify_all();
+  for (std::thread &t : threads)
+    t.join();
+  return ms;
+}
+
+/// Each of `gpus` GPUs runs its own pipeline over its share of the batch
+/// (pipert::splitBatch's split), already in its memory: the throughput of
+/// data-parallel preprocessing, against `wholeMs` of one GPU.
+void compareResident(const Workload &w, const pipert::Plan &plan, int gpus,
+                     double wholeMs, int reps) {
+  const int64_t n = w.input.shape()[0];
+  const size_t sampleBytes = w.input.numBytes() / size_t(n);
+  std::vector<std::unique_ptr<pipert::Executable>> exes;
+  std::vector<DeviceTensor> ins, outs;
+  int64_t first = 0;
+  for (int g = 0; g < gpus; ++g) {
+    const int64_t count = n / gpus + (g < n % gpus ? 1 : 0);
+    std::vector<int64_t> shape = w.input.shape();
+    shape[0] = count;
+    HostTensor part(w.input.dtype(), shape);
+    std::memcpy(part.data(),
+                static_cast<const char *>(w.input.data()) + first * sampleBytes,
+                size_t(count) * sampleBytes);
+    first += count;
+    (void)pipert::getCudaDevice(g);
+    auto exe = pipert::Executable::load(plan, g);
+    if (!exe)
+      exit(1);
+    ins.push_back(upload(part));
+    auto shapes = (*exe)->resultShapes({ins.back().ref()});
+    outs.push_back(allocate(w.outDType, (*shapes)[0]));
+    exes.push_back(exe.take());
+  }
+  // Each GPU's share alone first: what the concurrent run could reach.
+  for (int g = 0; g < gpus; ++g) {
+    double alone = wallUs([&](int) {
+                     if (!exes[g]->run({ins[g].ref()}, {outs[g].ref()}).ok())
+                       exit(1);
+                   }, 3, reps) / 1e3;
+    std::string impl = "pipe, GPU " + std::to_string(g) + " alone, its " +
+                       std::to_string(ins[g].shape[0]) + " samples";
+    record(w.name, impl.c_str(), alone,
+           double(ins[g].bytes()) + double(outs[g].bytes()));
+  }
+  double ms = concurrentMs(gpus, [&](int g) {
+    if (!exes[g]->run({ins[g].ref()}, {outs[g].ref()}).ok())
+      exit(1);
+  }, 3, reps);
+  double bytes = 0;
+  for (int g = 0; g < gpus; ++g)
+    bytes += double(ins[g].bytes()) + double(outs[g].bytes());
+  std::string impl = "pipe, a pipeline on each of " + std::to_string(gpus) +
+                     " GPUs, inputs resident";
+  record(w.name, impl.c_str(), ms, bytes,
+         "\"speedup\": " + std::to_string(wholeMs / ms));
+  for (int g = 0; g < gpus; ++g) {
+    (void)pipert::getCudaDevice(g);
+    cu->cuMemFree(ins[g].ptr);
+    cu->cuMemFree(outs[g].ptr);
+  }
+  exes.clear();
+  (void)pipert::getCudaDevice(0);
 }
 
 } // namespace
@@ -120,7 +229,9 @@ int runShardScaling(bool quick) {
       std::move(images), DType::F32};
   for (const Workload *w : {&blur, &normalize}) {
     auto pipeline = compile(w->source);
-    compare(*w, pipeline->plan(), shardings, quick ? 5 : 20);
+    double wholeMs = compare(*w, pipeline->plan(), shardings, quick ? 5 : 20);
+    if (*count > 1)
+      compareResident(*w, pipeline->plan(), *count, wholeMs, quick ? 5 : 20);
   }
   return 0;
 }

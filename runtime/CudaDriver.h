@@ -29,6 +29,7 @@ namespace pipert {
   X(cuDeviceGetAttribute)                                                      \
   X(cuDevicePrimaryCtxRetain)                                                  \
   X(cuCtxSetCurrent)                                                           \
+  X(cuCtxGetCurrent)                                                           \
   X(cuGetErrorName)                                                            \
   X(cuGetErrorString)                                                          \
   X(cuModuleLoadDataEx)                                                        \
@@ -60,7 +61,9 @@ namespace pipert {
   X(cuMemFreeHost)                                                             \
   X(cuLaunchHostFunc)                                                          \
   X(cuMemHostGetDevicePointer)                                                 \
-  X(cuPointerGetAttribute)
+  X(cuPointerGetAttribute)                                                      \
+  X(cuDeviceCanAccessPeer)                                                     \
+  X(cuCtxEnablePeerAccess)
 
 struct CudaDriver {
 #define PIPE_DECLARE_FN(name) decltype(&::name) name = nullptr;

@@ -105,7 +105,11 @@ Executable::~Executable() {
   auto driver = getCudaDriver();
   if (!driver)
     return;
-  // What it frees lives in its device's context.
+  // What it frees lives in its device's context; the caller's current
+  // context is theirs again after (a destructor that switched it would
+  // put the caller's next allocation on this executable's GPU).
+  CUcontext previous = nullptr;
+  (void)(*driver)->cuCtxGetCurrent(&previous);
   if (!getCudaDevice(device_))
     return;
   if (staging_)
@@ -120,6 +124,7 @@ Executable::~Executable() {
     (*driver)->cuMemFreeHost(controlHost_);
   if (guardWords_)
     (*driver)->cuMemFree(guardWords_);
+  (void)(*driver)->cuCtxSetCurrent(previous);
 }
 
 Status Executable::prepareControl(const CudaDriver &cu) {

@@ -296,6 +296,35 @@ int deviceOf(const CudaDriver &cu, const TensorRef &t) {
 }
 } // namespace
 
+/// Lets each pair of distinct devices among `devices` reach the other's
+/// memory directly (NVLink or PCIe peer to peer) where the hardware can:
+/// a shard's scatter and gather copies then go GPU to GPU instead of
+/// through the host. Best effort: a pair that cannot keeps the staged
+/// copies, which are correct, only slower.
+static void enablePeerAccess(const CudaDriver &cu,
+                             const std::vector<int> &devices) {
+  for (int from : devices)
+    for (int to : devices) {
+      if (from == to)
+        continue;
+      auto a = getCudaDevice(from), b = getCudaDevice(to);
+      if (!a || !b)
+        continue;
+      int can = 0;
+      if (cu.cuDeviceCanAccessPeer(&can, (*a)->device, (*b)->device) !=
+              CUDA_SUCCESS ||
+          !can)
+        continue;
+      if (cu.cuCtxSetCurrent((*a)->context) != CUDA_SUCCESS)
+        continue;
+      // CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED on a second load: fine.
+      (void)cu.cuCtxEnablePeerAccess((*b)->context, 0);
+    }
+  // As Executable::load leaves it: the last shard's context current.
+  if (!devices.empty())
+    (void)getCudaDevice(devices.back());
+}
+
 Result<std::unique_ptr<ShardedExecutable>>
 ShardedExecutable::load(Plan plan, std::vector<int> devices) {
   if (plan.batchDim.empty())
@@ -328,6 +357,7 @@ ShardedExecutable::load(Plan plan, std::vector<int> devices) {
     // Beside its stream, for the destructor if a later shard fails.
     sharded->devices_.push_back(device);
   }
+  enablePeerAccess(*cu, sharded->devices_);
   return sharded;
 }
 
@@ -335,9 +365,12 @@ ShardedExecutable::~ShardedExecutable() {
   auto driver = getCudaDriver();
   if (!driver)
     return;
+  CUcontext previous = nullptr; // the caller's, again after
+  (void)(*driver)->cuCtxGetCurrent(&previous);
   for (size_t s = 0; s < streams_.size(); ++s)
     if (streams_[s] && getCudaDevice(devices_[s]))
       (*driver)->cuStreamDestroy(streams_[s]);
+  (void)(*driver)->cuCtxSetCurrent(previous);
 }
 
 bool ShardedExecutable::isBatchedParam(size_t p) const {

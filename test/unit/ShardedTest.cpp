@@ -275,6 +275,114 @@ TEST(GpuShards, PerShardResultsStayOnTheirDevice) {
   EXPECT_NE(bad.message().find("shard 1"), std::string::npos) << bad.message();
 }
 
+/// Skips the test unless the driver sees two GPUs or more.
+#define REQUIRE_TWO_GPUS()                                                     \
+  REQUIRE_GPU();                                                               \
+  if (auto count = getCudaDeviceCount(); !count.ok() || *count < 2)            \
+  GTEST_SKIP() << "needs two GPUs; this machine has "                          \
+               << (count.ok() ? std::to_string(*count) : std::string("none"))
+
+TEST(GpuShards, TwoGpusMatchOneRun) {
+  REQUIRE_TWO_GPUS();
+  auto blur = compile(kDynamicBlur);
+  ASSERT_TRUE(blur);
+  HostTensor masks = randomTensor(DType::U8, {7, 37, 53}, 11);
+  for (int64_t i = 0; i < masks.numElements(); ++i)
+    masks.as<uint8_t>()[i] = masks.as<uint8_t>()[i] < 40 ? 255 : 0;
+  expectShardsMatch(blur->plan(), {masks}, {0, 1});
+  expectShardsMatch(blur->plan(), {masks}, {1, 0, 1});
+  // Whole-batch values combined across the GPUs, both branch directions.
+  auto whole = compile(kWholeBatchBranch);
+  ASSERT_TRUE(whole);
+  HostTensor x(DType::F32, {5, 13});
+  for (int64_t n = 0; n < 5; ++n)
+    for (int64_t w = 0; w < 13; ++w)
+      x.as<float>()[n * 13 + w] = n < 3 ? 10.0f + float(w) : -1.0f - float(w);
+  HostTensor bias = randomTensor(DType::F32, {13}, 3, -1, 1);
+  expectShardsMatch(whole->plan(), {x, bias}, {0, 1}, 1e-6);
+  for (int64_t i = 0; i < x.numElements(); ++i)
+    x.as<float>()[i] = -x.as<float>()[i];
+  expectShardsMatch(whole->plan(), {x, bias}, {0, 1}, 1e-6);
+  // The cross-GPU bytes of the branch: a float each way per reduction.
+  auto sharded = ShardedExecutable::load(whole->plan(), {0, 1});
+  ASSERT_TRUE(sharded.ok()) << sharded.status().message();
+  HostTensor y(DType::F32, {5, 13}), m(DType::F32, {}), top(DType::F32, {});
+  ASSERT_TRUE((*sharded)->run({x.ref(), bias.ref()},
+                              {y.ref(), m.ref(), top.ref()}).ok());
+  EXPECT_EQ((*sharded)->lastRunStats().combineBytes, 2u * 2 * sizeof(float));
+}
+
+TEST(GpuShards, TwoGpusScatterDeviceInputsAndGatherOntoOne) {
+  REQUIRE_TWO_GPUS();
+  auto pipeline = compile(R"(
+pipeline augment(x: f32[N, W]) -> (y: f32[N, W]) {
+  gain = uniform(range = [0.5, 1.5], shape = [N, 1])
+  y = x * gain + f32(iota([N, W], axis = 0))
+}
+)");
+  ASSERT_TRUE(pipeline);
+  HostTensor x = randomTensor(DType::F32, {9, 301}, 12, -1, 1);
+  auto whole = Executable::load(pipeline->plan());
+  ASSERT_TRUE(whole.ok());
+  auto expected = (*whole)->run({x});
+  ASSERT_TRUE(expected.ok());
+  // Input and output on GPU 0: shard 1 reads its samples from GPU 0 and
+  // its results come back to GPU 0.
+  ASSERT_TRUE(getCudaDevice(0).ok());
+  pipetest::DeviceBuffer in(x.numBytes()), out(x.numBytes());
+  in.upload(x.data());
+  {
+    auto sharded = ShardedExecutable::load(pipeline->plan(), {0, 1});
+    ASSERT_TRUE(sharded.ok()) << sharded.status().message();
+    TensorRef input{in.get(), DType::F32, {9, 301}, Memory::Device};
+    TensorRef output{out.get(), DType::F32, {9, 301}, Memory::Device};
+    Status status = (*sharded)->run({input}, {output});
+    ASSERT_TRUE(status.ok()) << status.message();
+  }
+  // (The buffers are GPU 0's: its context current to read and free them.)
+  ASSERT_TRUE(getCudaDevice(0).ok());
+  HostTensor got(DType::F32, {9, 301});
+  out.download(got.data());
+  EXPECT_TRUE(sameValues(got, (*expected)[0], 0));
+}
+
+// Destroying an executable (or a sharded one) switches to its GPU's
+// context to free what it holds, then gives the caller's back: else the
+// caller's next allocation lands on that GPU.
+TEST(GpuShards, DestroyingLeavesTheCallersContextCurrent) {
+  REQUIRE_GPU();
+  auto pipeline = compile(kDynamicBlur);
+  ASSERT_TRUE(pipeline);
+  const CudaDriver &cu = **getCudaDriver();
+  auto current = [&] {
+    CUcontext context = nullptr;
+    EXPECT_EQ(cu.cuCtxGetCurrent(&context), CUDA_SUCCESS);
+    return context;
+  };
+  {
+    auto exe = Executable::load(pipeline->plan(), 0);
+    ASSERT_TRUE(exe.ok());
+    ASSERT_EQ(cu.cuCtxSetCurrent(nullptr), CUDA_SUCCESS);
+  }
+  EXPECT_EQ(current(), nullptr);
+  {
+    auto sharded = ShardedExecutable::load(pipeline->plan(), {0, 0});
+    ASSERT_TRUE(sharded.ok());
+    ASSERT_EQ(cu.cuCtxSetCurrent(nullptr), CUDA_SUCCESS);
+  }
+  EXPECT_EQ(current(), nullptr);
+  if (auto count = getCudaDeviceCount(); count.ok() && *count > 1) {
+    CUcontext first = (*getCudaDevice(0))->context;
+    {
+      auto exe = Executable::load(pipeline->plan(), 1);
+      ASSERT_TRUE(exe.ok());
+      ASSERT_TRUE(getCudaDevice(0).ok());
+    }
+    EXPECT_EQ(current(), first);
+  }
+  ASSERT_TRUE(getCudaDevice(0).ok());
+}
+
 TEST(GpuShards, PipelinesThatMixSamplesAreRefusedWithTheReason) {
   REQUIRE_GPU();
   auto pipeline = compile(R"(
