@@ -52,13 +52,13 @@ std::string pipec::printIndex(const IndexExpr &expr, const IndexStyle &style) {
   case IndexExpr::Kind::Dim:
     return "(" + J + ")" + style.dim(expr.getName());
   case IndexExpr::Kind::Scalar:
-    return "(" + J + ")pipe_index(" + style.scalar(expr.getValue()) + ")";
+    return "pipe_index_as<" + J + ">(" + style.scalar(expr.getValue()) + ")";
   case IndexExpr::Kind::Read: {
     IndexRead read = resolveIndexMaps(
         expr.getValue(), IndexCoordinates(expr.getOperands().begin(),
                                           expr.getOperands().end()));
     if (read.scalar)
-      return "(" + J + ")pipe_index(" + style.scalar(read.scalar) + ")";
+      return "pipe_index_as<" + J + ">(" + style.scalar(read.scalar) + ")";
     if (read.index)
       return printIndex(read.index, style);
     assert(read.arg && "a parameter read through maps that reach no input");
@@ -66,7 +66,7 @@ std::string pipec::printIndex(const IndexExpr &expr, const IndexStyle &style) {
     std::string offset = printOffset(read, style, [&](int64_t s) {
       return inlineStride(source, s, style);
     });
-    return "(" + J + ")pipe_index(" + style.load(read.arg, offset) + ")";
+    return "pipe_index_as<" + J + ">(" + style.load(read.arg, offset) + ")";
   }
   case IndexExpr::Kind::Add:
     return "(" + operand(0) + " + " + operand(1) + ")";

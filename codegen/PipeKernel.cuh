@@ -95,6 +95,18 @@ template <typename T> __device__ __forceinline__ long long pipe_index(T x) {
   return (long long)x;
 }
 
+/// pipe_index(x) in J, saturated: a 64-bit parameter read by an entry of
+/// 32-bit indices keeps its order (an anchor of 2^40 under a clamp still
+/// clamps to the end, where a truncation would make it 0).
+template <typename J, typename T> __device__ __forceinline__ J pipe_index_as(T x) {
+  long long v = pipe_index(x);
+  if (sizeof(J) < sizeof(long long)) {
+    const long long lo = -2147483647ll - 1, hi = 2147483647ll;
+    v = v < lo ? lo : v > hi ? hi : v;
+  }
+  return (J)v;
+}
+
 template <typename J> __device__ __forceinline__ J pipe_index_min(J a, J b) {
   return a < b ? a : b;
 }

@@ -558,14 +558,23 @@ IndexCoordinates CropOp::mapIndex(ArrayRef<IndexExpr> result) {
   // `pad`'s select, after pipe-expand-layout) clamps into the input.
   auto input = cast<RankedTensorType>(getInput().getType());
   IndexCoordinates coordinates(result.begin(), result.end());
+  auto window = cast<RankedTensorType>(getType());
   for (auto [axis, anchor] : llvm::zip(getAxes(), getAnchors())) {
-    IndexExpr position = readParam(anchor, result) + result[axis];
-    coordinates[axis] =
-        getOutOfBounds() == OutOfBounds::error
-            ? position
-            : IndexExpr::clamp(position, IndexExpr::constant(0),
-                               IndexExpr::dimOf(input, axis) -
-                                   IndexExpr::constant(1));
+    IndexExpr at = readParam(anchor, result);
+    if (getOutOfBounds() == OutOfBounds::error) {
+      coordinates[axis] = at + result[axis];
+      continue;
+    }
+    // The anchor into [-S, D] first (S the window, D the dim): the same
+    // clamped positions, and anchor + c cannot pass the 64-bit integers
+    // (an anchor of 2^63 - 1 reads the last element, not the first).
+    IndexExpr dim = IndexExpr::dimOf(input, axis);
+    at = IndexExpr::clamp(at, IndexExpr::constant(0) -
+                                  IndexExpr::dimOf(window, axis),
+                          dim);
+    coordinates[axis] = IndexExpr::clamp(at + result[axis],
+                                         IndexExpr::constant(0),
+                                         dim - IndexExpr::constant(1));
   }
   return coordinates;
 }

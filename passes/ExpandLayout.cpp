@@ -103,6 +103,20 @@ public:
   }
 
   Value add(Value a, Value b) { return AddOp::create(rewriter, loc, of(i64), a, b); }
+  Value sub(Value a, Value b) { return SubOp::create(rewriter, loc, of(i64), a, b); }
+  Value minimum(Value a, Value b) {
+    return MinOp::create(rewriter, loc, of(i64), a, b);
+  }
+  Value maximum(Value a, Value b) {
+    return MaxOp::create(rewriter, loc, of(i64), a, b);
+  }
+  /// anchor + extent, the end of a box, saturated at the largest si64
+  /// (an extent below 0 counts as 0): never wraps to a small number.
+  Value boxEnd(Value anchor, Value extent) {
+    Value zero = size(DimExpr::constant(0));
+    Value room = sub(size(DimExpr::constant(INT64_MAX)), maximum(anchor, zero));
+    return add(anchor, minimum(maximum(extent, zero), room));
+  }
   Value le(Value a, Value b) { return LeOp::create(rewriter, loc, of(i1), a, b); }
   Value lt(Value a, Value b) { return LtOp::create(rewriter, loc, of(i1), a, b); }
   Value both(Value a, Value b) {
@@ -342,7 +356,7 @@ struct ExpandErase : OpRewritePattern<EraseOp> {
         Value anchor = e.param(op.getAnchors()[r * k + j]);
         Value extent = e.param(op.getShapes()[shared ? j : r * k + j]);
         inside = e.both(inside, e.within(coordinates[j], anchor,
-                                         e.add(anchor, extent)));
+                                         e.boxEnd(anchor, extent)));
       }
       erased = e.either(erased, inside);
     }

@@ -177,8 +177,10 @@ Status pipec::runLayoutReference(
             const HostTensor &anchor = valueOf(crop.getAnchors()[j]);
             int64_t a = paramAt(anchor, c);
             int64_t size = in.shape()[axis], window = out.shape()[axis];
+            // (a > size - window, not a + window > size: that sum can
+            // pass the 64-bit integers.)
             if (crop.getOutOfBounds() == OutOfBounds::error &&
-                (a < 0 || a + window > size)) {
+                (a < 0 || a > size - window)) {
               std::vector<int64_t> lead(c.begin(),
                                         c.begin() + anchor.shape().size());
               error = "crop" + where(op) + ": the anchor along dim " +
@@ -188,7 +190,9 @@ Status pipec::runLayoutReference(
                       "]; nothing was written";
               return;
             }
-            s[axis] = a + c[axis];
+            // The anchor into [-window, size] first: the same positions
+            // inside and out, and a + c cannot pass the 64-bit integers.
+            s[axis] = std::clamp<int64_t>(a, -window, size) + c[axis];
             if (s[axis] < 0 || s[axis] >= size) {
               inside = false;
               s[axis] = std::clamp<int64_t>(s[axis], 0, size - 1);
@@ -332,7 +336,10 @@ Status pipec::runLayoutReference(
               int64_t extent =
                   paramAt(valueOf(erase.getShapes()[shared ? j : r * k + j]), c);
               int64_t x = c[erase.getAxes()[j]];
-              inside = a <= x && x < a + extent;
+              // x - a in unsigned arithmetic is exact when a <= x, where
+              // a + extent could pass the 64-bit integers.
+              inside = a <= x && extent > 0 &&
+                       uint64_t(x) - uint64_t(a) < uint64_t(extent);
             }
             erased = inside;
           }

@@ -110,4 +110,41 @@ check('slice-to-scalar r', out['r'], np.array(True))
 check('slice-to-scalar s', out['s'],
       a[0, :, 1].astype(np.float32) * np.float32(a[-1, -1, -1]))
 
+# Anchors near the ends of the 64-bit integers (a conformance review): a
+# clamped crop's anchor + c wrapped to a small number and read element 0;
+# an erase's anchor + shape wrapped and erased nothing; an entry of 32-bit
+# indices truncated a 64-bit anchor (2^32 + 1 read as 1).
+x = rng.integers(0, 256, (3, 5), dtype=np.uint8)
+a = np.array([2**63 - 1, -2**63, 2**32 + 1], np.int64)
+b = np.array([3, -2**63, 2**62], np.int64)
+source = """
+pipeline p(x: u8[N, W], a: i64[N], b: i64[N]) -> (c: u8[N, 3], d: u8[N, 3],
+                                                   e: u8[N, W], f: u8[N, 3]) {
+  c = crop(x, shape = [3], anchor = [a], out_of_bounds = clamp)
+  d = crop(x, shape = [3], anchor = [9223372036854775807], out_of_bounds = clamp)
+  e = erase(x, anchor = [b], shape = [9223372036854775807], axes = [1], fill = 9)
+  f = crop(x, shape = [3], anchor = [a], out_of_bounds = pad, fill = 7)
+}
+"""
+out = run(source, {'x': x, 'a': a, 'b': b})
+
+
+def clamped(anchor):
+    # Position anchor + c of a row of 5, clamped, in Python's integers.
+    return [min(max(anchor + c, 0), 4) for c in range(3)]
+
+
+check('crop clamp at 64-bit anchors', out['c'],
+      np.stack([x[n, clamped(int(a[n]))] for n in range(3)]))
+check('crop clamp at a literal 2^63 - 1', out['d'],
+      np.stack([x[n, [4, 4, 4]] for n in range(3)]))
+want = x.copy()
+for n in range(3):
+    lo, hi = int(b[n]), int(b[n]) + (2**63 - 1)
+    for w in range(5):
+        if lo <= w < hi:
+            want[n, w] = 9
+check('erase to a box end past 2^63', out['e'], want)
+check('crop pad at 64-bit anchors', out['f'], np.full((3, 3), 7, np.uint8))
+
 oracle.finish()
