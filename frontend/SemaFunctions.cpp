@@ -390,6 +390,22 @@ bool PipelineChecker::checkGaussianBlurOp(CallExprAST &expr) {
   };
   if (!checkParam(window, true) || !checkParam(sigma, false))
     return false;
+  // The most taps a blur takes (core/PipeStencil.h's PIPE_BLUR_MAX_RADIUS:
+  // 2^24 + 1), for literals here; tensors are checked when the run reads
+  // them, as their other rules are.
+  const double mostRadius = double(1 << 23);
+  if (auto *number = llvm::dyn_cast_or_null<NumberExprAST>(window);
+      number && (number->asDouble() - 1) / 2 > mostRadius)
+    return error(window->getLoc(),
+                 "the window of 'gaussian_blur' is at most 2^24 + 1 "
+                 "(16777217) taps, not " + describeNumber(*number));
+  if (auto *number = llvm::dyn_cast_or_null<NumberExprAST>(sigma);
+      number && !window && !(3 * number->asDouble() <= mostRadius))
+    return error(sigma->getLoc(),
+                 "sigma " + describeNumber(*number) +
+                     " would need a window of more than 2^24 + 1 "
+                     "(16777217) taps: 'gaussian_blur' takes sigma up to "
+                     "2^23 / 3 without a window");
   expr.operandDType = input.dtype;
   expr.type = ExprType{requested ? *requested : input.dtype, input.dims};
   return true;
