@@ -104,18 +104,17 @@ public:
 
   Value add(Value a, Value b) { return AddOp::create(rewriter, loc, of(i64), a, b); }
   Value sub(Value a, Value b) { return SubOp::create(rewriter, loc, of(i64), a, b); }
-  Value minimum(Value a, Value b) {
-    return MinOp::create(rewriter, loc, of(i64), a, b);
-  }
   Value maximum(Value a, Value b) {
     return MaxOp::create(rewriter, loc, of(i64), a, b);
   }
-  /// anchor + extent, the end of a box, saturated at the largest si64
-  /// (an extent below 0 counts as 0): never wraps to a small number.
-  Value boxEnd(Value anchor, Value extent) {
-    Value zero = size(DimExpr::constant(0));
-    Value room = sub(size(DimExpr::constant(INT64_MAX)), maximum(anchor, zero));
-    return add(anchor, minimum(maximum(extent, zero), room));
+  /// anchor <= x < anchor + extent, without computing anchor + extent
+  /// (which passes the 64-bit integers for an anchor near 2^63): the end
+  /// test as x - max(extent, 0) < anchor, which cannot wrap (x >= 0), and
+  /// an extent of 0 or less holds nothing. One max more per element than
+  /// the plain test.
+  Value inBox(Value x, Value anchor, Value extent) {
+    Value room = maximum(extent, size(DimExpr::constant(0)));
+    return both(le(anchor, x), lt(sub(x, room), anchor));
   }
   Value le(Value a, Value b) { return LeOp::create(rewriter, loc, of(i1), a, b); }
   Value lt(Value a, Value b) { return LtOp::create(rewriter, loc, of(i1), a, b); }
@@ -355,8 +354,7 @@ struct ExpandErase : OpRewritePattern<EraseOp> {
       for (size_t j = 0; j < k; ++j) {
         Value anchor = e.param(op.getAnchors()[r * k + j]);
         Value extent = e.param(op.getShapes()[shared ? j : r * k + j]);
-        inside = e.both(inside, e.within(coordinates[j], anchor,
-                                         e.boxEnd(anchor, extent)));
+        inside = e.both(inside, e.inBox(coordinates[j], anchor, extent));
       }
       erased = e.either(erased, inside);
     }
