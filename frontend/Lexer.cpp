@@ -173,7 +173,20 @@ Token Lexer::next() {
                 start);
   case '-':
     return make(match('>') ? TokenKind::Arrow : TokenKind::Minus, start);
-  default:
+  default: {
+    // A character outside the language: the whole of it when it is UTF-8
+    // (a lead byte and its continuation bytes), so that the message shows
+    // the character rather than half of it.
+    unsigned char lead = static_cast<unsigned char>(c);
+    int more = lead >= 0xF0 && lead < 0xF8   ? 3
+               : lead >= 0xE0 && lead < 0xF0 ? 2
+               : lead >= 0xC0 && lead < 0xE0 ? 1
+                                             : 0;
+    for (; more > 0 && cur != buffer.end() &&
+           (static_cast<unsigned char>(*cur) & 0xC0) == 0x80;
+         --more)
+      ++cur;
     return make(TokenKind::Error, start);
+  }
   }
 }

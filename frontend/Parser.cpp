@@ -12,6 +12,7 @@
 
 #include <cerrno>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 
 using namespace pipec;
@@ -790,9 +791,24 @@ ExprPtr Parser::parsePrimary() {
       return nullptr;
     return inner;
   }
-  case TokenKind::Error:
-    error(loc, "invalid token '" + tok.text + "'");
+  case TokenKind::Error: {
+    // Control bytes and stray UTF-8 bytes as \xNN; characters as written.
+    std::string text;
+    bool wholeCharacter = tok.text.size() > 1 &&
+                          static_cast<unsigned char>(tok.text[0]) >= 0xC0;
+    for (char ch : tok.text) {
+      unsigned char byte = static_cast<unsigned char>(ch);
+      if ((byte < 0x20 || byte == 0x7F || byte >= 0x80) && !wholeCharacter) {
+        char escaped[8];
+        std::snprintf(escaped, sizeof escaped, "\\x%02x", byte);
+        text += escaped;
+      } else {
+        text += ch;
+      }
+    }
+    error(loc, "invalid token '" + text + "'");
     return nullptr;
+  }
   default: {
     error(loc, "expected an expression, found " + describeToken(tok));
     return nullptr;
