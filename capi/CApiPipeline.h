@@ -18,6 +18,7 @@
 
 #include <exception>
 #include <new>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -38,6 +39,11 @@ struct pipe_pipeline {
                pipert::RandomState random) const = 0;
   virtual pipert::RandomState randomState() const = 0;
   virtual void setRandomState(pipert::RandomState state) = 0;
+
+  /// Held by a reference run from reading the random state to advancing
+  /// it: runs from several threads draw each run number once (as the
+  /// GPU's serialized runs do) and none is lost.
+  std::mutex referenceRun;
 
   /// What pipe_param_info and pipe_result_info point into.
   struct Info {

@@ -392,6 +392,7 @@ pipe_status runInto(pipe_pipeline &p, const std::vector<pipert::TensorRef> &in,
   }
   // Draws what the GPU would, and advances the random run number as a GPU
   // run does, so that a sequence of runs draws alike on either backend.
+  std::lock_guard<std::mutex> serialized(p.referenceRun);
   pipert::RandomState random = p.randomState();
   auto results = p.runReference(hostInputs, random);
   if (!results)

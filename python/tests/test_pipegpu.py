@@ -7,6 +7,7 @@ Runs under pytest (lit's test/python/pytest.test), or as a script where
 pytest is missing (the GPU machine): python3 test_pipegpu.py."""
 import os
 import sys
+import threading
 
 import numpy as np
 
@@ -390,6 +391,29 @@ def test_random_runs_advance_and_replay():
     assert abs(first.std() - 1) < 0.2
 
 
+def test_reference_runs_from_threads_each_draw_their_own_run():
+    # Runs of one pipeline from several threads: each takes its own random
+    # run number (none repeated, none lost), as the docs promise.
+    p = pipegpu.compile(NOISE)
+    x = np.zeros((2, 7), np.float32)
+    results, errors = [], []
+
+    def worker():
+        try:
+            for _ in range(25):
+                results.append(p(x, backend='reference')[0].numpy().tobytes())
+        except Exception as e:  # noqa: BLE001
+            errors.append(e)
+    threads = [threading.Thread(target=worker) for _ in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors, errors
+    assert p.random_run == 200
+    assert len(set(results)) == 200
+
+
 def test_shard_range_splits_evenly_and_checks_its_arguments():
     parts = [pipegpu.shard_range(1001, r, 4) for r in range(4)]
     assert parts == [(0, 251), (251, 250), (501, 250), (751, 250)]
@@ -552,7 +576,6 @@ def test_torch_calls_of_one_signature_reuse_their_arrays():
     # After the first torch call, calls on contiguous CUDA tensors reuse
     # the DLTensor arrays of their signature and only set the pointers:
     # each call must still read its own tensors, from any thread.
-    import threading
     torch = torch_cuda()
     p = pipegpu.compile('pipeline s(x: f32[N], k: f32) -> (y: f32[N]) {\n'
                         '  y = x * k + 1\n}\n')
