@@ -315,6 +315,15 @@ static int runPipeline(pipe::PipelineOp pipeline, const pipert::Plan &plan) {
   phaseTimer.mark("read inputs");
 
   bool useGpu = backend == Backend::Gpu;
+  // A bad tensor is named before a missing GPU is (docs/runtime.md), as
+  // the GPU run would name it; the reference checks its own.
+  if (useGpu) {
+    std::vector<pipert::TensorRef> refs;
+    for (const pipert::HostTensor &tensor : tensors)
+      refs.push_back(tensor.ref());
+    if (auto shapes = pipert::resultShapes(plan, refs); !shapes)
+      return fail(shapes.status().message());
+  }
   if (backend != Backend::Reference) {
     pipert::Status gpu = pipert::checkGpuAvailable();
     phaseTimer.mark(gpu.ok() ? "GPU init (driver, context)"
