@@ -42,7 +42,7 @@ struct PassNamer : public PassInstrumentation {
 
 /// While it lives, errors on `context` are the compiler's bugs (the program
 /// has passed Sema), unless a pass marked them as the user's
-/// (pipe::UserErrorScope): each is worded as an internal error naming the
+/// (pipe::emitUserError): each is worded as an internal error naming the
 /// stage (`stage()`, asked when the error comes; `hint` follows the plea
 /// to report it), at the user's source
 /// line, without the IR dumps that would read like a complaint about the
@@ -54,14 +54,18 @@ public:
       : ScopedDiagnosticHandler(context, [stage, hint](Diagnostic &diag) {
           if (diag.getSeverity() != DiagnosticSeverity::Error || rewording)
             return failure(); // as it is
-          if (pipe::UserErrorScope::isActive()) {
+          bool marked = llvm::any_of(diag.getNotes(), [](Diagnostic &note) {
+            return note.str() == pipe::kUserErrorNote;
+          });
+          if (marked) {
             // The program's mistake, at its source line: without the IR
             // of the op that MLIR appends (the user wrote no IR).
             rewording = true;
             InFlightDiagnostic error = emitError(diag.getLocation())
                                        << diag.str();
             for (Diagnostic &note : diag.getNotes())
-              if (!llvm::StringRef(note.str()).starts_with(
+              if (note.str() != pipe::kUserErrorNote &&
+                  !llvm::StringRef(note.str()).starts_with(
                       "see current operation"))
                 error.attachNote(note.getLocation()) << note.str();
             error.report();
@@ -117,7 +121,7 @@ LogicalResult pipec::runDefaultPipeline(
   MLIRContext *context = module->getContext();
   // Sema has checked the program: an error from a pass (or IR a pass leaves
   // that does not verify) is the compiler's bug, unless the pass marked it
-  // as the user's (pipe::UserErrorScope).
+  // as the user's (pipe::emitUserError).
   InternalErrorHandler handler(context, [] {
     return runningPass.empty() ? std::string("the compiler's passes")
                                : "pass '" + runningPass + "'";

@@ -39,7 +39,7 @@ mlir::OwningOpRef<mlir::ModuleOp> loadModule(mlir::MLIRContext &context,
 /// `testPass`, a registered pass (pipe-test-break-kernels), runs after the
 /// pipeline, for tests. An error a pass reports is worded as an internal
 /// error naming the pass, unless the pass marked it as the user's
-/// (pipe::UserErrorScope).
+/// (pipe::emitUserError).
 mlir::LogicalResult runDefaultPipeline(
     mlir::ModuleOp module,
     const std::function<void(mlir::PassManager &)> &configure = {},

@@ -32,6 +32,7 @@
 #include "llvm/ADT/SmallBitVector.h"
 
 #include <cmath>
+#include <cstring>
 
 namespace mlir {
 namespace pipe {
@@ -660,11 +661,14 @@ struct ExpandLayoutPass
         auto named = op->getAttrOfType<StringAttr>("dim_check_op");
         std::string what =
             named ? named.str() : op->getName().stripDialect().str();
-        UserErrorScope userError;
-        op->emitError() << "'" << what << "': "
-                        << (reason.empty() ? "this needs a negative width"
-                                           : reason)
-                        << " whatever the sizes";
+        // (The reasons are worded for the run that checks them.)
+        if (size_t at = reason.find(" in this run"); at != std::string::npos)
+          reason.erase(at, std::strlen(" in this run"));
+        if (reason.empty())
+          reason = what == "slice" ? "it reaches outside the dim it slices"
+                                   : "it would need a negative width";
+        emitUserError(op) << "'" << what << "' fails for every size: "
+                          << reason;
         result = failure();
         return WalkResult::interrupt();
       }

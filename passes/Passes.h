@@ -25,20 +25,18 @@ void buildDefaultPipeline(OpPassManager &pm);
 /// Registers the passes and the default pipeline (`pipe-default`).
 void registerPipePassesAndPipelines();
 
-/// While one lives, errors emitted on its thread are the user's: a mistake
-/// in the program that only a pass can see (a result sent to the host by
-/// '.cpu()' but declared @device). Any other error a pass emits, and any
-/// IR a pass leaves that does not verify, is an internal error, and
+/// The note that marks an error as the user's (emitUserError). The mark
+/// travels with the diagnostic: MLIR runs a pass on several pipelines at
+/// once and re-emits their diagnostics later, on the calling thread, so a
+/// per-thread flag set around the emission would be gone by then.
+inline constexpr const char *kUserErrorNote = "pipe.user-error";
+
+/// An error at `op` that is the program's mistake, which only a pass can
+/// see (a result sent to the host by '.cpu()' but declared @device):
+/// reported at the user's source line. Any other error a pass emits, and
+/// any IR a pass leaves that does not verify, is an internal error, and
 /// pipec::runDefaultPipeline reports it as one.
-class UserErrorScope {
-public:
-  UserErrorScope();
-  ~UserErrorScope();
-  UserErrorScope(const UserErrorScope &) = delete;
-  UserErrorScope &operator=(const UserErrorScope &) = delete;
-  /// Whether one lives on this thread.
-  static bool isActive();
-};
+InFlightDiagnostic emitUserError(Operation *op);
 
 } // namespace pipe
 } // namespace mlir

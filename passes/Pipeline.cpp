@@ -35,8 +35,10 @@ void mlir::pipe::registerPipePassesAndPipelines() {
       [](OpPassManager &pm) { buildDefaultPipeline(pm); });
 }
 
-static thread_local int userErrorScopes = 0;
 
-mlir::pipe::UserErrorScope::UserErrorScope() { ++userErrorScopes; }
-mlir::pipe::UserErrorScope::~UserErrorScope() { --userErrorScopes; }
-bool mlir::pipe::UserErrorScope::isActive() { return userErrorScopes > 0; }
+mlir::InFlightDiagnostic mlir::pipe::emitUserError(Operation *op) {
+  InFlightDiagnostic error = op->emitError();
+  // The mark first: what the caller streams in goes to the error itself.
+  error.attachNote() << kUserErrorNote;
+  return error;
+}

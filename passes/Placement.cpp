@@ -75,8 +75,7 @@ void PlacementPass::runOnOperation() {
           continue;
         unsigned r = use.getOperandNumber();
         if (pipeline.getResultMemory(r) == MemorySpace::device) {
-          UserErrorScope userError;
-          copy.emitError() << "'.cpu()' sends result '"
+          emitUserError(copy) << "'.cpu()' sends result '"
                            << pipeline.getResultName(r)
                            << "' to the host, but it is declared @device";
           return signalPassFailure();
