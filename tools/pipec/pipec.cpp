@@ -42,7 +42,10 @@
 #include <cstring>
 #include <functional>
 #include <unistd.h>
+#include <cstdio>
+#include <cstdlib>
 #include <map>
+#include <new>
 #include <set>
 
 namespace {
@@ -335,6 +338,16 @@ static int runPipeline(pipe::PipelineOp pipeline, const pipert::Plan &plan) {
                      << "); running on the CPU reference executor\n";
     }
   }
+  // Host memory that runs out while the pipeline runs (its results, the
+  // reference's values) is the run's failure, said as one, not LLVM's
+  // out-of-memory crash report (InitLLVM's handler); nothing is written.
+  static std::string outOfMemory;
+  outOfMemory = "pipec: error: out of host memory running pipeline '" +
+                plan.name + "'; nothing was written\n";
+  std::set_new_handler([] {
+    std::fputs(outOfMemory.c_str(), stderr);
+    std::_Exit(1);
+  });
   pipert::Result<std::vector<pipert::HostTensor>> results =
       pipert::Status::error("not run");
   if (useGpu) {
