@@ -94,6 +94,11 @@ __device__ __forceinline__ long long pipe_index(pipe_bool x) { return x.v; }
 template <typename T> __device__ __forceinline__ long long pipe_index(T x) {
   return (long long)x;
 }
+/// A u64 past the i64s saturates (a wrap would make an anchor of 2^63 a
+/// negative position; the reference reads it the same way).
+__device__ __forceinline__ long long pipe_index(pipe_u64 x) {
+  return x > 9223372036854775807ull ? 9223372036854775807ll : (long long)x;
+}
 
 /// pipe_index(x) in J, saturated: a 64-bit parameter read by an entry of
 /// 32-bit indices keeps its order (an anchor of 2^40 under a clamp still

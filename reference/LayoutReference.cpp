@@ -55,6 +55,10 @@ int64_t intAt(const HostTensor &t, int64_t i) {
     else if constexpr (std::is_same_v<T, pipe_f16> ||
                        std::is_same_v<T, pipe_bf16>)
       value = int64_t(pipe_to_float(x));
+    else if constexpr (std::is_same_v<T, pipe_u64>)
+      // Saturated, as the kernels read it (pipe_index): 2^63 and above
+      // would wrap to negative positions.
+      value = x > pipe_u64(INT64_MAX) ? INT64_MAX : int64_t(x);
     else
       value = int64_t(x);
   });

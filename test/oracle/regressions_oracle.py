@@ -145,6 +145,26 @@ for n in range(3):
         if lo <= w < hi:
             want[n, w] = 9
 check('erase to a box end past 2^63', out['e'], want)
+# (The pad crop was right before too: a wrapped position is outside; kept
+# as the pad counterpart of c.)
 check('crop pad at 64-bit anchors', out['f'], np.full((3, 3), 7, np.uint8))
+
+# u64 anchors past the i64s read as the largest i64 (saturated), on the
+# GPU (pipe_index) and the reference alike: a clamped crop at 2^63 reads
+# the last element. An erase box of u64 extent 2^64 - 1 reaches the end.
+a = np.array([2**63, 2**64 - 1, 1], np.uint64)
+source = """
+pipeline p(x: u8[N, W], a: u64[N]) -> (c: u8[N, 3], e: u8[N, W]) {
+  c = crop(x, shape = [3], anchor = [a], out_of_bounds = clamp)
+  e = erase(x, anchor = [2], shape = [a], axes = [1], fill = 9)
+}
+"""
+out = run(source, {'x': x, 'a': a})
+check('crop clamp at u64 anchors', out['c'],
+      np.stack([x[n, clamped(min(int(a[n]), 2**63 - 1))] for n in range(3)]))
+want = x.copy()
+want[:, 2:] = 9
+want[2, 3:] = x[2, 3:]
+check('erase of u64 extents', out['e'], want)
 
 oracle.finish()
