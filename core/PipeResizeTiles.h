@@ -19,6 +19,9 @@
 #define PIPE_RESIZE_THREADS 256
 #define PIPE_RESIZE_TILE_ROWS 8
 #define PIPE_RESIZE_TILE_COLS 64
+#if PIPE_RESIZE_TILE_COLS > PIPE_RESIZE_THREADS
+#error "the horizontal sums take a column a thread (pipe_resize_tile)"
+#endif
 /// The most taps an axis keeps in the tiled path, 2 x support + 2 at most:
 /// filters of a support (radius x stretch) up to PIPE_RESIZE_TILE_SUPPORT
 /// (linear downscales up to 6.5, cubic 3.25, lanczos 2.17); wider ones

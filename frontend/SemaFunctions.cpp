@@ -8,6 +8,9 @@
 #include "frontend/Sema.h"
 #include "frontend/SemaChecker.h"
 
+#include "core/PipeScalar.h" // PIPE_HD, which PipeStencil.h uses
+#include "core/PipeStencil.h"
+
 #include "llvm/Support/Casting.h"
 
 #include <algorithm>
@@ -390,10 +393,12 @@ bool PipelineChecker::checkGaussianBlurOp(CallExprAST &expr) {
   };
   if (!checkParam(window, true) || !checkParam(sigma, false))
     return false;
-  // The most taps a blur takes (core/PipeStencil.h's PIPE_BLUR_MAX_RADIUS:
-  // 2^24 + 1), for literals here; tensors are checked when the run reads
-  // them, as their other rules are.
-  const double mostRadius = double(1 << 23);
+  // The most taps a blur takes (2^24 + 1), for literals here, by the test
+  // pipe_blur_resolve makes; tensors are checked when the run reads them,
+  // as their other rules are.
+  const double mostRadius = double(PIPE_BLUR_MAX_RADIUS);
+  static_assert(PIPE_BLUR_MAX_RADIUS == 1 << 23,
+                "the messages below say 2^24 + 1 taps");
   if (auto *number = llvm::dyn_cast_or_null<NumberExprAST>(window);
       number && (number->asDouble() - 1) / 2 > mostRadius)
     return error(window->getLoc(),

@@ -93,6 +93,11 @@ def ExpandLayout : Pass<"pipe-expand-layout", "::mlir::pipe::PipelineOp"> {
     %in = ... 0 <= %c && %c < 5 ...
     %p = pipe.select %in, %r, %zero : ...
     ```
+
+    It also makes the dim checks the unclamped reads need (a crop's
+    anchors known from the dims, the elements a clamped read needs) and
+    rejects, as the program's error at the op, any that folds to a
+    negative constant: that program fails whatever the sizes.
   }];
   let dependentDialects = ["::mlir::pipe::PipeDialect"];
 }
