@@ -244,11 +244,68 @@ def _numpy_dtype(code, bits):
                     str(bits // 8))
 
 
-def _dlpack_view(obj, stream, dtype=None, output=False):
+def _dtype_text(code, bits):
+    """Pipe's name of a DLPack dtype: 'u8', 'f32', 'bool', ..."""
+    if code == kDLBool:
+        return 'bool'
+    return {kDLInt: 'i', kDLUInt: 'u', kDLFloat: 'f',
+            kDLBfloat: 'bf'}[code] + str(bits)
+
+
+def _number_array(obj, dtype, name):
+    """A NumPy scalar, Python number or list as an array of the parameter's
+    dtype (code, bits), whose values it must hold: an integer parameter
+    takes integers in its range (300 is no u8, 2.7 no i32), a float one
+    any finite number (rounded to it) and the infinities and NaN; bool
+    takes booleans and 0 or 1. Anything else is an ArgumentError naming
+    the input, not a silent wrap."""
+    import warnings
+    import numpy as np
+    target = np.dtype(_numpy_dtype(*dtype))
+    wanted = _dtype_text(*dtype)
+
+    def refuse(why=''):
+        raise ArgumentError(f"input '{name}' is {obj!r}, which does not fit "
+                            f'its dtype {wanted}{why}', 2) from None
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter('error')
+            given = np.asarray(obj)
+            if given.dtype == object and isinstance(obj, int) and \
+                    target.kind == 'f':
+                given = np.asarray(float(obj))  # past the 64-bit integers
+            if given.dtype.kind not in 'biuf':
+                refuse('' if isinstance(obj, int) else
+                       ' (a number or a list of numbers)')
+            converted = given.astype(target)
+            if target.kind in 'biu':
+                exact = given.dtype.kind in 'biu' or bool(
+                    np.all(np.isfinite(given)) and
+                    np.all(given == np.trunc(given)))
+                exact = exact and np.array_equal(
+                    converted.astype(given.dtype), given) and bool(
+                    np.all((converted != 0) == (given != 0)))
+                if target.kind == 'b':
+                    exact = exact and bool(np.all((given == 0) | (given == 1)))
+                if not exact:
+                    refuse()
+            elif np.any(np.isinf(converted) & np.isfinite(given)):
+                refuse(' (it overflows to infinity)')
+    except ArgumentError:
+        raise
+    except (OverflowError, ValueError, TypeError, RuntimeWarning,
+            DeprecationWarning) as e:
+        refuse(' (it overflows)' if isinstance(e, (OverflowError,
+                                                   RuntimeWarning)) else '')
+    return converted
+
+
+def _dlpack_view(obj, stream, dtype=None, output=False, name='?'):
     """A DLTensor of any object with __dlpack__, and what keeps it alive.
-    NumPy arrays and scalars, and Python numbers and lists (made arrays of
-    `dtype`, the parameter's (code, bits)), go through NumPy. An output
-    must be writable."""
+    NumPy arrays go through NumPy as they are; NumPy scalars and Python
+    numbers and lists are made arrays of `dtype`, the parameter's (code,
+    bits), when they hold its values (_number_array). An output must be
+    writable."""
     if not hasattr(obj, '__dlpack__') or (
             type(obj).__module__ == 'numpy' and hasattr(obj, 'ctypes')):
         import numpy as np
@@ -257,10 +314,9 @@ def _dlpack_view(obj, stream, dtype=None, output=False):
         if output:
             raise ArgumentError(f'an output is a {type(obj).__name__}, not '
                                 'an array', 2)
-        if isinstance(obj, np.generic) or dtype is None or \
-                dtype[0] == kDLBfloat:
+        if dtype is None or dtype[0] == kDLBfloat:
             return _numpy_view(np.asarray(obj))
-        return _numpy_view(np.asarray(obj, _numpy_dtype(*dtype)))
+        return _numpy_view(_number_array(obj, dtype, name))
     device_type, _ = obj.__dlpack_device__()
     # The DLPack protocol's stream: the one the consumer (this run) uses;
     # 1 is CUDA's legacy default stream. CPU producers take None.
@@ -581,7 +637,9 @@ class Pipeline:
                     alive = (a, template)
                 else:
                     dtype = infos[i][2] if i < len(infos) else None
-                    array[i], alive = _dlpack_view(a, stream, dtype, output)
+                    name = infos[i][0] if i < len(infos) else str(i)
+                    array[i], alive = _dlpack_view(a, stream, dtype, output,
+                                                   name)
                 keep.append(alive)
             return array
         ins = views(inputs, self.params, False)

@@ -414,6 +414,34 @@ def test_reference_runs_from_threads_each_draw_their_own_run():
     assert len(set(results)) == 200
 
 
+def test_numbers_are_made_arrays_only_when_the_dtype_holds_them():
+    p = pipegpu.compile("""
+pipeline I(x: u8[N], k: u8, f: f32, b: bool, i: i8) -> (y: u8[N], g: f32) {
+  y = x + k
+  g = f * f32(b) + f32(i)
+}
+""")
+    x = np.arange(3, dtype=np.uint8)
+    y, g = p(x, 3, np.float64(2.5), True, np.int64(-5), backend='reference')
+    np.testing.assert_array_equal(y.numpy(), x + 3)
+    assert g.numpy() == np.float32(-2.5)
+    # A Python int past the i64s is still a float.
+    assert p(x, 0, 2 ** 70, 1, 0, backend='reference')[1].numpy() == \
+        np.float32(2.0 ** 70)
+    for args, text in [((300, 1.0, 1, 0), "input 'k' is 300, which does "
+                        "not fit its dtype u8"),
+                       ((-1, 1.0, 1, 0), "input 'k' is -1"),
+                       ((2.7, 1.0, 1, 0), "input 'k' is 2.7"),
+                       ((2 ** 64, 1.0, 1, 0), "input 'k' is 18446744073709551616"),
+                       ((1, 1e300, 1, 0), "input 'f' is 1e+300, which does "
+                        "not fit its dtype f32 (it overflows)"),
+                       ((1, 1j, 1, 0), "input 'f' is 1j"),
+                       ((1, 1.0, 2, 0), "input 'b' is 2"),
+                       ((1, 1.0, 1, 200), "input 'i' is 200")]:
+        expect(pipegpu.ArgumentError,
+               lambda: p(x, *args, backend='reference'), text)
+
+
 def test_shard_range_splits_evenly_and_checks_its_arguments():
     parts = [pipegpu.shard_range(1001, r, 4) for r in range(4)]
     assert parts == [(0, 251), (251, 250), (501, 250), (751, 250)]
