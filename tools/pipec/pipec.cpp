@@ -32,6 +32,7 @@
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
@@ -471,6 +472,20 @@ int main(int argc, char **argv) {
     llvm::errs() << usage << "\npipec --help lists the options.\n";
     return 1;
   }
+  // The AOT header opens `namespace NS {` and names C functions after it:
+  // identifiers joined by ::, or the output would not compile.
+  if (!cppNamespace.empty()) {
+    llvm::SmallVector<llvm::StringRef> parts;
+    llvm::StringRef(cppNamespace.getValue()).split(parts, "::");
+    for (llvm::StringRef part : parts)
+      if (part.empty() || llvm::isDigit(part.front()) ||
+          !llvm::all_of(part, [](char c) {
+            return llvm::isAlnum(c) || c == '_';
+          }))
+        return fail("--namespace '" + cppNamespace +
+                    "' is not a C++ namespace name (identifiers of letters, "
+                    "digits and _, joined by ::)");
+  }
   if (!dimSizes.empty() && report.empty())
     return fail("--dims sizes the byte counts of --report=transfers; give "
                 "--report=transfers too");
@@ -483,10 +498,17 @@ int main(int argc, char **argv) {
   MLIRContext context;
   SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
 
+  // A source with no pipeline (empty, or only comments) has nothing to
+  // emit: said as `pipec run` and pipegpu.compile say it.
+  std::string source = inputFile == "-" ? std::string("the input")
+                                        : inputFile.getValue();
+  auto noPipeline = [&] { return fail(source + " defines no pipeline"); };
   if (emitAction == Emit::AST && !runMode) {
     std::optional<pipec::ModuleAST> ast = pipec::parseAndCheck(sourceMgr);
     if (!ast)
       return 1;
+    if (ast->pipelines.empty())
+      return noPipeline();
     std::string text;
     llvm::raw_string_ostream os(text);
     pipec::dumpAST(*ast, os);
@@ -496,6 +518,9 @@ int main(int argc, char **argv) {
   OwningOpRef<ModuleOp> module = pipec::loadModule(context, sourceMgr);
   if (!module)
     return 1;
+  if (module->getOps<pipe::PipelineOp>().empty() &&
+      !llvm::StringRef(source).ends_with(".mlir"))
+    return noPipeline();
   if (emitAction == Emit::MLIR && !runMode) {
     std::string text;
     llvm::raw_string_ostream os(text);
