@@ -218,7 +218,10 @@ pipert::Result<std::vector<pipert::TensorRef>>
 toInputRefs(const pipe_pipeline &p, const DLTensor *inputs, int32_t count,
             pipe_backend backend) {
   const pipert::Plan &plan = p.plan();
-  if (count != plan.numParams || (count > 0 && !inputs))
+  if (count > 0 && !inputs)
+    return Status::error("the inputs are NULL but their count is " +
+                         std::to_string(count));
+  if (count != plan.numParams)
     return Status::error("pipeline '" + plan.name + "' takes " +
                          std::to_string(plan.numParams) + " inputs, got " +
                          std::to_string(count));
@@ -236,7 +239,10 @@ toInputRefs(const pipe_pipeline &p, const DLTensor *inputs, int32_t count,
 
 Status checkOutputCount(const pipert::Plan &plan, int32_t outputs,
                         bool outputsGiven) {
-  if (size_t(outputs) != plan.results.size() || (outputs > 0 && !outputsGiven))
+  if (outputs > 0 && !outputsGiven)
+    return Status::error("the outputs are NULL but their count is " +
+                         std::to_string(outputs));
+  if (size_t(outputs) != plan.results.size())
     return Status::error("pipeline '" + plan.name + "' has " +
                          std::to_string(plan.results.size()) +
                          " results, got " + std::to_string(outputs) +
@@ -567,7 +573,13 @@ pipe_status pipe_set_batch_offset(pipe_pipeline *pipeline, int64_t offset) {
 static pipe_status infoOf(const std::vector<pipe_pipeline::Info> &infos,
                           int32_t index, pipe_tensor_info *info,
                           const char *what) {
-  if (!info || index < 0 || size_t(index) >= infos.size())
+  if (!info)
+    return fail(PIPE_ERROR_ARGUMENT,
+                std::string(what == std::string("parameter")
+                                ? "pipe_param_info"
+                                : "pipe_result_info") +
+                    ": info is NULL");
+  if (index < 0 || size_t(index) >= infos.size())
     return fail(PIPE_ERROR_ARGUMENT, std::string("no ") + what + " " +
                                          std::to_string(index) + " (there are " +
                                          std::to_string(infos.size()) + ")");

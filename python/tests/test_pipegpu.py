@@ -442,6 +442,27 @@ pipeline I(x: u8[N], k: u8, f: f32, b: bool, i: i8) -> (y: u8[N], g: f32) {
                lambda: p(x, *args, backend='reference'), text)
 
 
+def test_c_api_says_when_an_array_is_null():
+    # A NULL array with a count is named as such, not as a count mismatch
+    # ("takes 2 inputs, got 2").
+    from pipegpu import _check, _lib
+    p = pipegpu.compile(NOISE)
+    reference = 1
+    expect(pipegpu.PipeError,
+           lambda: _check(_lib.pipe_run(p._handle, None, 1, None, 1,
+                                        reference, None)),
+           'the outputs are NULL but their count is 1')
+    import ctypes
+    shape = (ctypes.c_int64 * 4)()
+    expect(pipegpu.PipeError,
+           lambda: _check(_lib.pipe_result_shape(p._handle, None, 1, 0,
+                                                 shape)),
+           'the inputs are NULL but their count is 1')
+    expect(pipegpu.PipeError,
+           lambda: _check(_lib.pipe_param_info(p._handle, 0, None)),
+           'pipe_param_info: info is NULL')
+
+
 def test_shard_range_splits_evenly_and_checks_its_arguments():
     parts = [pipegpu.shard_range(1001, r, 4) for r in range(4)]
     assert parts == [(0, 251), (251, 250), (501, 250), (751, 250)]
