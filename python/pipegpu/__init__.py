@@ -614,6 +614,13 @@ class Pipeline:
         if stream is not None and not isinstance(stream, int):
             stream = getattr(stream, 'cuda_stream',
                              getattr(stream, 'ptr', stream))
+        # A handle is an integer: anything else (a string, a float) would
+        # reach the driver as a pointer to something that is no stream.
+        if stream is not None and (not isinstance(stream, int) or
+                                   isinstance(stream, bool) or stream < 0):
+            raise ArgumentError(
+                f'stream is {stream!r}: give a CUstream as an int, or an '
+                'object with .cuda_stream or .ptr (torch, CuPy)', 2)
         if backend == 'gpu' and _torch is not None:
             done = self._call_torch(inputs, out, stream)
             if done is not _NOT_TORCH:

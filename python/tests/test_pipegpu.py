@@ -463,6 +463,16 @@ def test_c_api_says_when_an_array_is_null():
            'pipe_param_info: info is NULL')
 
 
+def test_a_stream_that_is_no_handle_is_refused():
+    p = pipegpu.compile(NOISE)
+    x = np.zeros((3, 50), np.float32)
+    for stream in ('abc', 1.5, object(), -1, True):
+        expect(pipegpu.ArgumentError,
+               lambda: p(x, backend='reference', stream=stream),
+               'stream is ')
+    assert p.random_run == 0  # nothing ran
+
+
 def test_shard_range_splits_evenly_and_checks_its_arguments():
     parts = [pipegpu.shard_range(1001, r, 4) for r in range(4)]
     assert parts == [(0, 251), (251, 250), (501, 250), (751, 250)]
