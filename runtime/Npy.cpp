@@ -232,7 +232,13 @@ Status pipert::writeFilesAllOrNothing(
     if (!status.ok()) {
       unlink(temporary.c_str());
       removeAll(temporaries);
-      return status;
+      // The caller asked for `path`: the temporary's name is ours.
+      std::string message = status.message();
+      for (size_t at = message.find(temporary); at != std::string::npos;
+           at = message.find(temporary, at + path.size()))
+        message.replace(at, temporary.size(), path);
+      return status.isBadArgument() ? Status::badArgument(message)
+                                    : Status::error(message);
     }
     temporaries.push_back(temporary);
   }
