@@ -244,6 +244,24 @@ def _numpy_dtype(code, bits):
                     str(bits // 8))
 
 
+def _whole_number(what, value, bits):
+    """`value` as an int in [0, 2^bits): a seed, a run number, an offset
+    (a float, a bool or a number outside is an ArgumentError naming it, not
+    a truncation or a wrap)."""
+    import operator
+    try:
+        number = operator.index(value)
+    except TypeError:
+        raise ArgumentError(f'{what} is an integer, not {value!r}', 2) \
+            from None
+    if isinstance(value, bool) or not 0 <= number < 1 << bits:
+        raise ArgumentError(
+            f'{what} is {value!r}' + (', which is negative' if number < 0
+                                      else '') +
+            f': it must lie in [0, 2^{bits})', 2)
+    return number
+
+
 def _dtype_text(code, bits):
     """Pipe's name of a DLPack dtype: 'u8', 'f32', 'bool', ..."""
     if code == kDLBool:
@@ -731,7 +749,9 @@ class Pipeline:
 
     @seed.setter
     def seed(self, value):
-        _check(_lib.pipe_set_random(self._handle, int(value), self._random()[1]))
+        _check(_lib.pipe_set_random(self._handle,
+                                    _whole_number('seed', value, 64),
+                                    self._random()[1]))
 
     @property
     def random_run(self):
@@ -741,7 +761,8 @@ class Pipeline:
 
     @random_run.setter
     def random_run(self, value):
-        _check(_lib.pipe_set_random(self._handle, self._random()[0], int(value)))
+        _check(_lib.pipe_set_random(self._handle, self._random()[0],
+                                    _whole_number('random_run', value, 64)))
 
     @property
     def batch_offset(self):
@@ -756,7 +777,8 @@ class Pipeline:
 
     @batch_offset.setter
     def batch_offset(self, value):
-        _check(_lib.pipe_set_batch_offset(self._handle, int(value)))
+        _check(_lib.pipe_set_batch_offset(
+            self._handle, _whole_number('batch_offset', value, 63)))
 
     def __repr__(self):
         def text(items):

@@ -508,6 +508,14 @@ def test_parts_of_a_batch_draw_what_the_whole_batch_draws():
             np.concatenate([part[r] for part in parts]), whole[r])
     expect(pipegpu.ArgumentError, lambda: setattr(p, 'batch_offset', -1),
            'is negative')
+    # Seeds, run numbers and offsets are whole numbers in range, never
+    # truncated or wrapped.
+    before = (p.seed, p.random_run, p.batch_offset)
+    for what, value in [('seed', -1), ('seed', 2 ** 64), ('seed', 2.7),
+                        ('random_run', True), ('batch_offset', 2 ** 63)]:
+        expect(pipegpu.ArgumentError, lambda: setattr(p, what, value),
+               f'{what} is ')
+    assert (p.seed, p.random_run, p.batch_offset) == before
 
 
 # --- The GPU: torch, CuPy, JAX ------------------------------------------------
