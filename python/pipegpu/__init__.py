@@ -789,6 +789,15 @@ class Pipeline:
 
 def compile(source, pipeline=None, name='<string>'):
     """Compiles pipeline `pipeline` (or the only one) of `source`."""
+    if isinstance(source, (bytes, bytearray)):
+        source = bytes(source).decode()
+    if not isinstance(source, str):
+        raise TypeError(f'the source is text (str or bytes), not '
+                        f'{type(source).__name__}')
+    if '\0' in source:
+        # The C API takes the source as a C string: it would end there.
+        raise CompileError(f'{name}: the source has a NUL character at '
+                           f'offset {source.index(chr(0))}', 1)
     handle = _P()
     _check(_lib.pipe_compile(source.encode(), name.encode(),
                              pipeline.encode() if pipeline else None,
@@ -798,6 +807,11 @@ def compile(source, pipeline=None, name='<string>'):
 
 def compile_file(path, pipeline=None):
     """Compiles pipeline `pipeline` (or the only one) of the file `path`."""
+    if not os.path.isfile(path):
+        # A file that is not there is an OSError, as read_image's is.
+        raise FileError(f"cannot open '{os.fsdecode(path)}': "
+                        + ('it is a directory' if os.path.isdir(path)
+                           else 'no such file'), 5)
     handle = _P()
     _check(_lib.pipe_compile_file(os.fsencode(path),
                                   pipeline.encode() if pipeline else None,
@@ -825,7 +839,15 @@ def shard_range(total, shard_id=None, num_shards=None):
     if shard_id is None or num_shards is None:
         raise ArgumentError('shard_range: give both shard_id and num_shards, '
                             'or neither', 2)
-    total, shard_id, num_shards = int(total), int(shard_id), int(num_shards)
+    import operator
+    try:
+        total, shard_id, num_shards = (operator.index(total),
+                                       operator.index(shard_id),
+                                       operator.index(num_shards))
+    except TypeError:
+        raise ArgumentError('shard_range: total, shard_id and num_shards are '
+                            f'integers, not {total!r}, {shard_id!r}, '
+                            f'{num_shards!r}', 2) from None
     if num_shards < 1 or not 0 <= shard_id < num_shards:
         raise ArgumentError(f'shard_range: shard {shard_id} of {num_shards}: '
                             'the shard must be in [0, num_shards)', 2)

@@ -474,6 +474,20 @@ def test_a_stream_that_is_no_handle_is_refused():
     assert p.random_run == 0  # nothing ran
 
 
+def test_sources_and_files_that_cannot_be_compiled_say_why(tmp_path):
+    # bytes are a source too; a NUL would end the C string early; a file
+    # that is not there is an OSError.
+    p = pipegpu.compile(NOISE.encode())
+    assert p.name
+    expect(pipegpu.CompileError,
+           lambda: pipegpu.compile(NOISE + '\0# rest'), 'NUL character')
+    expect(TypeError, lambda: pipegpu.compile(3), 'not int')
+    expect(OSError, lambda: pipegpu.compile_file(tmp_path / 'none.pipe'),
+           'none.pipe', 'no such file')
+    expect(pipegpu.ArgumentError, lambda: pipegpu.shard_range(10.7, 0, 3),
+           'integers')
+
+
 def test_shard_range_splits_evenly_and_checks_its_arguments():
     parts = [pipegpu.shard_range(1001, r, 4) for r in range(4)]
     assert parts == [(0, 251), (251, 250), (501, 250), (751, 250)]
