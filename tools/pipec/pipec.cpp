@@ -592,7 +592,11 @@ int main(int argc, char **argv) {
       int64_t size;
       if (name.trim().empty() || value.trim().getAsInteger(10, size) || size < 0)
         return fail("--dims '" + entry.str() + "' is not NAME=SIZE");
-      sizes[name.trim().str()] = size;
+      auto [it, fresh] = sizes.try_emplace(name.trim().str(), size);
+      if (!fresh)
+        return fail("--dims gives " + it->first + " twice (" +
+                    std::to_string(it->second) + " and " +
+                    std::to_string(size) + ")");
     }
     // Each name must be a dim of some pipeline's parameters.
     for (const auto &[name, size] : sizes) {
