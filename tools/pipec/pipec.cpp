@@ -486,6 +486,17 @@ int main(int argc, char **argv) {
                     "' is not a C++ namespace name (identifiers of letters, "
                     "digits and _, joined by ::)");
   }
+  // The options of a run are errors without one (as --dims without
+  // --report), not silently ignored.
+  const cl::Option *runOptions[] = {std::addressof(inputs), &outputDir,
+                                    &backend, &seed,
+                                    &randomRun};
+  if (!runMode)
+    for (const cl::Option *option : runOptions)
+      if (option->getNumOccurrences())
+        return fail("--" + option->ArgStr.str() +
+                    " is an option of pipec run (pipec run FILE.pipe "
+                    "--input NAME=FILE.npy ... --output DIR)");
   if (!dimSizes.empty() && report.empty())
     return fail("--dims sizes the byte counts of --report=transfers; give "
                 "--report=transfers too");
