@@ -6,6 +6,7 @@
 #include <atomic>
 #include <cerrno>
 #include <cstdio>
+#include <cctype>
 #include <cstring>
 #include <memory>
 
@@ -98,12 +99,25 @@ Result<HostTensor> pipert::readNpy(const std::string &path) {
   if (fread(header.data(), 1, headerLength, file.get()) != headerLength)
     return bad("truncated header");
 
+  // A Python dict literal: {'descr': ..., 'fortran_order': ..., 'shape': ...}.
+  size_t open = header.find_first_not_of(' ');
+  if (open == std::string::npos || header[open] != '{' ||
+      header.find('}') == std::string::npos)
+    return bad("its header is not a dict ({'descr': ..., 'shape': ...})");
   std::string descr = findValue(header, "descr");
-  if (descr.size() < 2)
+  if (!descr.empty() && descr.front() == '[')
+    return bad("a structured dtype (fields) is not a tensor Pipe can read");
+  if (descr.size() < 2 || (descr.front() != '\'' && descr.front() != '"'))
     return bad("no dtype");
   descr = descr.substr(1, descr.size() - 2);
-  if (descr == "<u1" || descr == "=u1") descr = "|u1";
-  if (descr == "<i1" || descr == "=i1") descr = "|i1";
+  // Without a byte order ('u1', 'f4'), NumPy reads the machine's: little.
+  if (!descr.empty() && std::isalpha(static_cast<unsigned char>(descr[0])))
+    descr = "<" + descr;
+  if (descr.size() > 1 && descr[0] == '=') // native: little-endian here
+    descr[0] = '<';
+  if (descr == "<u1") descr = "|u1";
+  if (descr == "<i1") descr = "|i1";
+  if (descr == "<b1") descr = "|b1";
   const NpyDType *found = nullptr;
   for (const NpyDType &candidate : kNpyDTypes)
     if (descr == candidate.descr)

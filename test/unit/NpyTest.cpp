@@ -6,6 +6,7 @@
 
 #include <cstdio>
 #include <fstream>
+#include <tuple>
 
 #include <dirent.h>
 #include <sys/stat.h>
@@ -120,6 +121,38 @@ TEST(Npy, RejectsWhatItCannotRead) {
   }
   EXPECT_NE(pipert::readNpy(path).status().message().find("no .npy magic"),
             std::string::npos);
+  // A header that is no dict, and a structured dtype, are said as such.
+  write("{'descr': '<f4', 'fortran_order': False, 'shape': (2,), ",
+        std::string(8, '\0'));
+  EXPECT_NE(pipert::readNpy(path).status().message().find("is not a dict"),
+            std::string::npos);
+  write("{'descr': [('a', '<f4')], 'fortran_order': False, 'shape': (2,), }",
+        std::string(8, '\0'));
+  EXPECT_NE(pipert::readNpy(path).status().message().find("structured dtype"),
+            std::string::npos)
+      << pipert::readNpy(path).status().message();
+}
+
+// Dtypes written without a byte order ('u1', 'f4') or with '=' are the
+// machine's, as NumPy reads them.
+TEST(Npy, ReadsDTypesWithoutAByteOrder) {
+  std::string path = tempPath("order.npy");
+  for (auto [descr, bytes, dtype] :
+       {std::tuple{"u1", 3, DType::U8}, {"b1", 3, DType::Bool},
+        {"f4", 12, DType::F32}, {"=i2", 6, DType::I16}}) {
+    std::ofstream file(path, std::ios::binary);
+    std::string header = std::string("{'descr': '") + descr +
+                         "', 'fortran_order': False, 'shape': (3,), }";
+    header.resize(118, ' ');
+    header += '\n';
+    file << std::string("\x93NUMPY\x01\x00", 8) << char(header.size() & 0xff)
+         << char(header.size() >> 8) << header << std::string(bytes, '\0');
+    file.close();
+    auto tensor = pipert::readNpy(path);
+    ASSERT_TRUE(tensor.ok()) << descr << ": " << tensor.status().message();
+    EXPECT_EQ(tensor->dtype(), dtype) << descr;
+    EXPECT_EQ(tensor->numElements(), 3) << descr;
+  }
 }
 
 // Issue 15, item 6: a write that fails leaves the earlier files as they
