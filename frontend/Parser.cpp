@@ -144,9 +144,13 @@ PipelineAST *Parser::parsePipeline(ModuleAST &module) {
   skipNewlines();
   current.clear();
   visible.clear();
+  params.clear();
+  loopVariables.clear();
   unrolledStatements = 0;
-  for (const ValueDeclAST &param : pipeline.params)
+  for (const ValueDeclAST &param : pipeline.params) {
     visible.insert(param.name);
+    params.insert(param.name);
+  }
   if (!parseBlock(pipeline.body, "the body of pipeline '" + pipeline.name + "'"))
     return nullptr;
   finishVersions(pipeline);
@@ -268,6 +272,29 @@ bool Parser::parseStatement(std::vector<BindingAST> &out) {
   if (!parseBinding(binding))
     return false;
   std::string name = binding.name;
+  // Names are bound once, parameters and loop variables included (inside
+  // `if` and `for` a binding of a name bound before is its new version).
+  if (params.count(name) && depth > 0)
+    return error(binding.loc, "'" + name + "' is a parameter; names are "
+                              "bound once, parameters included: bind a new "
+                              "name");
+  if (loopVariables.count(name))
+    return error(binding.loc, "'" + name + "' is the loop's variable; it "
+                              "cannot be bound in the body");
+  if (depth == 0) {
+    if (auto it = current.find(name); it != current.end()) {
+      // Bound already by an `if` (both branches) or updated by a `for`:
+      // a second top-level binding would otherwise be dropped unseen.
+      error(binding.loc, "'" + name + "' is already bound; names are "
+                         "bound once");
+      for (const BindingAST &earlier : out)
+        if (earlier.name == it->second)
+          return error(earlier.loc,
+                       "'" + name + "' is bound by the 'if' or 'for' here",
+                       llvm::SourceMgr::DK_Note);
+      return false;
+    }
+  }
   if (depth > 0) {
     binding.name = newVersion(name);
     current[name] = binding.name;
@@ -376,6 +403,11 @@ bool Parser::parseFor(std::vector<BindingAST> &out) {
   if (!tok.is(TokenKind::Identifier))
     return expect(TokenKind::Identifier, "naming the loop variable");
   std::string var = tok.text.str();
+  SMLoc varLoc = tok.getLoc();
+  if (visible.count(var) || loopVariables.count(var))
+    return error(varLoc, "the loop variable '" + var + "' is already bound" +
+                             (params.count(var) ? " as a parameter" : "") +
+                             "; name the loop variable anew");
   consume();
   if (!tok.is(TokenKind::Identifier) || tok.text != "in")
     return error(tok.getLoc(), "expected 'in' after 'for " + var +
@@ -416,7 +448,9 @@ bool Parser::parseFor(std::vector<BindingAST> &out) {
                           " blocks deep");
   if (loopDepth++ == 0)
     outermostLoop = loc;
+  loopVariables.insert(var);
   bool ok = parseLoopBody(out, loc, var, lo, most, std::move(bound));
+  loopVariables.erase(var);
   --loopDepth;
   return ok;
 }

@@ -90,6 +90,9 @@ private:
   /// The source names bound so far in the enclosing scopes, parameters
   /// included.
   std::set<std::string> visible;
+  /// The pipeline's parameters, and the variables of the loops being
+  /// parsed: names no statement may bind.
+  std::set<std::string> params, loopVariables;
   unsigned nextVersion = 0;
   /// Nesting of `if`/`for` blocks: 0 at a pipeline's top level.
   unsigned depth = 0;

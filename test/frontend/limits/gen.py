@@ -14,7 +14,8 @@ body = {
     'methods': '  y = x' + '.cpu()' * n + '\n',
     'subscripts': '  y = x' + '[:]' * n + '\n',
     'ifs': '  y = x\n' + 'if sum(x) > 0 {\n' * n + 'y = y + 1\n' + '}\n' * n,
-    'loops': '  y = x\n' + 'for i in 0..k max 64 {\n' * n + 'y = y + 1\n' +
+    'loops': '  y = x\n' + ''.join(f'for i{d} in 0..k max 64 {{\n'
+                                   for d in range(n)) + 'y = y + 1\n' +
              '}\n' * n,
 }.get(kind, '')
 tail = '}\n'
