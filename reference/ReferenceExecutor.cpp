@@ -58,6 +58,64 @@ public:
     return results;
   }
 
+  /// The pipeline's body, as runBlock but for what a failing op does: it
+  /// only poisons its results (keeping its message). A choice the host
+  /// decides (pipe.choose) that takes the other side never reads them, as
+  /// on the GPU, where the side not taken does not run; anything else that
+  /// reads a poisoned value, or a poisoned result, fails the run with the
+  /// message of the op that failed.
+  std::vector<TensorPtr> runBody(Block &block) {
+    llvm::DenseMap<Value, std::string> poisoned;
+    auto poisonOf = [&](Value value) -> const std::string * {
+      auto it = poisoned.find(value);
+      return it == poisoned.end() ? nullptr : &it->second;
+    };
+    for (Operation &op : block.without_terminator()) {
+      if (auto choose = dyn_cast<ChooseOp>(op)) {
+        if (const std::string *why = poisonOf(choose.getCondition())) {
+          error = *why;
+          return {};
+        }
+        bool taken =
+            values.lookup(choose.getCondition())->as<pipe_bool>()->v != 0;
+        if (const std::string *why = poisonOf(
+                taken ? choose.getTrueValue() : choose.getFalseValue())) {
+          poisoned[choose.getResult()] = *why;
+          continue;
+        }
+        runOp(op);
+        continue;
+      }
+      const std::string *why = nullptr;
+      for (Value operand : op.getOperands())
+        if ((why = poisonOf(operand)))
+          break;
+      if (why) {
+        std::string message = *why;
+        for (Value result : op.getResults())
+          poisoned[result] = message;
+        continue;
+      }
+      runOp(op);
+      if (error.empty())
+        continue;
+      if (op.getNumResults() == 0)
+        return {}; // nothing to poison: the failure stands
+      for (Value result : op.getResults())
+        poisoned[result] = error;
+      error.clear();
+    }
+    std::vector<TensorPtr> results;
+    for (Value operand : block.getTerminator()->getOperands()) {
+      if (const std::string *why = poisonOf(operand)) {
+        error = *why;
+        return {};
+      }
+      results.push_back(values.lookup(operand));
+    }
+    return results;
+  }
+
   llvm::DenseMap<Value, TensorPtr> values;
   /// A run-time error (a bad blur window): the run stops and reports it.
   std::string error;
@@ -152,8 +210,9 @@ private:
         })
         .Case<WindowOp>([&](WindowOp op) { runWindow(op); })
         .Case<ChooseOp>([&](ChooseOp choose) {
-          // Both sides were computed (the reference runs every op); the
-          // result is the chosen one's tensor, as on the GPU.
+          // Both sides were computed (the reference runs every op, and
+          // runBody lets the side not taken fail); the result is the
+          // chosen one's tensor, as on the GPU.
           const HostTensor &c = *values.lookup(choose.getCondition());
           values[choose.getResult()] = values.lookup(
               c.as<pipe_bool>()->v != 0 ? choose.getTrueValue()
@@ -722,7 +781,7 @@ pipec::runReference(PipelineOp pipeline, const std::vector<HostTensor> &inputs,
   Interpreter interpreter(*sizes);
   for (auto [arg, input] : llvm::zip(body.getArguments(), inputs))
     interpreter.values[arg] = std::make_shared<HostTensor>(input);
-  std::vector<TensorPtr> results = interpreter.runBlock(body);
+  std::vector<TensorPtr> results = interpreter.runBody(body);
   if (!interpreter.error.empty())
     return pipert::Status::error(interpreter.error);
   std::vector<HostTensor> out;

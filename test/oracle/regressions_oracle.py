@@ -167,4 +167,22 @@ want[:, 2:] = 9
 want[2, 3:] = x[2, 3:]
 check('erase of u64 extents', out['e'], want)
 
+# A branch the host decides not to take does not run, on either backend: its
+# bad blur windows fail only the run that takes it (the reference ran every
+# op and failed both; a conformance review).
+source = """
+pipeline p(x: f32[N, W], w: i32[N], t: f32) -> (y: f32[N, W]) {
+  y = x
+  if t > 0 { y = gaussian_blur(x, window = w, axes = [1]) }
+}
+"""
+x = normal(2, 5)
+w = np.array([2, 4], np.int32)
+got = run(source, {'x': x, 'w': w, 't': np.float32(-1)})
+check('host-decided branch not taken', got['y'], x)
+code, err = run(source, {'x': x, 'w': w, 't': np.float32(1)},
+                expect_error=True)
+oracle.expect_failure('host-decided branch taken', code, err,
+                      'its window is 2; a window must be odd')
+
 oracle.finish()
