@@ -6,8 +6,9 @@
 // cheapest form when the skipped work is elementwise (it fuses into the
 // same kernels and costs no transfer), and the only form for a per-sample
 // condition. When the condition is one scalar and the side it would skip
-// holds a reduction, a blur or another decided branch, reading the scalar
-// on the host costs one small copy and a wait, and saves whole kernels:
+// holds a reduction, a blur, a window filter, a resampling or another
+// decided branch, reading the scalar on the host costs one small copy and
+// a wait, and saves whole kernels:
 // the select becomes a `pipe.choose`, and the runtime launches only what
 // the chosen value needs.
 //
@@ -112,6 +113,15 @@ std::string getCostlyWork(ArrayRef<Operation *> ops) {
       return "a gaussian_blur";
     if (auto window = dyn_cast<WindowOp>(op))
       return "a " + stringifyWindowKind(window.getKind()).str() + " window";
+    if (auto resample = dyn_cast<ResampleOp>(op))
+      switch (resample.getTransform()) {
+      case ResampleTransform::resize:
+        return "a resize";
+      case ResampleTransform::rotate:
+        return "a rotate";
+      case ResampleTransform::affine:
+        return "a warp_affine";
+      }
     if (isa<ChooseOp>(op))
       return "a branch decided on the host";
   }

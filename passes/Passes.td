@@ -29,8 +29,9 @@ def HostControl : Pass<"pipe-host-control", "::mlir::pipe::PipelineOp"> {
     which the runtime decides on the host, running only the chosen side,
     when its condition is one scalar (not per sample) and either
     - the ops computing only the side it would skip include a reduction,
-      a gaussian_blur or another choose (whole kernels that then do not
-      run, against one small copy and a wait), or
+      a gaussian_blur, a window filter, a resampling or another choose
+      (whole kernels that then do not run, against one small copy and a
+      wait), or
     - the source sends the condition to the host (`if c.cpu()`,
       `for i in 0 .. n.cpu() max K`).
     Otherwise the select stays, and fuses with the elementwise work around
