@@ -99,6 +99,18 @@ void PlacementPass::runOnOperation() {
                                    [&](Operation *user) { return user != ret; });
         if (others)
           note += "; its other uses read the GPU's value (no round trip)";
+      } else if (cast<RankedTensorType>(copy.getType()).getRank() > 0 &&
+                 llvm::any_of(copy.getResult().getUsers(),
+                              [&](Operation *user) {
+                                auto select = dyn_cast<SelectOp>(user);
+                                return select && select.getCondition() ==
+                                                     copy.getResult();
+                              })) {
+        // `if (x > 0).cpu()` with x per sample: the host decides only a
+        // condition that is one scalar.
+        note += " removed: the condition has a value per element (not one "
+                "scalar), which the host cannot decide once; the branch is "
+                "predicated on the GPU";
       } else {
         note += " removed: a round trip, since every use of the value runs "
                 "on the GPU, where it already is";
