@@ -90,9 +90,21 @@ std::string typeOf(const pipert::PlanBuffer &buffer) {
 std::string resultLocation(PipelineOp pipeline, unsigned r) {
   auto ret = cast<ReturnOp>(pipeline.getBody().front().getTerminator());
   Value value = ret.getOperand(r);
-  if (Operation *def = value.getDefiningOp())
-    return mlir::pipe::describeLocation(def->getLoc());
-  return mlir::pipe::describeLocation(value.getLoc());
+  Operation *def = value.getDefiningOp();
+  if (!def)
+    return mlir::pipe::describeLocation(value.getLoc());
+  // A fused kernel's results come from the ops it holds: the one that
+  // computes this result (its line, not the kernel's first op's).
+  for (Region &region : def->getRegions()) {
+    if (region.empty())
+      continue;
+    Operation *yield = region.front().getTerminator();
+    unsigned i = cast<OpResult>(value).getResultNumber();
+    if (yield && yield->getNumOperands() == def->getNumResults())
+      if (Operation *inner = yield->getOperand(i).getDefiningOp())
+        return mlir::pipe::describeLocation(inner->getLoc());
+  }
+  return mlir::pipe::describeLocation(def->getLoc());
 }
 
 struct Copy {
