@@ -536,6 +536,9 @@ pipe_status pipe_set_random(pipe_pipeline *pipeline, uint64_t seed,
   return guarded("pipe_set_random", [&] {
     if (!pipeline)
       return fail(PIPE_ERROR_ARGUMENT, "pipe_set_random: no pipeline");
+    // Not in the middle of a reference run, which would write its own
+    // advance over this.
+    std::lock_guard<std::mutex> serialized(pipeline->referenceRun);
     pipert::RandomState state = pipeline->randomState();
     state.seed = seed;
     state.run = random_run;
@@ -563,6 +566,7 @@ pipe_status pipe_set_batch_offset(pipe_pipeline *pipeline, int64_t offset) {
       return fail(PIPE_ERROR_ARGUMENT,
                   "pipe_set_batch_offset: the offset " +
                       std::to_string(offset) + " is negative");
+    std::lock_guard<std::mutex> serialized(pipeline->referenceRun);
     pipert::RandomState state = pipeline->randomState();
     state.batchOffset = offset;
     pipeline->setRandomState(state);

@@ -94,11 +94,11 @@ std::string resultLocation(PipelineOp pipeline, unsigned r) {
   if (!def)
     return mlir::pipe::describeLocation(value.getLoc());
   // A fused kernel's results come from the ops it holds: the one that
-  // computes this result (its line, not the kernel's first op's).
-  for (Region &region : def->getRegions()) {
-    if (region.empty())
-      continue;
-    Operation *yield = region.front().getTerminator();
+  // computes this result (its line, not the kernel's first op's), in the
+  // region that yields the results (a kernel's body; the epilogue of a
+  // reduction's or a resample's kernel: their last region).
+  if (def->getNumRegions() > 0 && !def->getRegions().back().empty()) {
+    Operation *yield = def->getRegions().back().front().getTerminator();
     unsigned i = cast<OpResult>(value).getResultNumber();
     if (yield && yield->getNumOperands() == def->getNumResults())
       if (Operation *inner = yield->getOperand(i).getDefiningOp())

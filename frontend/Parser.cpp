@@ -468,6 +468,9 @@ bool Parser::parseLoopBody(std::vector<BindingAST> &out, SMLoc loc,
     lexer = bodyLexer;
     tok = bodyTok;
     auto before = current;
+    // Each iteration sees what the loop saw: names local to the body are
+    // not bound before its next copy.
+    visible = visibleBefore;
     std::vector<BindingAST> body;
     std::string varVersion = newVersion(var);
     body.push_back({loc, varVersion,

@@ -244,6 +244,15 @@ def _numpy_dtype(code, bits):
                     str(bits // 8))
 
 
+def np_bool_type():
+    """NumPy's bool scalar type, or bool without NumPy."""
+    try:
+        import numpy as np
+        return np.bool_
+    except ImportError:
+        return bool
+
+
 def _whole_number(what, value, bits):
     """`value` as an int in [0, 2^bits): a seed, a run number, an offset
     (a float, a bool or a number outside is an ArgumentError naming it, not
@@ -254,7 +263,8 @@ def _whole_number(what, value, bits):
     except TypeError:
         raise ArgumentError(f'{what} is an integer, not {value!r}', 2) \
             from None
-    if isinstance(value, bool) or not 0 <= number < 1 << bits:
+    if isinstance(value, (bool, np_bool_type())) or \
+            not 0 <= number < 1 << bits:
         raise ArgumentError(
             f'{what} is {value!r}' + (', which is negative' if number < 0
                                       else '') +
@@ -295,11 +305,16 @@ def _number_array(obj, dtype, name):
             if given.dtype.kind not in 'biuf':
                 refuse('' if isinstance(obj, int) else
                        ' (a number or a list of numbers)')
+            if target.kind in 'biu' and given.dtype.kind == 'f' and \
+                    not np.all(np.isfinite(given)):
+                refuse()
             converted = given.astype(target)
             if target.kind in 'biu':
                 exact = given.dtype.kind in 'biu' or bool(
-                    np.all(np.isfinite(given)) and
                     np.all(given == np.trunc(given)))
+                # A sign that changes is a wrap (-1 as a u64, 2^64 - 1 as
+                # an i64), which the round trip below does not see.
+                exact = exact and bool(np.all((given < 0) == (converted < 0)))
                 exact = exact and np.array_equal(
                     converted.astype(given.dtype), given) and bool(
                     np.all((converted != 0) == (given != 0)))
@@ -632,6 +647,9 @@ class Pipeline:
         if stream is not None and not isinstance(stream, int):
             stream = getattr(stream, 'cuda_stream',
                              getattr(stream, 'ptr', stream))
+        if stream is not None and not isinstance(stream, (int, bool)) and \
+                hasattr(stream, '__index__'):
+            stream = stream.__index__()  # a NumPy integer handle
         # A handle is an integer: anything else (a string, a float) would
         # reach the driver as a pointer to something that is no stream.
         if stream is not None and (not isinstance(stream, int) or
@@ -790,10 +808,17 @@ class Pipeline:
 def compile(source, pipeline=None, name='<string>'):
     """Compiles pipeline `pipeline` (or the only one) of `source`."""
     if isinstance(source, (bytes, bytearray)):
-        source = bytes(source).decode()
+        try:
+            source = bytes(source).decode()
+        except UnicodeDecodeError as e:
+            raise CompileError(f'{name}: the source is not UTF-8 ({e.reason} '
+                               f'at byte {e.start})', 1) from None
     if not isinstance(source, str):
         raise TypeError(f'the source is text (str or bytes), not '
                         f'{type(source).__name__}')
+    for text, what in ((name, 'name'), (pipeline or '', 'pipeline')):
+        if '\0' in text:
+            raise ArgumentError(f'{what} {text!r} has a NUL character', 2)
     if '\0' in source:
         # The C API takes the source as a C string: it would end there.
         raise CompileError(f'{name}: the source has a NUL character at '
@@ -840,6 +865,10 @@ def shard_range(total, shard_id=None, num_shards=None):
         raise ArgumentError('shard_range: give both shard_id and num_shards, '
                             'or neither', 2)
     import operator
+    if any(isinstance(v, (bool, np_bool_type()))
+           for v in (total, shard_id, num_shards)):
+        raise ArgumentError('shard_range: total, shard_id and num_shards are '
+                            'integers, not booleans', 2)
     try:
         total, shard_id, num_shards = (operator.index(total),
                                        operator.index(shard_id),

@@ -426,6 +426,20 @@ pipeline I(x: u8[N], k: u8, f: f32, b: bool, i: i8) -> (y: u8[N], g: f32) {
     y, g = p(x, 3, np.float64(2.5), True, np.int64(-5), backend='reference')
     np.testing.assert_array_equal(y.numpy(), x + 3)
     assert g.numpy() == np.float32(-2.5)
+    # Signs that change are wraps: -1 is no u64, 2^64 - 1 no i64.
+    q = pipegpu.compile("""
+pipeline w(k: u64, j: i64) -> (g: f64) {
+  g = f64(k) + f64(j)
+}
+""")
+    expect(pipegpu.ArgumentError, lambda: q(-1, 0, backend='reference'),
+           "input 'k' is -1")
+    expect(pipegpu.ArgumentError,
+           lambda: q(np.int8(-1), 0, backend='reference'), "input 'k' is -1")
+    expect(pipegpu.ArgumentError,
+           lambda: q(0, 2 ** 64 - 1, backend='reference'), "input 'j' is")
+    assert q(2 ** 64 - 1, -5, backend='reference').numpy() == \
+        np.float64(2 ** 64 - 1) - 5
     # A Python int past the i64s is still a float.
     assert p(x, 0, 2 ** 70, 1, 0, backend='reference')[1].numpy() == \
         np.float32(2.0 ** 70)
@@ -438,7 +452,10 @@ pipeline I(x: u8[N], k: u8, f: f32, b: bool, i: i8) -> (y: u8[N], g: f32) {
                         "not fit its dtype f32 (it overflows)"),
                        ((1, 1j, 1, 0), "input 'f' is 1j"),
                        ((1, 1.0, 2, 0), "input 'b' is 2"),
-                       ((1, 1.0, 1, 200), "input 'i' is 200")]:
+                       ((1, 1.0, 1, 200), "input 'i' is 200"),
+                       ((1, 1.0, 1, np.uint8(200)), "input 'i' is 200"),
+                       ((1, 1.0, 1, float('nan')), "input 'i' is nan, which "
+                        "does not fit its dtype i8")]:
         expect(pipegpu.ArgumentError,
                lambda: p(x, *args, backend='reference'), text)
 

@@ -185,4 +185,38 @@ code, err = run(source, {'x': x, 'w': w, 't': np.float32(1)},
 oracle.expect_failure('host-decided branch taken', code, err,
                       'its window is 2; a window must be odd')
 
+# Names local to a loop's body are not bound before its next copy: a loop
+# variable or an if's name reused in each iteration (they were rejected as
+# 'already bound' or 'unknown name' from the second iteration on).
+source = """
+pipeline p(x: f32[N, W], n: i32) -> (a: f32[N, W], c: f32[N, W]) {
+  y = x
+  for i in 0 .. n max 4 {
+    for j in 0 .. 2 max 2 {
+      y = y + 1
+    }
+    j = 10
+    y = y + f32(j)
+  }
+  a = y
+  z = x
+  for k in 0 .. n max 3 {
+    if true {
+      u = z * 2
+      z = u
+    }
+    u = z + 1
+    z = u - 1
+  }
+  c = z
+}
+"""
+x = normal(2, 3)
+for n in (0, 2, 5):
+    got = run(source, {'x': x, 'n': np.int32(n)})
+    check(f'loop locals, n = {n}: nested loop variable', got['a'],
+          x + np.float32(12 * min(n, 4)), tol=1e-5)
+    check(f'loop locals, n = {n}: if inside', got['c'],
+          x * np.float32(2 ** min(n, 3)), tol=1e-5)
+
 oracle.finish()

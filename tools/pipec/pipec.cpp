@@ -353,7 +353,7 @@ static int runPipeline(pipe::PipelineOp pipeline, const pipert::Plan &plan) {
   static std::string outOfMemory;
   outOfMemory = "pipec: error: out of host memory running pipeline '" +
                 plan.name + "'; nothing was written\n";
-  std::set_new_handler([] {
+  std::new_handler previousHandler = std::set_new_handler([] {
     std::fputs(outOfMemory.c_str(), stderr);
     std::_Exit(1);
   });
@@ -371,6 +371,8 @@ static int runPipeline(pipe::PipelineOp pipeline, const pipert::Plan &plan) {
     results = pipec::runReference(pipeline, tensors, {seed, randomRun});
     phaseTimer.mark("run (CPU reference)");
   }
+  // (The writes below clean up after themselves: not this handler's exit.)
+  std::set_new_handler(previousHandler);
   if (!results)
     return fail(results.status().message());
   if (std::error_code ec = llvm::sys::fs::create_directories(outputDir.getValue()))
@@ -485,14 +487,32 @@ int main(int argc, char **argv) {
   if (!cppNamespace.empty()) {
     llvm::SmallVector<llvm::StringRef> parts;
     llvm::StringRef(cppNamespace.getValue()).split(parts, "::");
+    // C++'s keywords cannot name a namespace either.
+    static const std::set<llvm::StringRef> keywords = {
+        "alignas", "alignof", "and", "and_eq", "asm", "auto", "bitand",
+        "bitor", "bool", "break", "case", "catch", "char", "char8_t",
+        "char16_t", "char32_t", "class", "compl", "concept", "const",
+        "consteval", "constexpr", "constinit", "const_cast", "continue",
+        "co_await", "co_return", "co_yield", "decltype", "default", "delete",
+        "do", "double", "dynamic_cast", "else", "enum", "explicit", "export",
+        "extern", "false", "float", "for", "friend", "goto", "if", "inline",
+        "int", "long", "mutable", "namespace", "new", "noexcept", "not",
+        "not_eq", "nullptr", "operator", "or", "or_eq", "private",
+        "protected", "public", "register", "reinterpret_cast", "requires",
+        "return", "short", "signed", "sizeof", "static", "static_assert",
+        "static_cast", "struct", "switch", "template", "this",
+        "thread_local", "throw", "true", "try", "typedef", "typeid",
+        "typename", "union", "unsigned", "using", "virtual", "void",
+        "volatile", "wchar_t", "while", "xor", "xor_eq"};
     for (llvm::StringRef part : parts)
       if (part.empty() || llvm::isDigit(part.front()) ||
+          keywords.count(part) ||
           !llvm::all_of(part, [](char c) {
             return llvm::isAlnum(c) || c == '_';
           }))
         return fail("--namespace '" + cppNamespace +
                     "' is not a C++ namespace name (identifiers of letters, "
-                    "digits and _, joined by ::)");
+                    "digits and _, not keywords, joined by ::)");
   }
   // The options of a run are errors without one (as --dims without
   // --report), not silently ignored.
