@@ -2,6 +2,8 @@
 
 #include "codegen/PlanBuilder.h"
 
+#include "dialect/DimChecks.h"
+
 #include "codegen/KernelFamily.h"
 #include "core/StorageTypes.h"
 #include "runtime/Nvrtc.h"
@@ -74,22 +76,15 @@ pipec::collectDimChecks(PipelineOp pipeline) {
       return;
     std::string location = describeLocation(op->getLoc());
     // An op that replaced another checks in the other's name.
-    auto named = op->getAttrOfType<StringAttr>("dim_check_op");
-    std::string what =
-        named ? named.str() : op->getName().stripDialect().str();
+    std::string what = getDimCheckOpName(op);
     std::string where = (what == "slice" ? "the slice" : "'" + what + "'") +
                         (location.empty() ? std::string() : " at " + location);
     std::string general =
         where + (what == "slice" ? " reaches outside the dim it slices"
                                  : " would need a negative width");
-    // A check may say why of its own (dim_check_reasons, same order).
-    auto reasons = op->getAttrOfType<ArrayAttr>("dim_check_reasons");
     for (auto [i, check] : llvm::enumerate(attr)) {
       std::string expression = cast<StringAttr>(check).str();
-      std::string reason =
-          reasons && i < reasons.size()
-              ? cast<StringAttr>(reasons[i]).str()
-              : std::string();
+      std::string reason = getDimCheckReason(op, i);
       std::string message = reason.empty() ? general : where + ": " + reason;
       // An op cloned into several kernels checks once.
       if (seen.insert(expression + "\n" + message).second)

@@ -16,6 +16,7 @@
 #include "core/DimExpr.h"
 
 #include <optional>
+#include <string>
 
 namespace mlir {
 namespace pipe {
@@ -48,6 +49,21 @@ getReadableDimCheck(const pipert::DimExpr &size, RankedTensorType result) {
   DimExpr readable = size - DimExpr::constant(1);
   return smallest ? DimExpr::max(readable, DimExpr::constant(0) - *smallest)
                   : readable;
+}
+
+/// The op a dim check of `op` names: the one it replaced (`dim_check_op`,
+/// e.g. the concat a pad stands for), else `op`'s own name ("crop").
+inline std::string getDimCheckOpName(Operation *op) {
+  auto named = op->getAttrOfType<StringAttr>("dim_check_op");
+  return named ? named.str() : op->getName().stripDialect().str();
+}
+
+/// Why `op`'s dim check `i` must pass, when it says so of its own
+/// (`dim_check_reasons`, in the checks' order); else "".
+inline std::string getDimCheckReason(Operation *op, size_t i) {
+  auto reasons = op->getAttrOfType<ArrayAttr>("dim_check_reasons");
+  return reasons && i < reasons.size() ? cast<StringAttr>(reasons[i]).str()
+                                       : std::string();
 }
 
 } // namespace pipe

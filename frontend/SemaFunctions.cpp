@@ -393,24 +393,28 @@ bool PipelineChecker::checkGaussianBlurOp(CallExprAST &expr) {
   };
   if (!checkParam(window, true) || !checkParam(sigma, false))
     return false;
-  // The most taps a blur takes (2^24 + 1), for literals here, by the test
-  // pipe_blur_resolve makes; tensors are checked when the run reads them,
-  // as their other rules are.
-  const double mostRadius = double(PIPE_BLUR_MAX_RADIUS);
+  // The most taps a blur takes (2^24 + 1), for literals here, by the rule
+  // the run applies (pipe_blur_resolve); tensors are checked when the run
+  // reads them, as their other rules are. A window, when given, decides.
   static_assert(PIPE_BLUR_MAX_RADIUS == 1 << 23,
                 "the messages below say 2^24 + 1 taps");
-  if (auto *number = llvm::dyn_cast_or_null<NumberExprAST>(window);
-      number && (number->asDouble() - 1) / 2 > mostRadius)
-    return error(window->getLoc(),
-                 "the window of 'gaussian_blur' is at most 2^24 + 1 "
-                 "(16777217) taps, not " + describeNumber(*number));
-  if (auto *number = llvm::dyn_cast_or_null<NumberExprAST>(sigma);
-      number && !window && !(3 * number->asDouble() <= mostRadius))
-    return error(sigma->getLoc(),
-                 "sigma " + describeNumber(*number) +
-                     " would need a window of more than 2^24 + 1 "
-                     "(16777217) taps: 'gaussian_blur' takes sigma up to "
-                     "2^23 / 3 without a window");
+  auto *windowLiteral = llvm::dyn_cast_or_null<NumberExprAST>(window);
+  auto *sigmaLiteral = llvm::dyn_cast_or_null<NumberExprAST>(sigma);
+  if (windowLiteral || (!window && sigmaLiteral)) {
+    pipe_blur_params taps = pipe_blur_resolve(
+        window != nullptr, windowLiteral ? windowLiteral->intValue : 1,
+        sigma != nullptr, sigmaLiteral ? sigmaLiteral->asDouble() : 1.0);
+    if (taps.error == PIPE_BLUR_TOO_LARGE && windowLiteral)
+      return error(window->getLoc(),
+                   "the window of 'gaussian_blur' is at most 2^24 + 1 "
+                   "(16777217) taps, not " + describeNumber(*windowLiteral));
+    if (taps.error == PIPE_BLUR_TOO_LARGE)
+      return error(sigma->getLoc(),
+                   "sigma " + describeNumber(*sigmaLiteral) +
+                       " would need a window of more than 2^24 + 1 "
+                       "(16777217) taps: 'gaussian_blur' takes sigma up to "
+                       "2^23 / 3 without a window");
+  }
   expr.operandDType = input.dtype;
   expr.type = ExprType{requested ? *requested : input.dtype, input.dims};
   return true;

@@ -648,19 +648,13 @@ struct ExpandLayoutPass
       auto checks = op->getAttrOfType<ArrayAttr>("dim_checks");
       if (!checks)
         return WalkResult::advance();
-      auto reasons = op->getAttrOfType<ArrayAttr>("dim_check_reasons");
       for (auto [i, check] : llvm::enumerate(checks)) {
         std::optional<DimExpr> value =
             DimExpr::parse(cast<StringAttr>(check).getValue());
         if (!value || !value->isConstant() || value->getConstant() >= 0)
           continue;
-        std::string reason =
-            reasons && i < reasons.size()
-                ? cast<StringAttr>(reasons[i]).str()
-                : std::string();
-        auto named = op->getAttrOfType<StringAttr>("dim_check_op");
-        std::string what =
-            named ? named.str() : op->getName().stripDialect().str();
+        std::string reason = getDimCheckReason(op, i);
+        std::string what = getDimCheckOpName(op);
         // (The reasons are worded for the run that checks them.)
         if (size_t at = reason.find(" in this run"); at != std::string::npos)
           reason.erase(at, std::strlen(" in this run"));

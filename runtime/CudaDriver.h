@@ -77,6 +77,24 @@ struct CudaDriver {
 /// The driver, loaded once; an error says why it could not be.
 Result<const CudaDriver *> getCudaDriver();
 
+/// Makes the calling thread's context at its construction current again
+/// when it goes: code that switches to another device's context to do its
+/// work (a destructor freeing what lives there) gives the caller's back,
+/// else the caller's next allocation would land on that device.
+class CurrentContextRestorer {
+public:
+  explicit CurrentContextRestorer(const CudaDriver &cu) : cu(cu) {
+    (void)cu.cuCtxGetCurrent(&previous);
+  }
+  ~CurrentContextRestorer() { (void)cu.cuCtxSetCurrent(previous); }
+  CurrentContextRestorer(const CurrentContextRestorer &) = delete;
+  CurrentContextRestorer &operator=(const CurrentContextRestorer &) = delete;
+
+private:
+  const CudaDriver &cu;
+  CUcontext previous = nullptr;
+};
+
 /// "cuLaunchKernel failed: CUDA_ERROR_INVALID_VALUE (invalid argument)",
 /// or an ok Status for CUDA_SUCCESS.
 Status checkCuda(CUresult result, const char *call, const std::string &context = "");

@@ -105,11 +105,9 @@ Executable::~Executable() {
   auto driver = getCudaDriver();
   if (!driver)
     return;
-  // What it frees lives in its device's context; the caller's current
-  // context is theirs again after (a destructor that switched it would
-  // put the caller's next allocation on this executable's GPU).
-  CUcontext previous = nullptr;
-  (void)(*driver)->cuCtxGetCurrent(&previous);
+  // What it frees lives in its device's context; the caller's is current
+  // again after.
+  CurrentContextRestorer callers(**driver);
   if (!getCudaDevice(device_))
     return;
   if (staging_)
@@ -124,7 +122,6 @@ Executable::~Executable() {
     (*driver)->cuMemFreeHost(controlHost_);
   if (guardWords_)
     (*driver)->cuMemFree(guardWords_);
-  (void)(*driver)->cuCtxSetCurrent(previous);
 }
 
 Status Executable::prepareControl(const CudaDriver &cu) {

@@ -365,12 +365,10 @@ ShardedExecutable::~ShardedExecutable() {
   auto driver = getCudaDriver();
   if (!driver)
     return;
-  CUcontext previous = nullptr; // the caller's, again after
-  (void)(*driver)->cuCtxGetCurrent(&previous);
+  CurrentContextRestorer callers(**driver);
   for (size_t s = 0; s < streams_.size(); ++s)
     if (streams_[s] && getCudaDevice(devices_[s]))
       (*driver)->cuStreamDestroy(streams_[s]);
-  (void)(*driver)->cuCtxSetCurrent(previous);
 }
 
 bool ShardedExecutable::isBatchedParam(size_t p) const {

@@ -244,13 +244,10 @@ def _numpy_dtype(code, bits):
                     str(bits // 8))
 
 
-def np_bool_type():
-    """NumPy's bool scalar type, or bool without NumPy."""
-    try:
-        import numpy as np
-        return np.bool_
-    except ImportError:
-        return bool
+def _is_bool(value):
+    """Whether `value` is a Python or NumPy bool (both index as 0 or 1,
+    which a count or a seed must not take)."""
+    return isinstance(value, bool) or type(value).__name__ == 'bool_'
 
 
 def _whole_number(what, value, bits):
@@ -263,8 +260,7 @@ def _whole_number(what, value, bits):
     except TypeError:
         raise ArgumentError(f'{what} is an integer, not {value!r}', 2) \
             from None
-    if isinstance(value, (bool, np_bool_type())) or \
-            not 0 <= number < 1 << bits:
+    if _is_bool(value) or not 0 <= number < 1 << bits:
         raise ArgumentError(
             f'{what} is {value!r}' + (', which is negative' if number < 0
                                       else '') +
@@ -315,11 +311,9 @@ def _number_array(obj, dtype, name):
                 # A sign that changes is a wrap (-1 as a u64, 2^64 - 1 as
                 # an i64), which the round trip below does not see.
                 exact = exact and bool(np.all((given < 0) == (converted < 0)))
+                # The round trip: 300 -> u8 44 -> 44, 2 -> bool True -> 1.
                 exact = exact and np.array_equal(
-                    converted.astype(given.dtype), given) and bool(
-                    np.all((converted != 0) == (given != 0)))
-                if target.kind == 'b':
-                    exact = exact and bool(np.all((given == 0) | (given == 1)))
+                    converted.astype(given.dtype), given)
                 if not exact:
                     refuse()
             elif np.any(np.isinf(converted) & np.isfinite(given)):
@@ -489,11 +483,7 @@ class Tensor:
     @property
     def dtype(self):
         """Pipe's name of the dtype: 'u8', 'f32', 'bool', ..."""
-        code, bits = self._dtype
-        if code == kDLBool:
-            return 'bool'
-        return {kDLInt: 'i', kDLUInt: 'u', kDLFloat: 'f',
-                kDLBfloat: 'bf'}[code] + str(bits)
+        return _dtype_text(*self._dtype)
 
     def _typestr(self):
         code, bits = self._dtype
@@ -647,8 +637,8 @@ class Pipeline:
         if stream is not None and not isinstance(stream, int):
             stream = getattr(stream, 'cuda_stream',
                              getattr(stream, 'ptr', stream))
-        if stream is not None and not isinstance(stream, (int, bool)) and \
-                hasattr(stream, '__index__'):
+        if stream is not None and not isinstance(stream, int) and \
+                not _is_bool(stream) and hasattr(stream, '__index__'):
             stream = stream.__index__()  # a NumPy integer handle
         # A handle is an integer: anything else (a string, a float) would
         # reach the driver as a pointer to something that is no stream.
@@ -865,8 +855,7 @@ def shard_range(total, shard_id=None, num_shards=None):
         raise ArgumentError('shard_range: give both shard_id and num_shards, '
                             'or neither', 2)
     import operator
-    if any(isinstance(v, (bool, np_bool_type()))
-           for v in (total, shard_id, num_shards)):
+    if any(_is_bool(v) for v in (total, shard_id, num_shards)):
         raise ArgumentError('shard_range: total, shard_id and num_shards are '
                             'integers, not booleans', 2)
     try:

@@ -19,6 +19,18 @@ static std::string tempPath(const std::string &name) {
   return ::testing::TempDir() + "/pipe_npy_" + name;
 }
 
+/// Writes a version 1 .npy file at `path`: `header` padded to 118 bytes
+/// and a newline, then `data`.
+static void writeNpyFile(const std::string &path, const std::string &header,
+                         const std::string &data) {
+  std::ofstream file(path, std::ios::binary);
+  std::string padded = header;
+  padded.resize(118, ' ');
+  padded += '\n';
+  file << std::string("\x93NUMPY\x01\x00", 8) << char(padded.size() & 0xff)
+       << char(padded.size() >> 8) << padded << data;
+}
+
 TEST(Npy, RoundTripsEveryDTypeAndShape) {
   for (int d = 0; d <= int(DType::F64); ++d) {
     for (auto shape : {std::vector<int64_t>{}, {7}, {3, 1, 5}, {0, 4}}) {
@@ -54,12 +66,7 @@ TEST(Npy, RejectsWhatItCannotRead) {
 
   std::string path = tempPath("bad.npy");
   auto write = [&](const std::string &header, const std::string &data) {
-    std::ofstream file(path, std::ios::binary);
-    std::string padded = header;
-    padded.resize(118, ' ');
-    padded += '\n';
-    file << std::string("\x93NUMPY\x01\x00", 8) << char(padded.size() & 0xff)
-         << char(padded.size() >> 8) << padded << data;
+    writeNpyFile(path, header, data);
   };
   write("{'descr': '<c8', 'fortran_order': False, 'shape': (2,), }", "");
   EXPECT_NE(pipert::readNpy(path).status().message().find("dtype '<c8'"),
@@ -140,14 +147,10 @@ TEST(Npy, ReadsDTypesWithoutAByteOrder) {
   for (auto [descr, bytes, dtype] :
        {std::tuple{"u1", 3, DType::U8}, {"b1", 3, DType::Bool},
         {"f4", 12, DType::F32}, {"=i2", 6, DType::I16}}) {
-    std::ofstream file(path, std::ios::binary);
-    std::string header = std::string("{'descr': '") + descr +
-                         "', 'fortran_order': False, 'shape': (3,), }";
-    header.resize(118, ' ');
-    header += '\n';
-    file << std::string("\x93NUMPY\x01\x00", 8) << char(header.size() & 0xff)
-         << char(header.size() >> 8) << header << std::string(bytes, '\0');
-    file.close();
+    writeNpyFile(path,
+                 std::string("{'descr': '") + descr +
+                     "', 'fortran_order': False, 'shape': (3,), }",
+                 std::string(bytes, '\0'));
     auto tensor = pipert::readNpy(path);
     ASSERT_TRUE(tensor.ok()) << descr << ": " << tensor.status().message();
     EXPECT_EQ(tensor->dtype(), dtype) << descr;

@@ -162,15 +162,22 @@ pipeline dynamic_blur(masks: u8[N, H, W]) -> (blurred: u8[N, H, W]) {
 }
 )";
 
+/// Masks of odd size, mostly zero (about 16% 255), so that dynamic_blur's
+/// windows differ from sample to sample.
+HostTensor sparseMasks(std::vector<int64_t> shape, unsigned seed) {
+  HostTensor masks = randomTensor(DType::U8, std::move(shape), seed);
+  for (int64_t i = 0; i < masks.numElements(); ++i)
+    masks.as<uint8_t>()[i] = masks.as<uint8_t>()[i] < 40 ? 255 : 0;
+  return masks;
+}
+
 TEST(GpuShards, TwoAndThreeShardsOnOneGpuMatchOneRun) {
   REQUIRE_GPU();
   auto pipeline = compile(kDynamicBlur);
   ASSERT_TRUE(pipeline);
   // Odd sizes; 7 samples split 4+3 and 3+2+2; masks mostly zero so that
   // the windows differ from sample to sample.
-  HostTensor masks = randomTensor(DType::U8, {7, 37, 53}, 5);
-  for (int64_t i = 0; i < masks.numElements(); ++i)
-    masks.as<uint8_t>()[i] = masks.as<uint8_t>()[i] < 40 ? 255 : 0;
+  HostTensor masks = sparseMasks({7, 37, 53}, 5);
   expectShardsMatch(pipeline->plan(), {masks}, {0, 0});
   expectShardsMatch(pipeline->plan(), {masks}, {0, 0, 0});
   // More shards than samples.
@@ -193,17 +200,23 @@ pipeline whole(x: f32[N, W], bias: f32[W]) -> (y: f32[N, W], m: f32, top: f32) {
 }
 )";
 
+/// f32[5, 13] whose first three samples are large and positive and last
+/// two negative: the whole batch's mean is positive, the last shard's own
+/// (of two or three) is not.
+HostTensor mixedSignBatch() {
+  HostTensor x(DType::F32, {5, 13});
+  for (int64_t n = 0; n < 5; ++n)
+    for (int64_t w = 0; w < 13; ++w)
+      x.as<float>()[n * 13 + w] = n < 3 ? 10.0f + float(w) : -1.0f - float(w);
+  return x;
+}
+
 TEST(GpuShards, WholeBatchBranchesFollowTheCombinedValue) {
   REQUIRE_GPU();
   auto pipeline = compile(kWholeBatchBranch);
   ASSERT_TRUE(pipeline);
   ASSERT_EQ(pipeline->plan().combines.size(), 2u);
-  // The first samples are large and positive, the last negative: the
-  // whole batch's mean is positive but the last shard's own is not.
-  HostTensor x(DType::F32, {5, 13});
-  for (int64_t n = 0; n < 5; ++n)
-    for (int64_t w = 0; w < 13; ++w)
-      x.as<float>()[n * 13 + w] = n < 3 ? 10.0f + float(w) : -1.0f - float(w);
+  HostTensor x = mixedSignBatch();
   HostTensor bias = randomTensor(DType::F32, {13}, 3, -1, 1);
   expectShardsMatch(pipeline->plan(), {x, bias}, {0, 0}, 1e-6);
   expectShardsMatch(pipeline->plan(), {x, bias}, {0, 0, 0}, 1e-6);
@@ -286,18 +299,13 @@ TEST(GpuShards, TwoGpusMatchOneRun) {
   REQUIRE_TWO_GPUS();
   auto blur = compile(kDynamicBlur);
   ASSERT_TRUE(blur);
-  HostTensor masks = randomTensor(DType::U8, {7, 37, 53}, 11);
-  for (int64_t i = 0; i < masks.numElements(); ++i)
-    masks.as<uint8_t>()[i] = masks.as<uint8_t>()[i] < 40 ? 255 : 0;
+  HostTensor masks = sparseMasks({7, 37, 53}, 11);
   expectShardsMatch(blur->plan(), {masks}, {0, 1});
   expectShardsMatch(blur->plan(), {masks}, {1, 0, 1});
   // Whole-batch values combined across the GPUs, both branch directions.
   auto whole = compile(kWholeBatchBranch);
   ASSERT_TRUE(whole);
-  HostTensor x(DType::F32, {5, 13});
-  for (int64_t n = 0; n < 5; ++n)
-    for (int64_t w = 0; w < 13; ++w)
-      x.as<float>()[n * 13 + w] = n < 3 ? 10.0f + float(w) : -1.0f - float(w);
+  HostTensor x = mixedSignBatch();
   HostTensor bias = randomTensor(DType::F32, {13}, 3, -1, 1);
   expectShardsMatch(whole->plan(), {x, bias}, {0, 1}, 1e-6);
   for (int64_t i = 0; i < x.numElements(); ++i)
