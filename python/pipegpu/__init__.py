@@ -250,6 +250,16 @@ def _is_bool(value):
     return isinstance(value, bool) or type(value).__name__ == 'bool_'
 
 
+def _shown(value):
+    """`value` for a message: a NumPy scalar as its number (NumPy 2's repr
+    is np.int8(-1)), anything else as repr writes it."""
+    item = getattr(value, 'item', None)
+    if type(value).__module__ == 'numpy' and getattr(value, 'ndim', 1) == 0 \
+            and item is not None:
+        value = item()
+    return repr(value)
+
+
 def _whole_number(what, value, bits):
     """`value` as an int in [0, 2^bits): a seed, a run number, an offset
     (a float, a bool or a number outside is an ArgumentError naming it, not
@@ -258,11 +268,11 @@ def _whole_number(what, value, bits):
     try:
         number = operator.index(value)
     except TypeError:
-        raise ArgumentError(f'{what} is an integer, not {value!r}', 2) \
+        raise ArgumentError(f'{what} is an integer, not {_shown(value)}', 2) \
             from None
     if _is_bool(value) or not 0 <= number < 1 << bits:
         raise ArgumentError(
-            f'{what} is {value!r}' + (', which is negative' if number < 0
+            f'{what} is {_shown(value)}' + (', which is negative' if number < 0
                                       else '') +
             f': it must lie in [0, 2^{bits})', 2)
     return number
@@ -320,7 +330,7 @@ def _number_array(obj, dtype, name):
     wanted = _dtype_text(*dtype)
 
     def refuse(why=''):
-        raise ArgumentError(f"input '{name}' is {obj!r}, which does not fit "
+        raise ArgumentError(f"input '{name}' is {_shown(obj)}, which does not fit "
                             f'its dtype {wanted}{why}', 2) from None
     try:
         with warnings.catch_warnings():

@@ -387,6 +387,12 @@ def test_random_runs_advance_and_replay():
     assert (p.seed, p.random_run) == (2 ** 64 - 1, 1)
     other = p(x, backend='reference')[0].numpy()
     assert not np.array_equal(other, second)
+    # NumPy integers are taken as numbers, and named as numbers when out
+    # of range (NumPy 2's repr would say np.int64(-3)).
+    p.random_run = np.uint32(0)
+    assert p.random_run == 0
+    expect(pipegpu.ArgumentError, lambda: setattr(p, 'seed', np.int64(-3)),
+           'seed is -3, which is negative')
     # Standard normal noise: moments within 5 sigma of 0 and 1.
     assert abs(first.mean()) < 5 / np.sqrt(first.size)
     assert abs(first.std() - 1) < 0.2
