@@ -53,6 +53,16 @@ struct DeviceTensor {
   }
 };
 
+/// Whether case `name` runs: PIPE_BENCH_CASES, when set, lists the cases
+/// to run (comma-separated), for sweeps that time a few.
+inline bool benchWanted(const std::string &name) {
+  const char *cases = std::getenv("PIPE_BENCH_CASES");
+  if (!cases || !*cases)
+    return true;
+  std::string list = std::string(",") + cases + ",";
+  return list.find("," + name + ",") != std::string::npos;
+}
+
 inline DeviceTensor upload(const HostTensor &t) {
   DeviceTensor d{0, t.dtype(), t.shape()};
   CHECK_CU(cu->cuMemAlloc(&d.ptr, std::max<size_t>(d.bytes(), 1)));

@@ -298,21 +298,21 @@ int runWindow(bool quick) {
 
 int runColor(bool quick) {
   const int reps = quick ? 20 : 50;
-  {
+  if (benchWanted("color_jitter")) {
     const int64_t n = quick ? 32 : 128;
     std::vector<HostTensor> inputs = {randomU8({n, 256, 256, 3}, 10)};
     auto pipeline = compile(kColorJitter);
     measureLayout("color_jitter", "pipe", *pipeline, inputs,
                   2.0 * double(inputs[0].numBytes()), reps);
   }
-  {
+  if (benchWanted("noise")) {
     const int64_t n = quick ? 16 : 64;
     std::vector<HostTensor> inputs = {randomF32({n, 1024, 1024}, 11)};
     auto pipeline = compile(kNoise);
     measureLayout("noise", "pipe", *pipeline, inputs,
                   2.0 * double(inputs[0].numBytes()), reps);
   }
-  {
+  if (benchWanted("rotate")) {
     const int64_t n = quick ? 16 : 64;
     HostTensor angle = randomF32({n}, 12);
     for (int64_t i = 0; i < n; ++i)
@@ -322,7 +322,7 @@ int runColor(bool quick) {
     measureLayout("rotate", "pipe", *pipeline, inputs,
                   2.0 * double(inputs[0].numBytes()), reps);
   }
-  {
+  if (benchWanted("resize")) {
     const int64_t n = quick ? 16 : 64;
     std::vector<HostTensor> inputs = {randomU8({n, 1024, 1024, 3}, 14)};
     auto pipeline = compile(kResize);
@@ -332,7 +332,7 @@ int runColor(bool quick) {
     measureLayout("resize_cubic", "pipe", *cubic, inputs,
                   1.25 * double(inputs[0].numBytes()), reps);
   }
-  {
+  if (benchWanted("train_aug")) {
     // The bytes the work must touch: each window read once (0.433 of a
     // 480 x 640 image on average, torchvision's algorithm run 200k times
     // in NumPy) and the f32 output written once.

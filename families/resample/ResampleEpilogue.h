@@ -2,7 +2,7 @@
 //
 // Internal to families/resample: the struct through which a
 // pipe.resample_kernel's kernels hand each resampled value to its
-// epilogue (the `Epi` of core/PipeResample.h's pipe_resize_tiles).
+// epilogue (the `Epi` of pipe_resize_tiles and pipe_resize_strips).
 //
 //===----------------------------------------------------------------------===//
 

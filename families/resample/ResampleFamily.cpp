@@ -4,7 +4,9 @@
 // kernel whose values core/PipeResample.h defines (the reference runs the
 // same functions). An antialiased resize, which is separable, takes the
 // output a tile at a time, a block each, through shared memory
-// (pipe_resize_tile); the others a block per output row, each thread a
+// (pipe_resize_tile), or, where the channels are known and the resize
+// fits, a strip of 32 output columns a warp (pipe_resize_strips: the
+// launcher picks); the others a block per output row, each thread a
 // pixel of the row at a time (its taps and weights found once for all its
 // channels), with no shared memory and no barrier. Every thread of a
 // block finds its sample's matrix itself (the same one). A resample fused
@@ -20,11 +22,13 @@
 #include "codegen/KernelFamily.h"
 #include "codegen/PlanBuilder.h"
 #include "codegen/PipeResampleEmbedded.h"
+#include "codegen/PipeResizeStripsEmbedded.h"
 #include "codegen/PipeResizeTilesEmbedded.h"
 #include "core/PipeScalar.h"
 #include "core/PipeRandom.h"
 #include "core/PipeResample.h"
 #include "core/PipeResizeTiles.h"
+#include "core/PipeResizeStrips.h"
 
 #include "llvm/Support/raw_ostream.h"
 
@@ -62,6 +66,9 @@ class ResampleFamily : public pipec::KernelFamily {
   // pipe_resize_tile's blocks: its shared memory (~38 KiB) lets 5 share
   // an SM.
   static constexpr int kTiledThreads = 256, kMinTiledBlocksPerSM = 4;
+  // pipe_resize_strips' blocks (8 warps, 46 KiB): three an SM at least,
+  // for the registers a lane's taps and sums take (85 a thread).
+  static constexpr int kMinStripBlocksPerSM = 3;
   static constexpr int64_t kMostTiledChannels = 4;
 
 public:
@@ -137,7 +144,7 @@ public:
       os << pipec::getCudaPrelude() << "\n";
     os << kPipeResampleSource << "\n";
     if (params.tiled)
-      os << kPipeResizeTilesSource << "\n";
+      os << kPipeResizeTilesSource << "\n" << kPipeResizeStripsSource << "\n";
     os << "// " << name << ": " << stringifyResampleTransform(
                                       resample.getTransform())
        << " " << input << " -> " << result << "\n";
@@ -211,6 +218,26 @@ public:
            << ", pipe_epi, pipe_tile);\n}\n";
         if (!fallback)
           kernel.entries.push_back(entry);
+      }
+      // A third entry where the channels are known: a strip of 32 output
+      // columns a warp, no block-wide barrier (pipe_resize_strips), for
+      // the resizes it fits (pipe_resize_strips_fit, the launcher).
+      if (channels > 0) {
+        std::string entry = name + "_strips";
+        int tiledMinBlocks = minBlocks;
+        if (!std::getenv("PIPE_TUNE_RESAMPLE_MIN_BLOCKS"))
+          minBlocks = kMinStripBlocksPerSM;
+        opening(entry);
+        minBlocks = tiledMinBlocks;
+        os << "  __shared__ pipe_resize_strip_shared pipe_strips["
+           << kTiledThreads / 32 << "];\n"
+           << "  pipe_resize_strips<" << channels
+           << ">(in, param, out, rows, h, w, oh, ow, paramDivisor, "
+           << int(resample.getInterp()) << ", "
+           << (resample.getAntialias() ? "true" : "false")
+           << ", pipe_epi, pipe_strips);\n}\n";
+        kernel.entries.push_back(entry);
+        params.strips = true;
       }
       params.interp = int(resample.getInterp());
       params.antialias = resample.getAntialias();

@@ -2,7 +2,8 @@
 //
 // One launch per resample (see ResampleFamily.cpp): a block of 128
 // threads per output row, or of PIPE_RESIZE_THREADS per run of output
-// tiles, a few per SM's worth. The sizes come from the input's and the
+// tiles, a few per SM's worth, or per 8 strips of output columns (a warp
+// each) where the resize fits them. The sizes come from the input's and the
 // output's shapes.
 //
 //===----------------------------------------------------------------------===//
@@ -13,6 +14,7 @@
 #include "core/PipeRandom.h"
 #include "core/PipeResample.h"
 #include "core/PipeResizeTiles.h"
+#include "core/PipeResizeStrips.h"
 
 #include "runtime/CudaDriver.h"
 #include "runtime/KernelLauncher.h"
@@ -31,7 +33,8 @@ public:
 
   Status load(const CudaDriver &cu, CUmodule module) override {
     size_t images = params.hasParam ? 2 : 1;
-    if (kernel.entries.size() != (params.tiled ? 2u : 1u) ||
+    if (kernel.entries.size() !=
+            (params.tiled ? (params.strips ? 3u : 2u) : 1u) ||
         kernel.inputs.size() < images ||
         (!params.epilogue && kernel.inputs.size() != images) ||
         kernel.outputs.empty() ||
@@ -43,7 +46,11 @@ public:
         !s.ok())
       return s;
     if (params.tiled)
-      return getFunction(cu, module, kernel.entries[1], &fitsFunction);
+      if (Status s = getFunction(cu, module, kernel.entries[1], &fitsFunction);
+          !s.ok())
+        return s;
+    if (params.strips)
+      return getFunction(cu, module, kernel.entries[2], &stripsFunction);
     return Status();
   }
 
@@ -93,6 +100,27 @@ public:
         args.push_back(&dim);
     }
     addGuardArgs(ctx, kernel, args);
+    // A strip of 32 output columns a warp where the resize fits it (a
+    // row of input whole words, at an aligned address): no block-wide
+    // barriers (bench/NOTES.md). PIPE_TUNE_RESIZE_STRIPS=0 takes the
+    // tiles instead, for comparisons.
+    static const bool stripsTuned = [] {
+      const char *value = std::getenv("PIPE_TUNE_RESIZE_STRIPS");
+      return !value || std::atoi(value) != 0;
+    }();
+    if (params.strips && stripsTuned && input % 4 == 0 &&
+        pipe_resize_strips_fit(h, w, channels, oh, ow, params.interp,
+                               params.antialias, params.valueBytes)) {
+      const long long warps = PIPE_RESIZE_THREADS / 32;
+      const long long units =
+          rows / oh * ((ow + 31) / 32) *
+          ((oh + PIPE_RESIZE_STRIP_ROWS - 1) / PIPE_RESIZE_STRIP_ROWS);
+      long long blocks = std::min<long long>(
+          (units + warps - 1) / warps,
+          (long long)ctx.device.multiprocessors * 16);
+      return launchKernel(ctx, stripsFunction, kernel.entries[2], blocks,
+                          PIPE_RESIZE_THREADS, 1, args);
+    }
     if (params.tiled) {
       long long tilesY =
           (oh + PIPE_RESIZE_TILE_ROWS - 1) / PIPE_RESIZE_TILE_ROWS;
@@ -127,7 +155,8 @@ public:
 private:
   const PlanKernel &kernel;
   ResampleParams params;
-  CUfunction function = nullptr, fitsFunction = nullptr;
+  CUfunction function = nullptr, fitsFunction = nullptr,
+             stripsFunction = nullptr;
 };
 
 } // namespace

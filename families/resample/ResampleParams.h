@@ -9,7 +9,8 @@
 // sample, in order) when `tiled`. A tiled kernel has a second entry,
 // NAME_fits, without the pixel path, for resizes whose every tile the
 // tiled path takes (pipe_resize_tiles_fit of `interp`, `antialias` and
-// `valueBytes`). `param` holds each sample's matrix (6 floats) or angle (1), image
+// `valueBytes`), and, when `strips`, a third, NAME_strips, a strip of
+// output columns a warp (pipe_resize_strips_fit). `param` holds each sample's matrix (6 floats) or angle (1), image
 // sample s reading the param's s / paramDivisor, or all the first when
 // paramDivisor is 0 (pipe_resample_param_divisor, core/PipeResample.h).
 // A fused resample (pipe.resample_kernel, `epilogue`) stores no images:
@@ -35,6 +36,9 @@ struct ResampleParams {
   /// Whether the kernel takes the output in tiles (pipe_resize_tile),
   /// blocks of PIPE_RESIZE_THREADS, rather than a block of 128 per row.
   bool tiled = false;
+  /// Whether a tiled kernel has a third entry, NAME_strips: a strip of
+  /// output columns a warp (pipe_resize_strips), for the resizes it fits.
+  bool strips = false;
   /// A tiled kernel's interpolation (PIPE_INTERP_*), whether it
   /// antialiases, and the bytes of its input values.
   int interp = 0;
@@ -49,6 +53,7 @@ struct ResampleParams {
     return KernelParamWriter()
         .add("transform", transform)
         .add("tiled", tiled ? 1 : 0)
+        .add("strips", strips ? 1 : 0)
         .add("interp", interp)
         .add("antialias", antialias ? 1 : 0)
         .add("value_bytes", valueBytes)
@@ -63,6 +68,7 @@ struct ResampleParams {
     ResampleParams params;
     params.transform = int(reader->getInt("transform"));
     params.tiled = reader->getInt("tiled") != 0;
+    params.strips = reader->getInt("strips") != 0;
     params.interp = int(reader->getInt("interp"));
     params.antialias = reader->getInt("antialias") != 0;
     params.valueBytes = int(reader->getInt("value_bytes"));
