@@ -66,9 +66,10 @@ class ResampleFamily : public pipec::KernelFamily {
   // pipe_resize_tile's blocks: its shared memory (~38 KiB) lets 5 share
   // an SM.
   static constexpr int kTiledThreads = 256, kMinTiledBlocksPerSM = 4;
-  // pipe_resize_strips' blocks (8 warps, 46 KiB): three an SM at least,
-  // for the registers a lane's taps and sums take (85 a thread).
-  static constexpr int kMinStripBlocksPerSM = 3;
+  // pipe_resize_strips' blocks (8 warps, 46 KiB): four an SM, 64
+  // registers a thread (about 100 bytes spilled for u8) ran 7-11% faster
+  // on an H100 than three (80 registers, no spills): bench/NOTES.md.
+  static constexpr int kMinStripBlocksPerSM = 4;
   static constexpr int64_t kMostTiledChannels = 4;
 
 public:
