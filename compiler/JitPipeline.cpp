@@ -5,6 +5,7 @@
 #include "codegen/PlanBuilder.h"
 #include "compiler/Compiler.h"
 #include "dialect/PipeDialect.h"
+#include "frontend/Diagnostics.h"
 #include "reference/ReferenceExecutor.h"
 
 #include "mlir/IR/Diagnostics.h"
@@ -37,11 +38,7 @@ JitPipeline::compile(const std::string &source, const std::string &bufferName,
   std::string diagnostics;
   llvm::raw_string_ostream os(diagnostics);
   llvm::SourceMgr sourceMgr;
-  sourceMgr.setDiagHandler(
-      [](const llvm::SMDiagnostic &diag, void *stream) {
-        diag.print(nullptr, *static_cast<llvm::raw_ostream *>(stream));
-      },
-      &os);
+  pipec::printDiagnosticsTo(sourceMgr, os);
   sourceMgr.AddNewSourceBuffer(
       llvm::MemoryBuffer::getMemBufferCopy(source, bufferName), llvm::SMLoc());
   mlir::SourceMgrDiagnosticHandler handler(sourceMgr, &impl->context, os);

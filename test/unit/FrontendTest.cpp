@@ -6,6 +6,11 @@
 //===----------------------------------------------------------------------===//
 
 #include "compiler/JitPipeline.h"
+#include "frontend/Diagnostics.h"
+
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/raw_ostream.h"
 
 #include <gtest/gtest.h>
 
@@ -19,6 +24,47 @@ TEST(Frontend, CompileErrorHasLocationLineAndCaret) {
             "mine.pipe:2:11: error: unknown name 'q'\n"
             "  y = x + q\n"
             "          ^");
+}
+
+// LLVM's printer drops the caret under a line with any non-ASCII byte;
+// Pipe's places it by display width: a tab to the next stop of 8, a CJK
+// character two columns, an accented letter one.
+TEST(Frontend, CaretUnderUtf8LinesCountsDisplayColumns) {
+  const std::string text = "a\t\xE6\x97\xA5\xE6\x9C\xAC = \xC3\xA9 zz\n";
+  auto caretUnder = [&](const std::string &what) {
+    llvm::SourceMgr sourceMgr;
+    sourceMgr.AddNewSourceBuffer(
+        llvm::MemoryBuffer::getMemBufferCopy(text, "mine.pipe"), llvm::SMLoc());
+    std::string printed;
+    llvm::raw_string_ostream os(printed);
+    pipec::printDiagnosticsTo(sourceMgr, os);
+    const char *start =
+        sourceMgr.getMemoryBuffer(sourceMgr.getMainFileID())->getBufferStart();
+    sourceMgr.PrintMessage(llvm::SMLoc::getFromPointer(start + text.find(what)),
+                           llvm::SourceMgr::DK_Error, "here");
+    return printed;
+  };
+  // a, the tab to 8, two wide characters to 12, " = " to 15, é, a space.
+  EXPECT_EQ(caretUnder("zz"), "mine.pipe:1:15: error: here\n"
+                              "a       \xE6\x97\xA5\xE6\x9C\xAC = \xC3\xA9 zz\n"
+                              "                 ^\n");
+  EXPECT_EQ(caretUnder("\xE6\x9C\xAC"),
+            "mine.pipe:1:6: error: here\n"
+            "a       \xE6\x97\xA5\xE6\x9C\xAC = \xC3\xA9 zz\n"
+            "          ^\n");
+  // An ASCII line prints as LLVM prints it.
+  llvm::SourceMgr sourceMgr;
+  sourceMgr.AddNewSourceBuffer(
+      llvm::MemoryBuffer::getMemBufferCopy("x = zz\n", "plain.pipe"),
+      llvm::SMLoc());
+  std::string printed;
+  llvm::raw_string_ostream os(printed);
+  pipec::printDiagnosticsTo(sourceMgr, os);
+  const char *start =
+      sourceMgr.getMemoryBuffer(sourceMgr.getMainFileID())->getBufferStart();
+  sourceMgr.PrintMessage(llvm::SMLoc::getFromPointer(start + 4),
+                         llvm::SourceMgr::DK_Note, "there");
+  EXPECT_EQ(printed, "plain.pipe:1:5: note: there\nx = zz\n    ^\n");
 }
 
 TEST(Frontend, ReportsEveryErrorOfAPipeline) {

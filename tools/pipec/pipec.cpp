@@ -16,6 +16,7 @@
 #include "codegen/PlanBuilder.h"
 #include "codegen/Reports.h"
 #include "compiler/Compiler.h"
+#include "frontend/Diagnostics.h"
 #include "frontend/Sema.h"
 #include "images/Images.h"
 #include "dialect/PipeDialect.h"
@@ -534,6 +535,8 @@ int main(int argc, char **argv) {
     return fail(error);
   llvm::SourceMgr sourceMgr;
   sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
+  // The caret under every diagnostic's line, UTF-8 ones too.
+  pipec::printDiagnosticsTo(sourceMgr, llvm::errs());
   MLIRContext context;
   SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
 

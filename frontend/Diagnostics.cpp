@@ -1,0 +1,96 @@
+//===- Diagnostics.cpp - Printing a diagnostic with its caret -------------===//
+
+#include "frontend/Diagnostics.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/Unicode.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <string>
+
+using namespace llvm;
+
+namespace {
+
+/// `line` as the terminal shows it, tabs expanded to stops of 8 (as LLVM
+/// prints a source line), and the column at which byte `column` of it
+/// starts there: UTF-8 characters take their display width (two for wide
+/// ones); an invalid sequence counts a column a byte.
+std::string expandLine(StringRef line, size_t column, size_t *displayColumn) {
+  std::string shown;
+  size_t width = 0;
+  *displayColumn = 0;
+  for (size_t i = 0; i < line.size();) {
+    if (i == column)
+      *displayColumn = width;
+    unsigned char c = (unsigned char)line[i];
+    if (c == '\t') {
+      size_t next = (width / 8 + 1) * 8;
+      shown.append(next - width, ' ');
+      width = next;
+      ++i;
+      continue;
+    }
+    size_t length = c < 0x80   ? 1
+                    : c >= 0xF0 ? 4
+                    : c >= 0xE0 ? 3
+                    : c >= 0xC0 ? 2
+                                : 1;
+    if (i + length > line.size())
+      length = 1;
+    StringRef character = line.substr(i, length);
+    int columns = sys::unicode::columnWidthUTF8(character);
+    shown += character.str();
+    width += columns > 0 ? size_t(columns) : (c < 0x80 ? 0 : 1);
+    i += length;
+  }
+  if (column >= line.size())
+    *displayColumn = width + (column - line.size());
+  return shown;
+}
+
+} // namespace
+
+void pipec::printSourceDiagnostic(const SMDiagnostic &diag, raw_ostream &os) {
+  StringRef line = diag.getLineContents();
+  if (diag.getLineNo() < 0 || diag.getColumnNo() < 0 ||
+      all_of(line, [](char c) { return isASCII(c); })) {
+    diag.print(nullptr, os, os.has_colors());
+    return;
+  }
+  // The location and the message as LLVM writes them (without the line,
+  // which it would print without a caret), then the line and the caret.
+  std::string where = diag.getFilename() == "-" ? std::string("<stdin>")
+                                                : diag.getFilename().str();
+  if (!where.empty())
+    os << where << ':' << diag.getLineNo() << ':' << diag.getColumnNo() + 1
+       << ": ";
+  switch (diag.getKind()) {
+  case SourceMgr::DK_Error:
+    os << "error: ";
+    break;
+  case SourceMgr::DK_Warning:
+    os << "warning: ";
+    break;
+  case SourceMgr::DK_Remark:
+    os << "remark: ";
+    break;
+  case SourceMgr::DK_Note:
+    os << "note: ";
+    break;
+  }
+  os << diag.getMessage() << '\n';
+  size_t column = 0;
+  os << expandLine(line, size_t(diag.getColumnNo()), &column) << '\n';
+  os << std::string(column, ' ') << "^\n";
+}
+
+void pipec::printDiagnosticsTo(SourceMgr &sourceMgr, raw_ostream &os) {
+  sourceMgr.setDiagHandler(
+      [](const SMDiagnostic &diag, void *stream) {
+        printSourceDiagnostic(diag, *static_cast<raw_ostream *>(stream));
+      },
+      &os);
+}
