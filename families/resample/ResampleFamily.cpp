@@ -230,6 +230,10 @@ public:
           minBlocks = kMinStripBlocksPerSM;
         opening(entry);
         minBlocks = tiledMinBlocks;
+        // A warp's shared room each (pipe_resize_strips indexes it by
+        // warp); the launcher's blocks are PIPE_RESIZE_THREADS threads.
+        static_assert(kTiledThreads == PIPE_RESIZE_THREADS,
+                      "the strips' shared rooms are one a warp");
         os << "  __shared__ pipe_resize_strip_shared pipe_strips["
            << kTiledThreads / 32 << "];\n"
            << "  pipe_resize_strips<" << channels

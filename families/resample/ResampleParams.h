@@ -78,6 +78,9 @@ struct ResampleParams {
       return reader->status();
     if (params.transform < 0 || params.transform > 2)
       return Status::error("a 'resample' kernel has an unknown transform");
+    if (params.strips && !params.tiled)
+      return Status::error("a 'resample' kernel has a strip entry without "
+                           "its tiled ones");
     if (params.interp < 0 || params.interp > 3 || params.valueBytes < 0 ||
         params.valueBytes > 8)
       return Status::error("a 'resample' kernel has an unknown "

@@ -6,7 +6,7 @@ of odd sizes with per-sample matrices and angles. u8 results within 1 of
 the model, floats within 1e-3."""
 import oracle
 from oracle import check, expect_failure, finish, rng, run
-from resample_model import affine, near, resize_aa, rotation, to
+from resample_model import affine, near, resize_aa, resize_roi_aa, rotation, to
 import numpy as np
 
 
@@ -287,6 +287,68 @@ for i in range(n):
     near(f'lanczos_flip [{i}]', got['lanczos_flip'][i],
          to(resize_aa(x[i, 3:h, 5:w - 2], 50, 130, 'lanczos')[:, ::-1],
             np.float32), scale=255)
+
+# The strip kernel (core/PipeResizeStrips.h), which the launcher takes
+# where a row of the input is whole 4-byte words (the images above, 517
+# pixels of 3 or 1 bytes, are not) and a warp holds the columns 32 pixels
+# read: values of 1, 2 and 4 bytes in words of 4, 2 and 1, channels 1 to
+# 4, sizes not multiples of its 32 x 32 units, regions per sample
+# (fractional, one flipped: spans starting inside a word), a literal
+# flipped region, cubic and lanczos, and one fused into a transpose. On
+# the GPU, bit for bit the reference's.
+STRIPS = """
+pipeline s(x: u8[N, H, W, 3], g: u16[N, H, W, 1], e: f16[N, H, W, 2],
+           f: f32[N, H, W, 4], a: f32[N, 2], b: f32[N, 2]) -> (
+    half: u8[N, 101, 259, 3], wide: f32[N, 41, 77, 1],
+    pair: f32[N, 70, 200, 2], four: f32[N, 67, 300, 4],
+    roi: u8[N, 80, 200, 3], flip: u8[N, 50, 260, 3],
+    cubic: u8[N, 67, 200, 3], lanczos: f32[N, 101, 259, 3],
+    chw: f32[N, 3, 61, 200]) {
+  half    = resize(x, size = [101, 259])
+  wide    = resize(g, size = [41, 77], dtype = f32)
+  pair    = resize(e, size = [70, 200], dtype = f32)
+  four    = resize(f, size = [67, 300])
+  roi     = resize(x, size = [80, 200], roi_start = a, roi_end = b)
+  flip    = resize(x, size = [50, 260], roi_start = [3, W - 2], roi_end = [H, 5])
+  cubic   = resize(x, size = [67, 200], interp = cubic)
+  lanczos = resize(x, size = [101, 259], interp = lanczos, dtype = f32)
+  chw     = transpose(f32(resize(x, size = [61, 200])) * 2 + 1, [0, 3, 1, 2])
+}
+"""
+n, h, w = 2, 203, 516
+x = rng.integers(0, 256, (n, h, w, 3), dtype=np.uint8)
+g = rng.integers(0, 65536, (n, h, w, 1), dtype=np.uint16)
+e = rng.uniform(-100, 100, (n, h, w, 2)).astype(np.float16)
+f = rng.uniform(-100, 100, (n, h, w, 4)).astype(np.float32)
+# Sample 0 a fractional region, sample 1 one flipped along W.
+a = np.array([[1.25, 7.5], [10.0, 500.0]], np.float32)
+b = np.array([[190.75, 490.25], [203.0, 3.0]], np.float32)
+got = run(STRIPS, {'x': x, 'g': g, 'e': e, 'f': f, 'a': a, 'b': b})
+if oracle.BACKEND == 'gpu':
+    oracle.BACKEND = 'reference'
+    want = run(STRIPS, {'x': x, 'g': g, 'e': e, 'f': f, 'a': a, 'b': b})
+    oracle.BACKEND = 'gpu'
+    for name in sorted(want):
+        check(f'strips {name}: GPU == reference', got[name], want[name])
+for i in range(n):
+    for name, img, size, interp, dtype in [
+            ('half', x, (101, 259), 'linear', np.uint8),
+            ('wide', g, (41, 77), 'linear', np.float32),
+            ('pair', e, (70, 200), 'linear', np.float32),
+            ('four', f, (67, 300), 'linear', np.float32),
+            ('cubic', x, (67, 200), 'cubic', np.uint8),
+            ('lanczos', x, (101, 259), 'lanczos', np.float32)]:
+        near(f'strips {name} [{i}]', got[name][i],
+             to(resize_aa(img[i].astype(np.float64), *size, interp), dtype),
+             scale=np.abs(img[i].astype(np.float64)).max()
+             if name in ('wide', 'pair', 'four', 'lanczos') else None)
+    near(f'strips region per sample [{i}]', got['roi'][i],
+         to(resize_roi_aa(x[i], 80, 200, (*a[i], *b[i])), np.uint8))
+    near(f'strips flipped region [{i}]', got['flip'][i],
+         to(resize_aa(x[i, 3:h, 5:w - 2], 50, 260)[:, ::-1], np.uint8))
+    near(f'strips fused into a transpose [{i}]',
+         to(((got['chw'][i] - 1) / 2).transpose(1, 2, 0), np.uint8),
+         to(resize_aa(x[i], 61, 200), np.uint8))
 
 # Large angles turn by their remainder by 360 (an angle of 1e18 degrees
 # gave the image unturned: its fraction of a turn had lost its bits).

@@ -5,9 +5,9 @@
 // without the pixel path may run (pipe_resize_tiles_fit), and whether the
 // strip entry may (pipe_resize_strips_fit: its bound on the taps and the
 // columns a warp reads, checked here against the taps themselves). The
-// device's own
-// tests (resample_oracle.py, GPU against the reference bit for bit) run
-// both entries on shapes on either side of these bounds.
+// device's own tests (resample_oracle.py, GPU against the reference bit
+// for bit) run the tiles on shapes on either side of their bounds, and the
+// strips on shapes that fit them (its STRIPS block).
 //
 //===----------------------------------------------------------------------===//
 
