@@ -19,7 +19,8 @@ namespace mlirgen {
 /// or tensors), or a tensor whose last dim holds them ([.., count] or
 /// [.., count / per, per]). Weak sizes become si64.
 SmallVector<Value> Generator::sampleValues(const ExprAST &param, size_t count,
-                                           int64_t per, Location where) {
+                                           int64_t per, bool split,
+                                           Location where) {
   SmallVector<Value> values;
   if (auto *list = llvm::dyn_cast<ListExprAST>(&param)) {
     for (const ExprPtr &element : list->elements)
@@ -27,10 +28,6 @@ SmallVector<Value> Generator::sampleValues(const ExprAST &param, size_t count,
     return values;
   }
   Value tensor = emitExpr(param, "i64");
-  auto type = cast<RankedTensorType>(tensor.getType());
-  bool split = per > 1 && type.getRank() >= 2 &&
-               type.getDimSize(type.getRank() - 1) == per &&
-               !type.isDynamicDim(type.getRank() - 1) && int64_t(count) != per;
   for (size_t i = 0; i < count; ++i)
     values.push_back(
         split
@@ -65,7 +62,7 @@ Value Generator::emitCropOp(const CallExprAST &call, RankedTensorType type,
   auto inputType = cast<RankedTensorType>(input.getType());
   SmallVector<Value> anchors;
   if (const ExprAST *anchor = keywordValue(call, "anchor")) {
-    anchors = sampleValues(*anchor, call.axes.size(), 1, where);
+    anchors = sampleValues(*anchor, call.axes.size(), 1, false, where);
   } else {
     // Centred: (size - window) // 2.
     for (auto [axis, window] : llvm::zip(call.axes, call.shape)) {
@@ -182,20 +179,16 @@ Value Generator::emitBroadcastOp(const CallExprAST &call, RankedTensorType type,
 Value Generator::emitEraseOp(const CallExprAST &call, RankedTensorType type,
                              Location where, llvm::StringRef literalDType) {
   Value input = emitExpr(*call.args[0], literalDType);
+  // No boxes (an anchor of [N, 0]): the tensor as it is.
+  if (call.regions == 0)
+    return input;
   int64_t k = int64_t(call.axes.size());
-  SmallVector<Value> anchors = sampleValues(*keywordValue(call, "anchor"),
-                                            size_t(call.regions * k), k, where);
-  const ExprAST &shape = *keywordValue(call, "shape");
-  size_t shapes = k;
-  if (auto *list = llvm::dyn_cast<ListExprAST>(&shape))
-    shapes = list->elements.size();
-  else if (!shape.type.dims.empty() && shape.type.dims.back().size != k)
-    shapes = size_t(call.regions * k);
-  else if (shape.type.dims.size() >= 2 && shape.type.dims.back().size == k &&
-           !shape.type.dims[shape.type.dims.size() - 2].isSymbolic() &&
-           shape.type.dims[shape.type.dims.size() - 2].size == call.regions)
-    shapes = size_t(call.regions * k);
-  SmallVector<Value> sizes = sampleValues(shape, shapes, k, where);
+  SmallVector<Value> anchors =
+      sampleValues(*keywordValue(call, "anchor"), size_t(call.regions * k), k,
+                   call.anchorSplit, where);
+  SmallVector<Value> sizes =
+      sampleValues(*keywordValue(call, "shape"), size_t(call.shapeValues), k,
+                   call.shapeSplit, where);
   std::string dtype = type.getElementType().isInteger(1)
                           ? "bool"
                           : pipe::getDTypeName(type.getElementType());

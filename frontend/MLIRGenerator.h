@@ -143,10 +143,11 @@ private:
   Value dimValue(const pipert::DimExpr &size, Location where);
 
   /// `count` per-sample integer values from `param`: a list of them (sizes
-  /// or tensors), or a tensor whose last dim holds them ([.., count] or
-  /// [.., count / per, per]). Weak sizes become si64.
+  /// or tensors), or a tensor whose last dim holds them ([.., count]) or,
+  /// when `split` (Sema's reading), whose last two do ([.., count / per,
+  /// per]). Weak sizes become si64.
   SmallVector<Value> sampleValues(const ExprAST &param, size_t count,
-                                  int64_t per, Location where);
+                                  int64_t per, bool split, Location where);
 
   const ExprAST *keywordValue(const CallExprAST &call, llvm::StringRef name);
 

@@ -201,17 +201,22 @@ private:
                         int64_t firstAxis, llvm::StringRef kind,
                         llvm::StringRef what);
   /// A tensor parameter whose last dim holds `count` values per sample (or
-  /// whose last two dims are [count / per, per]).
+  /// whose last two dims are [count / per, per]: read so when `preferTwo`,
+  /// or when only that reading's leading dims are the samples'); `*split`
+  /// says which (the two dims) when given.
   bool checkSampleTensor(ExprAST &param, const ExprType &input,
                          int64_t firstAxis, int64_t count, int64_t per,
-                         llvm::StringRef what);
+                         llvm::StringRef what, bool preferTwo = false,
+                         bool *split = nullptr);
   /// A list of `count` per-sample values (checkSampleParam), or one tensor
-  /// of them (checkSampleTensor); the number of values a list gives when
-  /// `count` is 0 (any multiple of `per`).
+  /// of them (checkSampleTensor); the number of values a list or tensor
+  /// gives when `count` is 0 (any multiple of `per`). `*split`: whether a
+  /// tensor holds them in two dims, [..., count / per, per].
   std::optional<int64_t> checkSampleValues(ExprAST &param,
                                            const ExprType &input,
                                            int64_t firstAxis, int64_t count,
-                                           int64_t per, llvm::StringRef what);
+                                           int64_t per, llvm::StringRef what,
+                                           bool *split = nullptr);
   /// `dtype = <name>`: the dtype it names, or nullopt after an error.
   std::optional<std::string> dtypeArgument(ExprAST &value);
   /// The dtype `expr`'s `dtype =` names, any but bool, or `fallback`

@@ -279,25 +279,49 @@ bool PipelineChecker::checkSampleParam(ExprAST &param, const ExprType &input,
   return true;
 }
 
+/// Which reading of a per-sample tensor of `type` whose last dims hold
+/// `count` values ([..., count], or [..., count / per, per]: 1 or 2
+/// trailing dims) `input`'s sample dims before `firstAxis` allow: the
+/// preferred one (two trailing dims when `preferTwo`) if its leading dims
+/// are the samples', else the other if its are; 0 when neither reading
+/// fits the trailing dims. The leading dims of the result may still not be
+/// the samples' (the caller says so).
+static size_t sampleTrailingDims(const ExprType &type, const ExprType &input,
+                                 int64_t firstAxis, int64_t count, int64_t per,
+                                 bool preferTwo) {
+  auto literal = [](const DimAST &dim, int64_t size) {
+    return !dim.isSymbolic() && dim.size == size;
+  };
+  size_t rank = type.dims.size();
+  bool one = rank >= 1 && literal(type.dims[rank - 1], count);
+  bool two = per >= 1 && count % per == 0 && rank >= 2 &&
+             literal(type.dims[rank - 1], per) &&
+             literal(type.dims[rank - 2], count / per);
+  auto samples = [&](size_t trailing) {
+    ExprType leading = type;
+    leading.dims.resize(rank - trailing);
+    return isSamplePrefix(leading, input, firstAxis);
+  };
+  size_t first = preferTwo ? 2 : 1, second = preferTwo ? 1 : 2;
+  auto fits = [&](size_t trailing) { return trailing == 1 ? one : two; };
+  if (fits(first) && (samples(first) || !fits(second) || !samples(second)))
+    return first;
+  return fits(second) ? second : 0;
+}
+
 bool PipelineChecker::checkSampleTensor(ExprAST &param, const ExprType &input,
                                         int64_t firstAxis, int64_t count,
-                                        int64_t per, llvm::StringRef what) {
+                                        int64_t per, llvm::StringRef what,
+                                        bool preferTwo, bool *split) {
   if (!checkExpr(param))
     return false;
   const ExprType &type = param.type;
   if (type.isWeakLiteral() || !isIntegerDType(type.dtype))
     return error(param.getLoc(), what + " must be integers, not " + type.str());
   // [..., count] or [..., count / per, per].
-  auto literal = [](const DimAST &dim, int64_t size) {
-    return !dim.isSymbolic() && dim.size == size;
-  };
   size_t rank = type.dims.size();
-  size_t trailing = 0;
-  if (rank >= 1 && literal(type.dims[rank - 1], count))
-    trailing = 1;
-  else if (per > 1 && rank >= 2 && literal(type.dims[rank - 1], per) &&
-           literal(type.dims[rank - 2], count / per))
-    trailing = 2;
+  size_t trailing =
+      sampleTrailingDims(type, input, firstAxis, count, per, preferTwo);
   if (!trailing)
     return error(param.getLoc(),
                  what + " " + type.str() + " must end in a dim of " +
@@ -312,13 +336,18 @@ bool PipelineChecker::checkSampleTensor(ExprAST &param, const ExprType &input,
                  what + " " + type.str() + " must have the leading dims of " +
                      input.str() + " before dim " + std::to_string(firstAxis) +
                      " (one row per sample), or none");
+  if (split)
+    *split = trailing == 2;
   return true;
 }
 
 std::optional<int64_t>
 PipelineChecker::checkSampleValues(ExprAST &param, const ExprType &input,
                                    int64_t firstAxis, int64_t count,
-                                   int64_t per, llvm::StringRef what) {
+                                   int64_t per, llvm::StringRef what,
+                                   bool *split) {
+  if (split)
+    *split = false;
   if (auto *list = llvm::dyn_cast<ListExprAST>(&param)) {
     int64_t given = int64_t(list->elements.size());
     if ((count && given != count) || (!count && (given == 0 || given % per))) {
@@ -336,8 +365,13 @@ PipelineChecker::checkSampleValues(ExprAST &param, const ExprType &input,
       return std::nullopt;
     return given;
   }
+  // [..., R, k] is read as R boxes of k values when k > 1 (as a list of
+  // them would be), [..., n] as n values; either way round when only the
+  // other reading's leading dims are the samples' ([N, 1, k], [N, R, 1],
+  // [1, k] without samples).
+  bool preferTwo = per > 1;
   if (!count) {
-    // The count comes from the tensor's last dim.
+    // The count comes from the tensor's last dims.
     if (!checkExpr(param))
       return std::nullopt;
     const ExprType &type = param.type;
@@ -347,14 +381,20 @@ PipelineChecker::checkSampleValues(ExprAST &param, const ExprType &input,
                                    "dim is a literal count");
       return std::nullopt;
     }
+    size_t rank = type.dims.size();
     int64_t last = type.dims.back().size;
-    count = per > 1 && type.dims.size() >= 2 &&
-                    !type.dims[type.dims.size() - 2].isSymbolic() &&
-                    last == per
-                ? type.dims[type.dims.size() - 2].size * per
-                : last;
+    auto samples = [&](size_t trailing) {
+      ExprType leading = type;
+      leading.dims.resize(rank - trailing);
+      return isSamplePrefix(leading, input, firstAxis);
+    };
+    bool two = rank >= 2 && !type.dims[rank - 2].isSymbolic() && last == per;
+    preferTwo = two && (per > 1 ? samples(2) || !samples(1)
+                                : samples(2) && !samples(1));
+    count = preferTwo ? type.dims[rank - 2].size * per : last;
   }
-  if (!checkSampleTensor(param, input, firstAxis, count, per, what))
+  if (!checkSampleTensor(param, input, firstAxis, count, per, what, preferTwo,
+                         split))
     return std::nullopt;
   return count;
 }
@@ -535,6 +575,22 @@ bool PipelineChecker::checkCropOp(CallExprAST &expr) {
       return error(fill->getLoc(), "fill applies only with out_of_bounds = pad");
     expr.fill = number->asDouble();
   }
+  // With clamp, a dim empty in its type has nothing to clamp to (the run
+  // says so for one it finds empty): unless the window is empty too.
+  if (expr.outOfBounds == "clamp")
+    for (size_t j = 0; j < axes->size(); ++j) {
+      DimExpr dim = fromDim(input.dims[(*axes)[j]]);
+      DimExpr window = (*sizes)[j];
+      if (!dim.isConstant() || dim.getConstant() != 0 ||
+          (window.isConstant() && window.getConstant() == 0))
+        continue;
+      return error(keyword(expr, "out_of_bounds")->getLoc(),
+                   "'crop' cannot clamp a window of " + window.str() +
+                       " to dim " + std::to_string((*axes)[j]) + " of " +
+                       input.str() +
+                       ": the dim is empty, there is nothing to clamp to "
+                       "(out_of_bounds = pad fills it)");
+    }
   // A window larger than its dim whatever the sizes leaves the sample at
   // every anchor, the centred one included (with out_of_bounds = error).
   if (expr.outOfBounds == "error")
@@ -952,8 +1008,8 @@ bool PipelineChecker::checkEraseOp(CallExprAST &expr) {
                                 "and shape = [...]");
   // k values per region; the anchor says how many regions, the shape may
   // give one region's sizes for all.
-  std::optional<int64_t> count =
-      checkSampleValues(*anchor, input, firstAxis, 0, k, "erase's anchor");
+  std::optional<int64_t> count = checkSampleValues(
+      *anchor, input, firstAxis, 0, k, "erase's anchor", &expr.anchorSplit);
   if (!count)
     return false;
   if (*count % k != 0)
@@ -965,8 +1021,9 @@ bool PipelineChecker::checkEraseOp(CallExprAST &expr) {
   int64_t shapeCount = 0;
   if (auto *list = llvm::dyn_cast<ListExprAST>(shape))
     shapeCount = int64_t(list->elements.size()) == k ? k : *count;
-  std::optional<int64_t> given = checkSampleValues(
-      *shape, input, firstAxis, shapeCount, k, "erase's shape");
+  std::optional<int64_t> given =
+      checkSampleValues(*shape, input, firstAxis, shapeCount, k,
+                        "erase's shape", &expr.shapeSplit);
   if (!given)
     return false;
   if (*given != k && *given != *count)
@@ -983,6 +1040,7 @@ bool PipelineChecker::checkEraseOp(CallExprAST &expr) {
   }
   expr.axes = *axes;
   expr.regions = regions;
+  expr.shapeValues = *given;
   expr.type = input;
   return true;
 }

@@ -192,6 +192,51 @@ for n in range(3):
         want[n, :, max(y0, 0):max(y0 + 3, 0), max(x0, 0):max(x0 + 4, 0)] = fill[n]
 check('erase regions', out['e'], want)
 
+# erase's anchors and shapes as [N, R, k] with R or k of 1, and as [R, k]
+# for every sample (docs/language.md: "[N, R * k] or [N, R, k] (or
+# without the N)"); an anchor of no boxes ([N, 0]) leaves the tensor.
+x = random('i32', (2, 6, 7))
+one_box = np.array([[[1, 2]], [[3, -1]]], np.int32)
+one_box_shape = np.array([[[2, 3]], [[1, 5]]], np.int32)
+cols = np.array([[[1], [4]], [[0], [6]]], np.int32)
+shared = np.array([[2, 3]], np.int32)
+out = run('''pipeline p(x: i32[N, H, W], a: i32[N, 1, 2], s: i32[N, 1, 2],
+           c: i32[N, 2, 1], b: i32[1, 2], z: i32[N, 0]) -> (
+    one: i32[N, H, W], per: i32[N, H, W], col: i32[N, H, W],
+    all: i32[N, H, W], none: i32[N, H, W]) {
+  one  = erase(x, anchor = a, shape = [2, 2], axes = [1, 2])
+  per  = erase(x, anchor = a, shape = s, axes = [1, 2], fill = 7)
+  col  = erase(x, anchor = c, shape = [2], axes = [2])
+  all  = erase(x, anchor = b, shape = [2, 2], axes = [1, 2])
+  none = erase(x, anchor = z, shape = [1], axes = [1])
+}''', {'x': x, 'a': one_box, 's': one_box_shape, 'c': cols, 'b': shared,
+      'z': np.zeros((2, 0), np.int32)})
+
+
+def erased(x, boxes, fill=0):
+    """x with each sample's boxes [(anchor, shape) per axis...] filled."""
+    want = x.copy()
+    for n, sample in enumerate(boxes):
+        for box in sample:
+            index = [n] + [slice(max(a, 0), max(a + s, 0)) for a, s in box]
+            want[tuple(index) + (slice(None),) * (x.ndim - 1 - len(box))] = fill
+    return want
+
+
+check('erase [N, 1, k] anchors', out['one'],
+      erased(x, [[list(zip(one_box[n, 0], (2, 2)))] for n in range(2)]))
+check('erase [N, 1, k] anchors and shapes', out['per'],
+      erased(x, [[list(zip(one_box[n, 0], one_box_shape[n, 0]))]
+                 for n in range(2)], 7))
+want = x.copy()
+for n in range(2):
+    for c in cols[n, :, 0]:
+        want[n, :, max(c, 0):max(c + 2, 0)] = 0
+check('erase [N, R, 1] anchors', out['col'], want)
+check('erase [1, k] anchors for every sample', out['all'],
+      erased(x, [[list(zip(shared[0], (2, 2)))]] * 2))
+check('erase of no boxes', out['none'], x)
+
 # iota, zeros, ones, full, dims as values.
 x = random('f32', (3, 4, 6))
 out = run('''pipeline p(x: f32[N, H, W]) -> (i: i32[N, H, W], z: f32[N, 2, H], o: u8[H], f: i64[N], g: f32[N, H, W], r: f32[N, H, W]) {
