@@ -366,6 +366,12 @@ bool PipelineChecker::checkGaussianBlurOp(CallExprAST &expr) {
       if (!isWindow && !(v > 0))
         return error(param->getLoc(), "the sigma of 'gaussian_blur' must be "
                                       "positive");
+      // The blur takes sigma as an f32 (the run would refuse it).
+      if (!isWindow && !(float(v) > 0))
+        return error(param->getLoc(),
+                     "the sigma of 'gaussian_blur' is taken as an f32, where " +
+                         describeNumber(*number) +
+                         " rounds to 0: it must be positive there");
       return true;
     }
     if (!checkExpr(*param))

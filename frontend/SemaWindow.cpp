@@ -92,10 +92,17 @@ bool PipelineChecker::checkWindowOp(CallExprAST &expr) {
                        (expr.axes.size() == 1 ? " axis" : " axes"));
     for (ExprAST *size : sizes) {
       auto *number = llvm::dyn_cast<NumberExprAST>(size);
-      if (!number || number->isFloat || number->intValue < 1 ||
-          number->intValue > PIPE_WINDOW_MAX_TAPS)
+      if (!number || number->isFloat || number->intValue < 1)
         return error(size->getLoc(), "a window size of '" + callee +
                                          "' is a positive integer literal");
+      // Said before the product below can overflow.
+      int64_t most = callee == "median" ? PIPE_WINDOW_MAX_MEDIAN_TAPS
+                                        : PIPE_WINDOW_MAX_TAPS;
+      if (number->intValue > most)
+        return error(size->getLoc(), "the window of '" + callee + "' has " +
+                                         std::to_string(number->intValue) +
+                                         " elements along an axis; at most " +
+                                         std::to_string(most) + " in all");
       if (callee == "median" && number->intValue % 2 == 0)
         return error(size->getLoc(), "the window of 'median' has odd sizes, "
                                      "so that it centres on the element");
