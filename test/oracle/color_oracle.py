@@ -165,4 +165,27 @@ for dtype in ['u8', 'i16', 'f32']:
         near('ycbcr->gray ' + case, got['yg'],
              conv([[255 / 219, 0, 0]], [-off[0] * 255 / 219]), dtype)
 
+# brightness_contrast in the documented order: an infinite brightness
+# gives inf (255 as u8), not inf - inf = NaN (0 as u8); a contrast of 10^4
+# about a centre of 0.5 keeps the f32 result within 1e-4 of the formula
+# (as addend + multiplier * x it lost four digits).
+x = np.full((2, 3, 4, 3), 200, np.uint8)
+xf = np.array([0.5001, 0.4999, 0.25, 0.75], np.float32).reshape(1, 1, 4, 1)
+xf = np.broadcast_to(xf, (2, 3, 4, 3)).copy()
+b = np.array([np.inf, 2.0], np.float32)
+got = run('''pipeline p(x: u8[N, H, W, 3], xf: f32[N, H, W, 3], b: f32[N]) -> (
+    y: u8[N, H, W, 3], z: f32[N, H, W, 3], w: f32[N, H, W, 3]) {
+  y = brightness_contrast(x, brightness = b)
+  z = brightness_contrast(x, brightness = b, dtype = f32)
+  w = brightness_contrast(xf, contrast = 10000)
+}''', {'x': x, 'xf': xf, 'b': b})
+check('brightness_contrast of an infinite brightness (u8)', got['y'],
+      brightness_contrast(x, 'u8', 'u8', b))
+check('brightness_contrast of an infinite brightness (f32)', got['z'],
+      brightness_contrast(x, 'u8', 'f32', b))
+want = brightness_contrast(xf, 'f32', 'f32', c=10000.0)
+check('brightness_contrast with a contrast of 10^4 (within 1e-4)',
+      np.asarray(np.max(np.abs(got['w'] - want) / np.abs(want)) <= 1e-4),
+      np.asarray(True))
+
 finish()
