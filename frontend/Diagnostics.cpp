@@ -23,7 +23,9 @@ std::string expandLine(StringRef line, size_t column, size_t *displayColumn) {
   size_t width = 0;
   *displayColumn = 0;
   for (size_t i = 0; i < line.size();) {
-    if (i == column)
+    // (A column inside a character, of bytes that are no UTF-8, takes
+    // the character's.)
+    if (i <= column)
       *displayColumn = width;
     unsigned char c = (unsigned char)line[i];
     if (c == '\t') {
