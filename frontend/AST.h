@@ -206,8 +206,8 @@ public:
   int64_t axis = 0;
   int64_t regions = 0;
   /// Set by Sema for erase: the values its shape gives (one region's or
-  /// every region's), and whether its anchor and shape tensors hold them
-  /// in two dims, [..., regions, axes], rather than one.
+  /// every region's); for erase and crop, whether its anchor (and shape)
+  /// tensors hold them in two dims, [..., regions, axes], rather than one.
   int64_t shapeValues = 0;
   bool anchorSplit = false, shapeSplit = false;
   /// Set by Sema for pad: widths known only with the dims, which must not

@@ -40,8 +40,12 @@ std::string expandLine(StringRef line, size_t column, size_t *displayColumn) {
                     : c >= 0xE0 ? 3
                     : c >= 0xC0 ? 2
                                 : 1;
+    // A lead byte without its continuation bytes is one byte of its own.
     if (i + length > line.size())
       length = 1;
+    for (size_t k = 1; k < length; ++k)
+      if (((unsigned char)line[i + k] & 0xC0) != 0x80)
+        length = 1;
     StringRef character = line.substr(i, length);
     int columns = sys::unicode::columnWidthUTF8(character);
     shown += character.str();
@@ -62,31 +66,49 @@ void pipec::printSourceDiagnostic(const SMDiagnostic &diag, raw_ostream &os) {
     diag.print(nullptr, os, os.has_colors());
     return;
   }
-  // The location and the message as LLVM writes them (without the line,
-  // which it would print without a caret), then the line and the caret.
+  // The location and the message as LLVM writes them, in its colors on a
+  // terminal (without the line, which it would print without a caret),
+  // then the line and the caret.
+  bool colors = os.has_colors();
   std::string where = diag.getFilename() == "-" ? std::string("<stdin>")
                                                 : diag.getFilename().str();
+  if (colors)
+    os.changeColor(raw_ostream::SAVEDCOLOR, true);
   if (!where.empty())
     os << where << ':' << diag.getLineNo() << ':' << diag.getColumnNo() + 1
        << ": ";
+  auto label = [&](raw_ostream::Colors color, const char *text) {
+    if (colors)
+      os.changeColor(color, true);
+    os << text;
+  };
   switch (diag.getKind()) {
   case SourceMgr::DK_Error:
-    os << "error: ";
+    label(raw_ostream::RED, "error: ");
     break;
   case SourceMgr::DK_Warning:
-    os << "warning: ";
+    label(raw_ostream::MAGENTA, "warning: ");
     break;
   case SourceMgr::DK_Remark:
-    os << "remark: ";
+    label(raw_ostream::BLUE, "remark: ");
     break;
   case SourceMgr::DK_Note:
-    os << "note: ";
+    label(raw_ostream::BLACK, "note: ");
     break;
   }
+  if (colors)
+    os.changeColor(raw_ostream::SAVEDCOLOR, true);
   os << diag.getMessage() << '\n';
+  if (colors)
+    os.resetColor();
   size_t column = 0;
   os << expandLine(line, size_t(diag.getColumnNo()), &column) << '\n';
-  os << std::string(column, ' ') << "^\n";
+  if (colors)
+    os.changeColor(raw_ostream::GREEN, true);
+  os << std::string(column, ' ') << '^';
+  if (colors)
+    os.resetColor();
+  os << '\n';
 }
 
 void pipec::printDiagnosticsTo(SourceMgr &sourceMgr, raw_ostream &os) {

@@ -62,7 +62,8 @@ Value Generator::emitCropOp(const CallExprAST &call, RankedTensorType type,
   auto inputType = cast<RankedTensorType>(input.getType());
   SmallVector<Value> anchors;
   if (const ExprAST *anchor = keywordValue(call, "anchor")) {
-    anchors = sampleValues(*anchor, call.axes.size(), 1, false, where);
+    anchors = sampleValues(*anchor, call.axes.size(), 1, call.anchorSplit,
+                           where);
   } else {
     // Centred: (size - window) // 2.
     for (auto [axis, window] : llvm::zip(call.axes, call.shape)) {
@@ -179,9 +180,6 @@ Value Generator::emitBroadcastOp(const CallExprAST &call, RankedTensorType type,
 Value Generator::emitEraseOp(const CallExprAST &call, RankedTensorType type,
                              Location where, llvm::StringRef literalDType) {
   Value input = emitExpr(*call.args[0], literalDType);
-  // No boxes (an anchor of [N, 0]): the tensor as it is.
-  if (call.regions == 0)
-    return input;
   int64_t k = int64_t(call.axes.size());
   SmallVector<Value> anchors =
       sampleValues(*keywordValue(call, "anchor"), size_t(call.regions * k), k,
@@ -199,6 +197,11 @@ Value Generator::emitEraseOp(const CallExprAST &call, RankedTensorType type,
     fill = pipe::ConstantOp::create(
         builder, where,
         cast<TypedAttr>(builder.getZeroAttr(type.getElementType())));
+  // No boxes (an anchor of [N, 0]): the tensor as it is. (Its parameters
+  // are emitted all the same: a random draw among them keeps its place
+  // among the pipeline's random calls, and the ones after it theirs.)
+  if (call.regions == 0)
+    return input;
   return pipe::EraseOp::create(builder, where, type, input, anchors, sizes,
                                fill, builder.getDenseI64ArrayAttr(call.axes),
                                builder.getI64IntegerAttr(call.regions));

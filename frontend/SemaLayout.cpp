@@ -576,13 +576,24 @@ bool PipelineChecker::checkCropOp(CallExprAST &expr) {
     expr.fill = number->asDouble();
   }
   // With clamp, a dim empty in its type has nothing to clamp to (the run
-  // says so for one it finds empty): unless the window is empty too.
-  if (expr.outOfBounds == "clamp")
+  // says so for one it finds empty): unless the result is empty whatever
+  // the sizes (a window or another dim of literal 0); a window of sizes
+  // only the run knows is the run's to check.
+  auto emptyResult = [&] {
+    for (size_t d = 0; d < input.dims.size(); ++d) {
+      auto at = std::find(axes->begin(), axes->end(), int64_t(d));
+      DimExpr size = at == axes->end() ? fromDim(input.dims[d])
+                                       : (*sizes)[at - axes->begin()];
+      if (size.isConstant() && size.getConstant() == 0)
+        return true;
+    }
+    return false;
+  };
+  if (expr.outOfBounds == "clamp" && !emptyResult())
     for (size_t j = 0; j < axes->size(); ++j) {
       DimExpr dim = fromDim(input.dims[(*axes)[j]]);
       DimExpr window = (*sizes)[j];
-      if (!dim.isConstant() || dim.getConstant() != 0 ||
-          (window.isConstant() && window.getConstant() == 0))
+      if (!dim.isConstant() || dim.getConstant() != 0 || !window.isConstant())
         continue;
       return error(keyword(expr, "out_of_bounds")->getLoc(),
                    "'crop' cannot clamp a window of " + window.str() +
@@ -612,7 +623,7 @@ bool PipelineChecker::checkCropOp(CallExprAST &expr) {
   // Without an anchor the window is centred: (size - window) // 2.
   if (ExprAST *anchor = keyword(expr, "anchor")) {
     if (!checkSampleValues(*anchor, input, firstAxis, int64_t(sizes->size()), 1,
-                           "a crop's anchor"))
+                           "a crop's anchor", &expr.anchorSplit))
       return false;
     // Anchors known from the dims whose window leaves the sample whatever
     // the sizes (with out_of_bounds = error): the program's mistake.

@@ -237,6 +237,46 @@ check('erase [1, k] anchors for every sample', out['all'],
       erased(x, [[list(zip(shared[0], (2, 2)))]] * 2))
 check('erase of no boxes', out['none'], x)
 
+# A crop's anchors stacked from [N, 1] columns ([N, 2, 1]) or [k, 1]
+# for every sample; clamped crops whose result is empty whatever the sizes
+# compile and run.
+x = random('i32', (3, 7, 9))
+ys = np.array([[0], [4], [2]], np.int32)
+xs = np.array([[6], [1], [3]], np.int32)
+out = run('''pipeline p(x: i32[N, H, W], y: i32[N, 1], x0: i32[N, 1], b: i32[2, 1],
+           e: i32[N, 0, 0]) -> (s: i32[N, 2, 3], t: i32[N, 2, 3],
+                                 u: i32[N, 0, 3]) {
+  s = crop(x, shape = [2, 3], anchor = stack([y, x0], axis = 1),
+           out_of_bounds = pad, fill = -1)
+  t = crop(x, shape = [2, 3], anchor = b)
+  u = crop(e, shape = [0, 3], out_of_bounds = clamp)
+}''', {'x': x, 'y': ys, 'x0': xs, 'b': np.array([[5], [6]], np.int32),
+      'e': np.zeros((3, 0, 0), np.int32)})
+want = np.full((3, 2, 3), -1, np.int32)
+for n in range(3):
+    y0, x0 = ys[n, 0], xs[n, 0]
+    part = x[n, y0:y0 + 2, x0:x0 + 3]
+    want[n, :part.shape[0], :part.shape[1]] = part
+check('crop of anchors stacked from columns', out['s'], want)
+check('crop of [k, 1] anchors', out['t'], x[:, 5:7, 6:9])
+check('clamped crop of an empty result', out['u'],
+      np.zeros((3, 0, 3), np.int32))
+
+# An erase of no boxes keeps the place of the random draws in its
+# parameters among the pipeline's random calls: the draw after it is the
+# one a pipeline with boxes makes.
+source = '''pipeline p(x: f32[N, H, W], z: i32[N, BOXES]) -> (y: f32[N, H, W], u: f32[N]) {
+  y = erase(x, anchor = z, shape = [1, 1], axes = [1, 2], fill = uniform(shape = [N]))
+  u = uniform(shape = [N])
+}'''
+x = random('f32', (3, 4, 5))
+none = run(source.replace('BOXES', '0'),
+           {'x': x, 'z': np.zeros((3, 0), np.int32)})
+outside = run(source.replace('BOXES', '2'),
+              {'x': x, 'z': np.full((3, 2), 100, np.int32)})
+check('erase of no boxes: the tensor', none['y'], x)
+check('erase of no boxes: the draws after it', none['u'], outside['u'])
+
 # iota, zeros, ones, full, dims as values.
 x = random('f32', (3, 4, 6))
 out = run('''pipeline p(x: f32[N, H, W]) -> (i: i32[N, H, W], z: f32[N, 2, H], o: u8[H], f: i64[N], g: f32[N, H, W], r: f32[N, H, W]) {
