@@ -510,7 +510,22 @@ Value Generator::emitRandomOp(const CallExprAST &call, RankedTensorType type,
   } else if (call.callee == "normal") {
     kind = pipe::RandomDistribution::normal;
     params.push_back(param(keywordValue(call, "mean"), 0.0));
-    params.push_back(param(keywordValue(call, "stddev"), 1.0));
+    const ExprAST *stddev = keywordValue(call, "stddev");
+    if (stddev && !llvm::isa<NumberExprAST>(*stddev)) {
+      // A stddev only the run knows is checked then, as NumPy and torch
+      // refuse a negative one; before it is spread over the shape drawn.
+      // In its own dtype: the check reads the parameter as given.
+      std::string at = pipe::describeLocation(where);
+      Value value = checkedRange(
+          emitExpr(*stddev, "f64"), "0", "4611686018427387904",
+          "normal" + (at.empty() ? "" : " at " + at) +
+              ": the stddev of element {at} is {value}, not a finite "
+              "number in [0, 2^62]",
+          where);
+      params.push_back(broadcastTo(castTo(value, "f64", where), dims, where));
+    } else {
+      params.push_back(param(stddev, 1.0));
+    }
   } else if (call.callee == "coin_flip") {
     kind = pipe::RandomDistribution::coin_flip;
     const ExprAST *p = keywordValue(call, "probability");

@@ -365,20 +365,23 @@ for i in range(len(angle)):
 # Bad parameters only the run knows (docs/language.md, Resampling): a NaN
 # or infinite angle or matrix element fails the run naming the sample and
 # its value, and writes nothing; a coin_flip's probability outside [0, 1]
-# likewise.
+# and a normal's stddev that is negative or not finite likewise.
 BAD = """
-pipeline bad(x: u8[N, H, W, 3], a: f32[N], m: f32[N, 2, 3], q: f32[N]) -> (
-    r: u8[N, H, W, 3], w: u8[N, H, W, 3], f: bool[N]) {
+pipeline bad(x: u8[N, H, W, 3], a: f32[N], m: f32[N, 2, 3], q: f32[N],
+             sd: f32[N]) -> (
+    r: u8[N, H, W, 3], w: u8[N, H, W, 3], f: bool[N], g: f32[N]) {
   r = rotate(x, angle = a)
   w = warp_affine(x, matrix = m)
   f = coin_flip(p = q, shape = [N])
+  g = normal(stddev = sd, shape = [N])
 }
 """
 good = {'x': rng.integers(0, 256, (3, 5, 7, 3), dtype=np.uint8),
         'a': np.array([10, -5, 30], np.float32),
         'm': np.tile(np.array([[1, 0, 0.5], [0, 1, -1]], np.float32),
                      (3, 1, 1)),
-        'q': np.array([0, 0.5, 1], np.float32)}
+        'q': np.array([0, 0.5, 1], np.float32),
+        'sd': np.array([0, 1, 2.5], np.float32)}
 got = run(BAD, good)
 for i in range(3):
     near(f'rotate, checked angles [{i}]', got['r'][i],
@@ -397,7 +400,11 @@ for name, value, text in [
         ('q', np.array([0.5, 1.5, 0], np.float32),
          'the probability of element [1] is 1.5, outside [0, 1]'),
         ('q', np.array([0.5, 0.5, -0.25], np.float32),
-         'the probability of element [2] is -0.25, outside [0, 1]')]:
+         'the probability of element [2] is -0.25, outside [0, 1]'),
+        ('sd', np.array([1, -1, 0], np.float32),
+         'the stddev of element [1] is -1, not a finite number in [0, 2^62]'),
+        ('sd', np.array([1, 2, np.inf], np.float32),
+         'the stddev of element [2] is inf, not a finite number in [0, 2^62]')]:
     code, err = run(BAD, {**good, name: value}, expect_error=True)
     expect_failure(f'bad {name}: {text}', code, err,
                    text + '; nothing was written')
