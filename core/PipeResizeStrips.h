@@ -38,18 +38,15 @@ PIPE_HD bool pipe_resize_strips_fit(long long h, long long w,
                                     long long channels, long long oh,
                                     long long ow, int interp, bool antialias,
                                     int valueBytes) {
-  const long long most = 1ll << 24;
-  if (h <= 0 || w <= 0 || oh <= 0 || ow <= 0 || channels <= 0 ||
-      channels > 4 || valueBytes <= 0 || h > most || w > most || oh > most ||
-      ow > most)
+  pipe_resize_reach reach;
+  if (channels > 4 ||
+      !pipe_resize_reach_of(h, w, channels, oh, ow, interp, antialias,
+                            valueBytes, &reach))
     return false;
   if (valueBytes < 4 && (w * channels * valueBytes) % 4 != 0)
     return false;
-  const double sx = (double)w / (double)ow * 1.001 + 1e-3;
-  const double sy = (double)h / (double)oh * 1.001 + 1e-3;
-  const double radius = (double)pipe_resample_radius(interp);
-  const double supportX = radius * pipe_resample_stretch(sx, antialias);
-  const double supportY = radius * pipe_resample_stretch(sy, antialias);
+  const double sx = reach.sx;
+  const double supportX = reach.supportX, supportY = reach.supportY;
   // An axis's taps: at most 2 x support + 1 (pipe_resample_axis_of
   // truncates both ends), one more for slack.
   if (2.0 * supportX + 2.0 > (double)PIPE_RESIZE_STRIP_TAPS ||
@@ -177,6 +174,8 @@ __device__ void pipe_resize_strips(const T *in, const float *param, Out *out,
       const unsigned char *top =
           (const unsigned char *)(image + (long long)s.fy[r] * pitch) +
           (long long)groupStart * (sizeof(T) < 4 ? 4 : sizeof(T));
+      // (Computed here, not hoisted out of the unit loop: hoisted, it
+      // stayed live across it and spilled 32 bytes more.)
       const long long rowBytes =
           rowGroups * (long long)(sizeof(T) < 4 ? 4 : sizeof(T));
       float column[slots][values];

@@ -33,6 +33,31 @@
 #define PIPE_RESIZE_TILE_BYTES 16384
 #define PIPE_RESIZE_TILE_SUMS 4096
 
+/// A separable resize's scales and filter supports (radius x stretch)
+/// along each axis, with a margin over f32 rounding, for the launcher's
+/// fit checks (pipe_resize_tiles_fit, pipe_resize_strips_fit): false when a
+/// size is not positive or passes 2^24 pixels, where f32 coordinates are
+/// whole pixels apart and the margin no longer bounds the device's
+/// rounding.
+struct pipe_resize_reach {
+  double sx, sy, supportX, supportY;
+};
+PIPE_HD bool pipe_resize_reach_of(long long h, long long w, long long channels,
+                                  long long oh, long long ow, int interp,
+                                  bool antialias, int valueBytes,
+                                  pipe_resize_reach *reach) {
+  const long long most = 1ll << 24;
+  if (h <= 0 || w <= 0 || oh <= 0 || ow <= 0 || channels <= 0 ||
+      valueBytes <= 0 || h > most || w > most || oh > most || ow > most)
+    return false;
+  reach->sx = (double)w / (double)ow * 1.001 + 1e-3;
+  reach->sy = (double)h / (double)oh * 1.001 + 1e-3;
+  const double radius = (double)pipe_resample_radius(interp);
+  reach->supportX = radius * pipe_resample_stretch(reach->sx, antialias);
+  reach->supportY = radius * pipe_resample_stretch(reach->sy, antialias);
+  return true;
+}
+
 /// Whether every tile of a separable resize of h x w images (or of any
 /// region inside them: regions are checked to lie in the image before the
 /// resize runs) to oh x ow takes the tiled path with a chunk of at least
@@ -45,17 +70,12 @@ PIPE_HD bool pipe_resize_tiles_fit(long long h, long long w,
                                    long long channels, long long oh,
                                    long long ow, int interp, bool antialias,
                                    int valueBytes) {
-  // Past 2^24 pixels an axis, f32 coordinates are whole pixels apart:
-  // the margins below no longer bound the device's rounding.
-  const long long most = 1ll << 24;
-  if (h <= 0 || w <= 0 || oh <= 0 || ow <= 0 || channels <= 0 ||
-      valueBytes <= 0 || h > most || w > most || oh > most || ow > most)
+  pipe_resize_reach reach;
+  if (!pipe_resize_reach_of(h, w, channels, oh, ow, interp, antialias,
+                            valueBytes, &reach))
     return false;
-  const double sx = (double)w / (double)ow * 1.001 + 1e-3;
-  const double sy = (double)h / (double)oh * 1.001 + 1e-3;
-  const double radius = (double)pipe_resample_radius(interp);
-  const double supportX = radius * pipe_resample_stretch(sx, antialias);
-  const double supportY = radius * pipe_resample_stretch(sy, antialias);
+  const double sx = reach.sx, sy = reach.sy;
+  const double supportX = reach.supportX, supportY = reach.supportY;
   if (supportX > (double)PIPE_RESIZE_TILE_SUPPORT * 0.999 ||
       supportY > (double)PIPE_RESIZE_TILE_SUPPORT * 0.999)
     return false;

@@ -64,12 +64,10 @@ struct ResampleAttributes {
 class ResampleFamily : public pipec::KernelFamily {
   static constexpr int kRowThreads = 128, kMinBlocksPerSM = 8;
   // pipe_resize_tile's blocks: its shared memory (~38 KiB) lets 5 share
-  // an SM.
+  // an SM. pipe_resize_strips' (8 warps, 46 KiB) take the same bounds:
+  // four an SM, 64 registers a thread (about 100 bytes spilled for u8),
+  // ran 7-11% faster on an H100 than three (80, no spills): bench/NOTES.md.
   static constexpr int kTiledThreads = 256, kMinTiledBlocksPerSM = 4;
-  // pipe_resize_strips' blocks (8 warps, 46 KiB): four an SM, 64
-  // registers a thread (about 100 bytes spilled for u8) ran 7-11% faster
-  // on an H100 than three (80 registers, no spills): bench/NOTES.md.
-  static constexpr int kMinStripBlocksPerSM = 4;
   static constexpr int64_t kMostTiledChannels = 4;
 
 public:
@@ -224,12 +222,9 @@ public:
       // columns a warp, no block-wide barrier (pipe_resize_strips), for
       // the resizes it fits (pipe_resize_strips_fit, the launcher).
       if (channels > 0) {
+        // The tiles' launch bounds (kMinTiledBlocksPerSM) suit it too.
         std::string entry = name + "_strips";
-        int tiledMinBlocks = minBlocks;
-        if (!std::getenv("PIPE_TUNE_RESAMPLE_MIN_BLOCKS"))
-          minBlocks = kMinStripBlocksPerSM;
         opening(entry);
-        minBlocks = tiledMinBlocks;
         // A warp's shared room each (pipe_resize_strips indexes it by
         // warp); the launcher's blocks are PIPE_RESIZE_THREADS threads.
         static_assert(kTiledThreads == PIPE_RESIZE_THREADS,
