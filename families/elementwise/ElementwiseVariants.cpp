@@ -193,7 +193,8 @@ bool KernelEmitter::emitRunLoad(llvm::raw_ostream &os, Operation *op, unsigned i
   const int64_t elementBytes =
       getElementBytes(read.arg.getType());
   const int64_t runBytes = runElements * elementBytes;
-  if (runElements > 128)
+  // An empty source row (a dim of 0: the domain is empty too) has no run.
+  if (runElements <= 0 || runElements > 128)
     return false;
   unsigned k = read.arg.getArgNumber();
   std::string type = getCppType(op->getResult(0).getType());
