@@ -15,6 +15,9 @@ the remaining 3 points are made of:
   div+check  div, each block checking every sample's anchors first (what a
              check folded into the kernel would cost, against the separate
              check kernel's 2.3 us)
+  div_cs     div, its stores evict-first (st.global.cs)
+  div_plane  div, a block storing one plane (three blocks a group-block
+             read the same words; _cs: and evict-first)
 and Pipe's generated entry (clamp), the cast of the same bytes and a copy
 of the same bytes beside them. Timing as BenchUtil.h: L2 flushed before each
 call, the median of CUDA-event-timed calls.
@@ -43,12 +46,14 @@ enum Math { DIV, MUL, LUT, NOMATH };
 
 // 4 pixels x 3 planes a thread; the 12 bytes as the 4 aligned words that
 // cover them (anchors in range).
-template <int MATH, bool CHECK>
+// STREAM: the stores marked evict-first (st.global.cs); PLANE >= 0: only
+// that plane's store (the caller launches three blocks a group-block).
+template <int MATH, bool CHECK, bool STREAM = false, bool PLANE = false>
 __device__ __forceinline__ void cmn_group(
     const unsigned char *__restrict__ in, const int *__restrict__ anchor,
     const unsigned char *__restrict__ mirror, const float *__restrict__ mean,
     const float *__restrict__ sd, float *__restrict__ out, unsigned g,
-    unsigned groups, int N, int H, int W) {
+    unsigned groups, int N, int H, int W, int plane = 0) {
   __shared__ float lut[3][256];
   if (MATH == LUT) {
     const unsigned v = threadIdx.x;
@@ -103,6 +108,8 @@ __device__ __forceinline__ void cmn_group(
   float *base = out + ((s * 3) * 224 + y) * 224 + x0;
 #pragma unroll
   for (int c = 0; c < 3; ++c) {
+    if (PLANE && c != plane)
+      continue;
     const float mu = __ldg(mean + c), dv = __ldg(sd + c), rc = 1.0f / dv;
     float o[4];
 #pragma unroll
@@ -113,8 +120,11 @@ __device__ __forceinline__ void cmn_group(
            : MATH == LUT ? lut[c][v[j][c]]
            : x;
     }
-    reinterpret_cast<float4 *>(base + c * 224 * 224)[0] =
-        make_float4(o[0], o[1], o[2], o[3]);
+    float4 *to = reinterpret_cast<float4 *>(base + c * 224 * 224);
+    if (STREAM)
+      __stcs(to, make_float4(o[0], o[1], o[2], o[3]));
+    else
+      *to = make_float4(o[0], o[1], o[2], o[3]);
   }
 }
 #define CMN(NAME, MATH, CHECK)                                                 \
@@ -132,6 +142,40 @@ CMN(cmn_lut, LUT, false)
 CMN(cmn_nomath, NOMATH, false)
 CMN(cmn_div_check, DIV, true)
 CMN(cmn_lut_check, LUT, true)
+extern "C" __global__ void __launch_bounds__(256)
+    cmn_div_cs(const unsigned char *in, const int *anchor,
+               const unsigned char *mirror, const float *mean, const float *sd,
+               float *out, unsigned groups, int N, int H, int W) {
+  cmn_group<DIV, false, true>(in, anchor, mirror, mean, sd, out,
+                              blockIdx.x * blockDim.x + threadIdx.x, groups,
+                              N, H, W);
+}
+// Three blocks a group-block, one plane each: every warp's stores go to
+// one plane (a block's run of a plane is 4 KB), the words read thrice (L2).
+template <bool STREAM>
+__device__ __forceinline__ void cmn_plane(
+    const unsigned char *in, const int *anchor, const unsigned char *mirror,
+    const float *mean, const float *sd, float *out, unsigned groups, int N,
+    int H, int W) {
+  cmn_group<DIV, false, STREAM, true>(
+      in, anchor, mirror, mean, sd, out,
+      (blockIdx.x / 3) * blockDim.x + threadIdx.x, groups, N, H, W,
+      blockIdx.x % 3);
+}
+extern "C" __global__ void __launch_bounds__(256)
+    cmn_div_plane(const unsigned char *in, const int *anchor,
+                  const unsigned char *mirror, const float *mean,
+                  const float *sd, float *out, unsigned groups, int N, int H,
+                  int W) {
+  cmn_plane<false>(in, anchor, mirror, mean, sd, out, groups, N, H, W);
+}
+extern "C" __global__ void __launch_bounds__(256)
+    cmn_div_plane_cs(const unsigned char *in, const int *anchor,
+                     const unsigned char *mirror, const float *mean,
+                     const float *sd, float *out, unsigned groups, int N,
+                     int H, int W) {
+  cmn_plane<true>(in, anchor, mirror, mean, sd, out, groups, N, H, W);
+}
 """
 
 def blocks(n, threads=256):
@@ -201,6 +245,14 @@ def main():
         f = hand.get_function(name)
         check = {"cmn_mul": "close", "cmn_nomath": "nomath"}.get(name, "exact")
         variants.append((name, (lambda f=f: f(blocks(groups), (256,), hargs)), check))
+    f = hand.get_function("cmn_div_cs")
+    variants.append(("cmn_div_cs (evict-first stores)",
+                     lambda f=f: f(blocks(groups), (256,), hargs), "exact"))
+    for name in ("cmn_div_plane", "cmn_div_plane_cs"):
+        f = hand.get_function(name)
+        grid = (3 * blocks(groups)[0],)
+        variants.append((name, (lambda f=f, grid=grid: f(grid, (256,), hargs)),
+                         "exact"))
 
     # What each computes, once, on a poisoned output.
     for name, launch, check in variants:
