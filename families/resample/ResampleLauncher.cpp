@@ -108,13 +108,16 @@ public:
       const char *value = std::getenv("PIPE_TUNE_RESIZE_STRIPS");
       return !value || std::atoi(value) != 0;
     }();
+    // (Its units are counted in ints: at most 2^30 of them.)
+    const long long units =
+        oh > 0 ? rows / oh * ((ow + 31) / 32) *
+                     ((oh + PIPE_RESIZE_STRIP_ROWS - 1) / PIPE_RESIZE_STRIP_ROWS)
+               : 0;
     if (params.strips && stripsTuned && input % 4 == 0 &&
+        units <= (1ll << 30) &&
         pipe_resize_strips_fit(h, w, channels, oh, ow, params.interp,
                                params.antialias, params.valueBytes)) {
       const long long warps = PIPE_RESIZE_THREADS / 32;
-      const long long units =
-          rows / oh * ((ow + 31) / 32) *
-          ((oh + PIPE_RESIZE_STRIP_ROWS - 1) / PIPE_RESIZE_STRIP_ROWS);
       long long blocks = std::min<long long>(
           (units + warps - 1) / warps,
           (long long)ctx.device.multiprocessors * 16);

@@ -93,6 +93,12 @@ TEST(Resample, StripsFitOnlyWhatAWarpHolds) {
   EXPECT_FALSE(pipe_resize_strips_fit(1600, 100, 3, 200, 50, linear, true, 1));
   EXPECT_FALSE(pipe_resize_strips_fit(100, 400, 4, 50, 100, linear, true, 1));
   EXPECT_FALSE(pipe_resize_strips_fit(0, 100, 3, 50, 50, linear, true, 1));
+  // A sample of 2 GiB or more (the kernel's offsets are ints): 1.95 GiB
+  // of u8, then 3.9 GiB of u16.
+  EXPECT_TRUE(pipe_resize_strips_fit(16000, 32768, 4, 8000, 16384, linear,
+                                     true, 1));
+  EXPECT_FALSE(pipe_resize_strips_fit(16000, 32768, 4, 8000, 16384, linear,
+                                      true, 2));
 }
 
 // Wherever pipe_resize_strips_fit says yes, every strip of 32 output
