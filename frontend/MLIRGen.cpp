@@ -172,7 +172,10 @@ Value Generator::emitCall(const CallExprAST &call,
                           llvm::StringRef literalDType) {
   Location where = loc(call.getLoc());
   const std::string &callee = call.callee;
-  RankedTensorType type = tensorType(call.type.dtype, call.type.dims);
+  // (A function of dims alone is weak: it computes in its operand dtype.)
+  RankedTensorType type = tensorType(
+      call.type.isWeakLiteral() ? call.operandDType : call.type.dtype,
+      call.type.dims);
   if (isDType(callee)) {
     Value input = emitExpr(*call.args[0], call.operandDType);
     return castTo(input, callee, where);
@@ -365,9 +368,13 @@ Value Generator::emitExpr(const ExprAST &expr, llvm::StringRef literalDType) {
   case ExprAST::Kind::Unary: {
     auto &unary = llvm::cast<UnaryExprAST>(expr);
     Location where = loc(expr.getLoc());
-    llvm::StringRef dtype = expr.type.isWeakLiteral()
-                                ? literalDType
-                                : llvm::StringRef(expr.type.dtype);
+    // Of a dim expression (`-W`), computed as the dims' arithmetic is, in
+    // i64 or f32, before its user converts it (a saturating cast, then a
+    // negation, would not be the same number).
+    llvm::StringRef dtype = !expr.type.isWeakLiteral() ? llvm::StringRef(expr.type.dtype)
+                            : !expr.type.weakDim       ? literalDType
+                            : expr.type.weakFloat      ? "f32"
+                                                       : "i64";
     Value input = castTo(emitExpr(*unary.operand, dtype), dtype, where);
     auto type = cast<RankedTensorType>(input.getType());
     return emitElementwise(getSpelling(unary.op), /*isOperator=*/true,

@@ -323,6 +323,12 @@ bool PipelineChecker::check() {
       continue;
     }
     ExprType type = binding.value->type;
+    // What the name's uses see: a weak literal or dim expression stays weak
+    // where it is used, also when it is a result too (which is emitted in
+    // the result's dtype).
+    std::optional<ExprType> weakUse;
+    if (type.isWeakLiteral())
+      weakUse = type;
     auto result = results.find(binding.name);
     if (ok && result != results.end()) {
       const TypeAST &declaredType = result->second->type;
@@ -364,7 +370,7 @@ bool PipelineChecker::check() {
       }
       assigned.insert(binding.name);
     }
-    bindings[binding.name] = {binding.loc, type, !ok};
+    bindings[binding.name] = {binding.loc, weakUse ? *weakUse : type, !ok};
   }
   for (ValueDeclAST &result : pipeline.results)
     if (!assigned.contains(result.name) &&
@@ -862,6 +868,18 @@ bool PipelineChecker::checkElementwiseCall(CallExprAST &expr) {
     return false;
   expr.operandDType = *dtype;
   expr.type = ExprType{*dtype, *dims};
+  // A function of dims and literals alone (`min(H, W)`) is weakly typed,
+  // as their arithmetic is (checkBinary): computed in its operand dtype,
+  // its user converts it.
+  if (callee != "select" && llvm::all_of(args, [](ExprAST *arg) {
+        return arg->type.isWeakLiteral();
+      }) && llvm::any_of(args, [](ExprAST *arg) {
+        return arg->type.weakDim;
+      })) {
+    expr.type = ExprType{"", *dims};
+    expr.type.weakFloat = isFloatDType(*dtype);
+    expr.type.weakDim = true;
+  }
   return true;
 }
 

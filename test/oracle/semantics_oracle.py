@@ -129,4 +129,44 @@ out = run('pipeline p(m: bool[N, H, W]) -> (p: i64[N], s: i64[N, 1, W]) {\n'
 check('prod of bool', out['p'], np.prod(m, axis=(1, 2)))
 check('sum of bool', out['s'], np.sum(m, axis=1, keepdims=True))
 
+# A dim's value is weakly typed (docs/language.md, Dim expressions): an
+# expression of dims and literals alone, `-W` and `min(W, 1000)` included,
+# is computed in i64 and then converted as a cast converts (saturating),
+# and a name bound to one stays weak where it is used, also when it is a
+# result too (which has the result's dtype).
+W = 300
+a = rng.integers(-128, 128, W).astype(np.int8)
+b = rng.integers(0, 256, W).astype(np.uint8)
+f = rng.standard_normal(W).astype(np.float16)
+out = run('pipeline p(a: i8[W], b: u8[W], f: f16[W], x: f32[N]) -> (y: i8[W], '
+          'z: u8[W], m: u8[W], q: f16[W], n: i64, scale: f32, k: i32, '
+          'v: u8[W], g: f16[W], t: i8[W]) {\n'
+          '  y = a + -W\n'
+          '  z = b + min(W, 1000)\n'
+          '  m = b + max(N, 1) - abs(N - W)\n'
+          '  q = f + min(W, 2.5)\n'
+          '  n = N - 1\n'
+          '  scale = 2.5\n'
+          '  k = 3\n'
+          '  v = b + n + k\n'
+          '  g = scale * f\n'
+          '  t = a - ~W\n}\n',
+          {'a': a, 'b': b, 'f': f, 'x': np.zeros(5, np.float32)})
+def sat(value, t):
+    info = np.iinfo(t)
+    return t(min(max(value, info.min), info.max))
+with np.errstate(over='ignore'):
+    check('i8 + -W (W = 300)', out['y'], a + sat(-W, np.int8))
+    check('u8 + min(W, 1000)', out['z'], b + sat(min(W, 1000), np.uint8))
+    check('u8 + max(N, 1) - abs(N - W)', out['m'],
+          b + sat(5, np.uint8) - sat(abs(5 - W), np.uint8))
+    check('f16 + min(W, 2.5)', out['q'], f + np.float16(2.5))
+    check('a dim bound to a result', out['n'], np.array(4, np.int64))
+    check('a literal bound to a result', out['scale'], np.array(2.5, np.float32))
+    check('u8 + names bound to a dim and a literal, results too', out['v'],
+          b + np.uint8(4) + np.uint8(3))
+    check('f16 times a name bound to a literal, a result too', out['g'],
+          np.float16(2.5) * f)
+    check('i8 - ~W', out['t'], a - sat(~W, np.int8))
+
 oracle.finish()
