@@ -477,6 +477,44 @@ Value Generator::randomIndex(const std::vector<DimAST> &dims, Location where) {
   return index;
 }
 
+/// A bound of randint, as pipe.random takes it (i64, u64 for a u64 draw)
+/// broadcast to the shape drawn. One only the run knows (a size's, a
+/// tensor's) is checked then, in its own dtype, where the draw is narrower
+/// than 64 bits: lo must fit the dtype and hi - 1 too (hi is never drawn;
+/// Sema checks literals). A 64-bit draw takes its bounds as a cast
+/// converts them.
+Value Generator::randintBound(const ExprAST *bound, bool isLo,
+                              const CallExprAST &call, Location where) {
+  const std::vector<DimAST> &dims = call.type.dims;
+  const std::string &dtype = call.type.dtype;
+  llvm::StringRef paramDType = dtype == "u64" ? "u64" : "i64";
+  unsigned bits = pipec::getDTypeBits(dtype);
+  if (llvm::isa<NumberExprAST, ListExprAST>(*bound) || bits >= 64)
+    return operand(*bound, paramDType, dims, where);
+  bool isUnsigned = pipec::isUnsignedDType(dtype);
+  int64_t least = isUnsigned ? 0 : -(int64_t(1) << (bits - 1));
+  int64_t most = isUnsigned ? (int64_t(1) << bits) - 1
+                            : (int64_t(1) << (bits - 1)) - 1;
+  std::string at = pipe::describeLocation(where);
+  Value given = emitExpr(*bound, paramDType);
+  // "randint at f.pipe:2:7: hi of element [3] is 300" ("hi is" alone for
+  // one value: a size's).
+  std::string what = "randint" + (at.empty() ? "" : " at " + at) + ": " +
+                     (isLo ? "lo" : "hi") +
+                     (cast<RankedTensorType>(given.getType()).getRank() == 0
+                          ? " is {value}"
+                          : " of element {at} is {value}");
+  Value value =
+      isLo ? checkedRange(given, std::to_string(least), std::to_string(most),
+                          what + ", which " + dtype + " cannot hold", where)
+           : checkedRange(given, "0 - 9223372036854775807 - 1",
+                          std::to_string(most + 1),
+                          what + ": it draws up to hi - 1, which " + dtype +
+                              " cannot hold",
+                          where);
+  return broadcastTo(castTo(value, paramDType, where), dims, where);
+}
+
 /// uniform, normal, coin_flip, randint: pipe.random over each element's
 /// row-major index in the shape drawn, with the distribution's
 /// parameters as f64 (si64 for randint) broadcast to it.
@@ -511,7 +549,7 @@ Value Generator::emitRandomOp(const CallExprAST &call, RankedTensorType type,
     kind = pipe::RandomDistribution::normal;
     params.push_back(param(keywordValue(call, "mean"), 0.0));
     const ExprAST *stddev = keywordValue(call, "stddev");
-    if (stddev && !llvm::isa<NumberExprAST>(*stddev)) {
+    if (stddev && !llvm::isa<NumberExprAST, ListExprAST>(*stddev)) {
       // A stddev only the run knows is checked then, as NumPy and torch
       // refuse a negative one; before it is spread over the shape drawn.
       // In its own dtype: the check reads the parameter as given.
@@ -532,7 +570,7 @@ Value Generator::emitRandomOp(const CallExprAST &call, RankedTensorType type,
     const ExprAST *given = p ? p : keywordValue(call, "p");
     params.push_back(param(given, 0.5));
     // A probability only the run knows is checked then.
-    if (given && !llvm::isa<NumberExprAST>(*given)) {
+    if (given && !llvm::isa<NumberExprAST, ListExprAST>(*given)) {
       std::string at = pipe::describeLocation(where);
       params.back() = checkedRange(
           params.back(), "0", "1",
@@ -549,8 +587,8 @@ Value Generator::emitRandomOp(const CallExprAST &call, RankedTensorType type,
       lo = call.args[positional++].get();
     if (!hi)
       hi = call.args[positional].get();
-    params.push_back(param(lo, 0));
-    params.push_back(param(hi, 0));
+    params.push_back(randintBound(lo, /*isLo=*/true, call, where));
+    params.push_back(randintBound(hi, /*isLo=*/false, call, where));
   }
   return pipe::RandomOp::create(
       builder, where, type, index, params,

@@ -219,6 +219,10 @@ private:
   /// {value}, {lo}, {hi} filled in) and writes nothing.
   Value checkedRange(Value value, llvm::StringRef lo, llvm::StringRef hi,
                      const std::string &message, Location where);
+  /// A bound of randint as pipe.random takes it, checked when the
+  /// pipeline runs where only the run knows it (MLIRGenImage.cpp).
+  Value randintBound(const ExprAST *bound, bool isLo, const CallExprAST &call,
+                     Location where);
   /// A parameter only the run knows, checked to be finite (within
   /// +-2^62: angles and matrices past that are no geometry either).
   Value checkedFinite(Value value, const std::string &what, Location where);

@@ -29,6 +29,20 @@ std::optional<double> literalValue(const ExprAST &expr) {
   return std::nullopt;
 }
 
+/// The number literals of a parameter: itself, or a list literal's
+/// elements (none for a tensor).
+std::vector<const ExprAST *> literalsOf(const ExprAST &expr) {
+  if (auto *list = llvm::dyn_cast<ListExprAST>(&expr)) {
+    std::vector<const ExprAST *> elements;
+    for (const ExprPtr &element : list->elements)
+      elements.push_back(element.get());
+    return elements;
+  }
+  if (llvm::isa<NumberExprAST>(expr))
+    return {&expr};
+  return {};
+}
+
 /// The shortest text that reads back as `value` (1.0000000001 stays so).
 std::string formatNumber(double value) {
   char text[64];
@@ -79,8 +93,9 @@ bool PipelineChecker::checkRandomOp(CallExprAST &expr) {
       expr.shape.push_back(size.str());
     }
   }
-  // A parameter: a number literal (an integer, or a size, for randint) or
-  // a tensor of numbers that broadcasts to the shape.
+  // A parameter: a number literal (an integer, or a size, for randint), a
+  // list literal (a small constant tensor) or a tensor of numbers that
+  // broadcasts to the shape.
   auto checkParam = [&](ExprAST &param, const std::string &what) {
     if (randint && isSize(param))
       return checkExpr(param);
@@ -88,11 +103,14 @@ bool PipelineChecker::checkRandomOp(CallExprAST &expr) {
       return false;
     const ExprType &type = param.type;
     if (type.isWeakLiteral()) {
-      if (!type.dims.empty() || llvm::isa<ListExprAST>(param))
-        return error(param.getLoc(), what + " is one number, or a tensor of "
-                                            "them per element drawn");
       if (randint && type.weakFloat)
         return error(param.getLoc(), what + " is an integer");
+      if (!type.dims.empty() && !broadcastsTo(type, dims))
+        return error(param.getLoc(),
+                     what + ", a list of " + type.dims[0].str() +
+                         " numbers, does not broadcast to the shape drawn, " +
+                         describeShape(dims) +
+                         " (NumPy's rules: its dims align with the last ones)");
       return true;
     }
     if (randint ? !isIntegerDType(type.dtype) : type.dtype == "bool")
@@ -147,11 +165,12 @@ bool PipelineChecker::checkRandomOp(CallExprAST &expr) {
     if (ExprAST *stddev = keyword(expr, "stddev")) {
       if (!checkParam(*stddev, "normal's stddev"))
         return false;
-      if (std::optional<double> value = literalValue(*stddev);
-          value && !(*value >= 0))
-        return error(stddev->getLoc(), "normal's stddev is " +
-                                           formatNumber(*value) +
-                                           "; it cannot be negative");
+      for (const ExprAST *literal : literalsOf(*stddev))
+        if (std::optional<double> value = literalValue(*literal);
+            value && !(*value >= 0))
+          return error(literal->getLoc(), "normal's stddev is " +
+                                              formatNumber(*value) +
+                                              "; it cannot be negative");
     }
   } else if (callee == "coin_flip") {
     ExprAST *p = keyword(expr, "probability");
@@ -164,11 +183,12 @@ bool PipelineChecker::checkRandomOp(CallExprAST &expr) {
     if (p) {
       if (!checkParam(*p, "coin_flip's probability"))
         return false;
-      if (std::optional<double> value = literalValue(*p);
-          value && !(*value >= 0 && *value <= 1))
-        return error(p->getLoc(), "coin_flip's probability is " +
-                                      formatNumber(*value) +
-                                      "; it must lie in [0, 1]");
+      for (const ExprAST *literal : literalsOf(*p))
+        if (std::optional<double> value = literalValue(*literal);
+            value && !(*value >= 0 && *value <= 1))
+          return error(literal->getLoc(), "coin_flip's probability is " +
+                                              formatNumber(*value) +
+                                              "; it must lie in [0, 1]");
     }
   } else { // randint(lo, hi)
     ExprAST *lo = expr.args.size() > 0 ? expr.args[0].get() : nullptr;
@@ -204,17 +224,21 @@ bool PipelineChecker::checkRandomOp(CallExprAST &expr) {
       return error(expr.getLoc(), "randint's range [" + text(*low) + ", " +
                                       text(*high) +
                                       ") is empty: lo must be below hi");
+    if (llvm::isa<ListExprAST>(*lo) && !checkLiteralFits(*lo, dtype))
+      return false;
     if (low && !checkLiteralFits(*lo, dtype))
       return false;
-    if (high) {
+    for (const ExprAST *literal : literalsOf(*hi)) {
       // hi itself is never drawn: hi - 1 must fit.
+      std::optional<__int128> bound = exact(*literal);
       unsigned bits = getDTypeBits(dtype);
       __int128 most = isUnsignedDType(dtype) ? (__int128(1) << bits) - 1
                                              : (__int128(1) << (bits - 1)) - 1;
-      if (*high - 1 > most)
-        return error(hi->getLoc(), "randint's hi " + text(*high) +
-                                       " draws up to " + text(*high - 1) +
-                                       ", which " + dtype + " cannot hold");
+      if (bound && *bound - 1 > most)
+        return error(literal->getLoc(), "randint's hi " + text(*bound) +
+                                            " draws up to " + text(*bound - 1) +
+                                            ", which " + dtype +
+                                            " cannot hold");
     }
   }
   if (!countRandomCall(expr))

@@ -4,7 +4,7 @@ counter (index, stream, run) keyed by the seed, and each distribution's
 formula in float64. uniform, coin_flip and randint agree bit for bit;
 normal, whose logarithm and cosine NumPy takes from libm, within 2e-7
 relative (the f32 rounding of values a few ulps of f64 apart)."""
-from oracle import check, finish, rng, run
+from oracle import check, expect_failure, finish, rng, run
 from philox_model import philox, unit
 import numpy as np
 
@@ -103,5 +103,54 @@ for n, h, w in [(1, 1, 1), (3, 5, 7), (2, 17, 33)]:
         check('randint u64 literals ' + case, got['kt'],
               randint((n,), 12, run_number, seed, 18446744073709551000,
                       18446744073709551615, np.uint64))
+
+# List literals as parameters: small constant tensors that broadcast to
+# the shape (docs: Literals, Random numbers), one value per column.
+LISTS = """
+pipeline p(x: f32[N]) -> (z: f32[N, 2], c: bool[N, 3], k: i32[N, 2]) {
+  z = normal(mean = [10, -10], stddev = [1, 2.5], shape = [N, 2])
+  c = coin_flip(probability = [0.1, 0.5, 0.9], shape = [N, 3])
+  k = randint([0, 100], [10, 1000], shape = [N, 2])
+}
+"""
+got = run(LISTS, {'x': np.zeros(7, np.float32)}, options=['--seed=9'])
+check('normal of list parameters', got['z'],
+      normal((7, 2), 0, 0, 9, np.array([10.0, -10.0]), np.array([1.0, 2.5]),
+             np.float32), tol=2e-7)
+check('coin_flip of a list probability', got['c'],
+      coin_flip((7, 3), 1, 0, 9, np.array([0.1, 0.5, 0.9]), np.bool_))
+check('randint of list bounds', got['k'],
+      randint((7, 2), 2, 0, 9, np.array([0, 100]), np.array([10, 1000]),
+              np.int32))
+
+# randint's bounds from sizes and tensors are checked when the pipeline
+# runs where the dtype is narrower than 64 bits: lo must fit it, and
+# hi - 1 (docs: Random numbers); a run that fails writes nothing.
+CHECKED = """
+pipeline p(x: f32[N], q: f32[W], lo: i32[N], hi: u16[N]) -> (c: u8[N], d: u8[N]) {
+  c = randint(0, W, shape = [N], dtype = u8)
+  d = randint(lo, hi, shape = [N], dtype = u8)
+}
+"""
+x = np.zeros(5, np.float32)
+lo = np.array([0, 3, 0, 250, 0], np.int32)
+hi = np.array([256, 4, 1, 256, 0], np.uint16)
+got = run(CHECKED, {'x': x, 'q': np.zeros(256, np.float32), 'lo': lo, 'hi': hi})
+check('randint(0, W) with W = 256 as u8', got['c'],
+      randint((5,), 0, 0, 0, 0, 256, np.uint8))
+check('randint of u8 bounds from tensors', got['d'],
+      randint((5,), 1, 0, 0, lo, hi, np.uint8))
+for name, value, text in [
+        ('q', np.zeros(300, np.float32),
+         'p.pipe:3:7: hi is 300: it draws up to hi - 1, which u8 cannot hold'),
+        ('lo', np.array([0, 0, -100, 0, 0], np.int32),
+         'p.pipe:4:7: lo of element [2] is -100, which u8 cannot hold'),
+        ('hi', np.array([256, 257, 1, 1, 1], np.uint16),
+         'p.pipe:4:7: hi of element [1] is 257: it draws up to hi - 1, which u8 cannot hold')]:
+    inputs = {'x': x, 'q': np.zeros(256, np.float32), 'lo': lo, 'hi': hi}
+    inputs[name] = value
+    code, err = run(CHECKED, inputs, expect_error=True)
+    expect_failure(f'randint, bad {name}', code, err,
+                   text + '; nothing was written')
 
 finish()
