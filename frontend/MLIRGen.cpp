@@ -387,13 +387,17 @@ Value Generator::emitExpr(const ExprAST &expr, llvm::StringRef literalDType) {
     Value lhs = operand(*binary.lhs, binary.operandDType, dims, where);
     Value rhs = operand(*binary.rhs, binary.operandDType, dims, where);
     // Arithmetic on dims alone is weakly typed: it computes in its
-    // operand dtype, and its user converts it.
+    // operand dtype, and its user converts it (a result bound to it, too).
     llvm::StringRef dtype = expr.type.isWeakLiteral()
                                 ? llvm::StringRef(binary.operandDType)
                                 : llvm::StringRef(expr.type.dtype);
-    return emitElementwise(getSpelling(binary.op), /*isOperator=*/true,
-                           ValueRange{lhs, rhs}, tensorType(dtype, dims),
-                           where);
+    bool converted = dtype != "bool" && dtype != binary.operandDType;
+    Value value = emitElementwise(
+        getSpelling(binary.op), /*isOperator=*/true, ValueRange{lhs, rhs},
+        tensorType(converted ? llvm::StringRef(binary.operandDType) : dtype,
+                   dims),
+        where);
+    return converted ? castTo(value, dtype, where) : value;
   }
   case ExprAST::Kind::Call:
     return emitCall(llvm::cast<CallExprAST>(expr), literalDType);

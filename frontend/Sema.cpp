@@ -663,6 +663,24 @@ bool PipelineChecker::checkBinary(BinaryExprAST &expr) {
       broadcastDims(operands, expr.getLoc(), what);
   if (!dims)
     return false;
+  // Integer literals that folding left to the run time (`7 // 0`: docs,
+  // Literals) stay weak: computed in 64 bits (their quotient is 0 in any
+  // dtype), their user converts it.
+  auto isIntegerNumber = [](const ExprAST &operand) {
+    auto *number = llvm::dyn_cast<NumberExprAST>(&operand);
+    return number && !number->isFloat;
+  };
+  if (isIntegerNumber(*expr.lhs) && isIntegerNumber(*expr.rhs) &&
+      !isComparison(expr.op)) {
+    bool wide = llvm::cast<NumberExprAST>(*expr.lhs).exceedsInt64 ||
+                llvm::cast<NumberExprAST>(*expr.rhs).exceedsInt64;
+    expr.operandDType = wide ? "u64" : "i64";
+    if (!checkLiteralFits(*expr.lhs, expr.operandDType) ||
+        !checkLiteralFits(*expr.rhs, expr.operandDType))
+      return false;
+    expr.type = ExprType{"", *dims};
+    return true;
+  }
   std::optional<std::string> dtype =
       operandDType(operands, acceptsOf(expr.op), expr.getLoc(), what);
   if (!dtype)

@@ -169,4 +169,19 @@ with np.errstate(over='ignore'):
           np.float16(2.5) * f)
     check('i8 - ~W', out['t'], a - sat(~W, np.int8))
 
+# Integer // and % of literals by zero are left to the run time, in the
+# dtype the literals get there (docs: Literals): 0, next to any tensor.
+b = rng.integers(0, 256, 7).astype(np.uint8)
+u = rng.integers(0, 2**63, 7).astype(np.uint64)
+l = rng.integers(-2**40, 2**40, 7)
+out = run('pipeline p(b: u8[W], u: u64[W], l: i64[W]) -> (y: u8[W], '
+          'z: u64[W], w: i64[W], r: i32) {\n'
+          '  y = b + 7 % 0\n  z = u + (7 // 0)\n'
+          '  w = l + (3000000000 // 0)\n  r = 5 // 0\n}\n',
+          {'b': b, 'u': u, 'l': l})
+check('u8 + 7 % 0', out['y'], b)
+check('u64 + 7 // 0', out['z'], u)
+check('i64 + 3000000000 // 0', out['w'], l)
+check('5 // 0 as a result', out['r'], np.array(0, np.int32))
+
 oracle.finish()
