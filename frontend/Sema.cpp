@@ -389,8 +389,22 @@ bool PipelineChecker::checkLiteralFits(const ExprAST &literal,
     return ok;
   }
   auto *number = llvm::dyn_cast<NumberExprAST>(&literal);
-  if (!number || isFloatDType(dtype))
+  if (!number)
     return true;
+  if (isFloatDType(dtype)) {
+    // An integer literal must fit the dtype it takes (docs: Literals): an
+    // f16's finite values end at 65504 (65520 and past round to inf).
+    if (!number->isFloat && dtype == "f16" &&
+        std::fabs(number->asDouble()) >= 65520.0)
+      return error(literal.getLoc(),
+                   "literal " +
+                       (number->exceedsInt64
+                            ? std::to_string(uint64_t(number->intValue))
+                            : std::to_string(number->intValue)) +
+                       " does not fit in f16 (its largest finite value is "
+                       "65504); convert the other operand, e.g. f32(...)");
+    return true;
+  }
   if (number->isFloat)
     return error(literal.getLoc(), "float literal cannot be a " + dtype +
                                        " value; write an integer, or convert "
@@ -841,6 +855,21 @@ bool PipelineChecker::checkElementwiseCall(CallExprAST &expr) {
   std::vector<ExprAST *> args;
   for (ExprPtr &arg : expr.args)
     args.push_back(arg.get());
+  // (Before the select's own checks: their message would name it.)
+  if (!expr.loopCarried.empty()) {
+    // select(i < n, updated, before) for a name a `for` body updates.
+    const ExprType &updated = expr.args[1]->type, &before = expr.args[2]->type;
+    if (!updated.isWeakLiteral() && !before.isWeakLiteral() &&
+        (updated.dtype != before.dtype || updated.dims != before.dims))
+      return error(expr.getLoc(),
+                   "'" + expr.loopCarried + "' is " + before.str() +
+                       " before the loop but the loop makes it " +
+                       updated.str() + "; a value a loop updates keeps its "
+                       "dtype and dims" +
+                       (updated.dtype != before.dtype
+                            ? " (convert it, e.g. " + before.dtype + "(...))"
+                            : std::string()));
+  }
   std::optional<std::vector<DimAST>> dims =
       broadcastDims(args, expr.getLoc(), what);
   if (!dims)
@@ -859,18 +888,6 @@ bool PipelineChecker::checkElementwiseCall(CallExprAST &expr) {
       return false;
     expr.type = ExprType{callee, *dims};
     return true;
-  }
-  if (!expr.loopCarried.empty()) {
-    // select(i < n, updated, before) for a name a `for` body updates.
-    const ExprType &updated = expr.args[1]->type, &before = expr.args[2]->type;
-    if (!updated.isWeakLiteral() && !before.isWeakLiteral() &&
-        (updated.dtype != before.dtype || updated.dims != before.dims))
-      return error(expr.getLoc(),
-                   "'" + expr.loopCarried + "' is " + before.str() +
-                       " before the loop but the loop makes it " +
-                       updated.str() + "; a value a loop updates keeps its "
-                       "dtype and dims (convert it, e.g. " + before.dtype +
-                       "(...))");
   }
   if (callee == "select") {
     ExprAST &condition = *expr.args[0];

@@ -43,8 +43,11 @@ std::vector<const ExprAST *> literalsOf(const ExprAST &expr) {
   return {};
 }
 
-/// The shortest text that reads back as `value` (1.0000000001 stays so).
+/// The shortest text that reads back as `value` (1.0000000001 stays so);
+/// NaN as "nan", whatever its sign.
 std::string formatNumber(double value) {
+  if (std::isnan(value))
+    return "nan";
   char text[64];
   auto [end, failed] = std::to_chars(text, text + sizeof text, value);
   return std::string(text, end);
@@ -152,6 +155,10 @@ bool PipelineChecker::checkRandomOp(CallExprAST &expr) {
           return false;
       std::optional<double> lo = literalValue(*list->elements[0]);
       std::optional<double> hi = literalValue(*list->elements[1]);
+      for (const std::optional<double> &bound : {lo, hi})
+        if (bound && std::isnan(*bound))
+          return error(range->getLoc(), "a bound of uniform's range is nan; "
+                                        "it must be a number");
       if (lo && hi && !(*lo <= *hi))
         return error(range->getLoc(),
                      "uniform's range [" + formatNumber(*lo) + ", " +
@@ -168,9 +175,10 @@ bool PipelineChecker::checkRandomOp(CallExprAST &expr) {
       for (const ExprAST *literal : literalsOf(*stddev))
         if (std::optional<double> value = literalValue(*literal);
             value && !(*value >= 0))
-          return error(literal->getLoc(), "normal's stddev is " +
-                                              formatNumber(*value) +
-                                              "; it cannot be negative");
+          return error(literal->getLoc(),
+                       "normal's stddev is " + formatNumber(*value) +
+                           (std::isnan(*value) ? "; it must be a number"
+                                               : "; it cannot be negative"));
     }
   } else if (callee == "coin_flip") {
     ExprAST *p = keyword(expr, "probability");
