@@ -13,6 +13,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <optional>
 #include <string>
 
@@ -98,6 +99,13 @@ bool PipelineChecker::checkResampleOp(CallExprAST &expr) {
     if (!number || !std::isfinite(value))
       return error(fill->getLoc(), "the fill of '" + callee +
                                        "' is a finite number literal");
+    // The interpolation computes in f32: a fill past its range would be
+    // inf there, and 0 x inf NaN even in pixels wholly inside the image.
+    if (std::fabs(value) > double(std::numeric_limits<float>::max()))
+      return error(fill->getLoc(),
+                   "the fill of '" + callee + "' is past f32's range (" +
+                       "its largest is about 3.4e38): the interpolation "
+                       "computes in f32");
     expr.fill = value;
   }
   expr.antialias = callee == "resize" || callee == "random_resized_crop";
