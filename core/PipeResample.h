@@ -416,10 +416,20 @@ PIPE_HD void pipe_resample_pixel(const T *in, long long h, long long w,
   px = px > -2.0f ? (px < limitX ? px : limitX) : -2.0f;
   py = py > -2.0f ? (py < limitY ? py : limitY) : -2.0f;
   if (interp == PIPE_INTERP_NEAREST) {
+    // The pixel itself, converted once (not through f32: f64 values and
+    // integers past 2^24 come back as they were), or the fill.
     long long y = (long long)pipe_floorf(py), x = (long long)pipe_floorf(px);
+    if (y < box.y0 || y >= box.y1 || x < box.x0 || x >= box.x1) {
+      if (border == PIPE_CONSTANT) {
+        for (long long ch = 0; ch < channels; ++ch)
+          out[ch] = pipe_cast<Out>(fill);
+        return;
+      }
+      y = y < box.y0 ? box.y0 : y >= box.y1 ? box.y1 - 1 : y;
+      x = x < box.x0 ? box.x0 : x >= box.x1 ? box.x1 - 1 : x;
+    }
     for (long long ch = 0; ch < channels; ++ch)
-      out[ch] = pipe_cast<Out>(
-          pipe_resample_read(in, box, w, channels, ch, y, x, border, fill));
+      out[ch] = pipe_cast<Out>(in[(y * w + x) * channels + ch]);
     return;
   }
   px = px - 0.5f;

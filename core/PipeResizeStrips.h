@@ -92,8 +92,8 @@ __device__ __forceinline__ void pipe_resize_warp_span(int *lo, int *hi) {
   }
 }
 
-/// The group (pipe_resize_group<T>) at `at`, read through the read-only
-/// path.
+/// The group (pipe_resize_group<T>) at `at`: a word of narrower values
+/// through the read-only path, a wider value plainly.
 template <typename T>
 __device__ __forceinline__ pipe_resize_group<T>
 pipe_resize_strip_load(const unsigned char *at) {
@@ -293,7 +293,7 @@ __device__ void pipe_resize_strips(const T *in, const float *param, Out *out,
   const int lane = threadIdx.x & 31, warps = blockDim.x >> 5;
   pipe_resize_strip_shared &s = shared[threadIdx.x >> 5];
   // Units, samples and coordinates in ints (the launcher keeps the
-  // units under 2^30): 64-bit ones took registers the loads needed.
+  // units at most 2^30): 64-bit ones took registers the loads needed.
   const long long pitch = w * C;
   const int strips = (int)((ow + 31) / 32);
   const int segments =

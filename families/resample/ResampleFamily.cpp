@@ -65,8 +65,10 @@ class ResampleFamily : public pipec::KernelFamily {
   static constexpr int kRowThreads = 128, kMinBlocksPerSM = 8;
   // pipe_resize_tile's blocks: its shared memory (~38 KiB) lets 5 share
   // an SM. pipe_resize_strips' (8 warps, 46 KiB) take the same bounds:
-  // four an SM, 64 registers a thread (about 100 bytes spilled for u8),
-  // ran 7-11% faster on an H100 than three (80, no spills): bench/NOTES.md.
+  // four an SM, 64 registers a thread (76 bytes spilled for u8, by ptxas
+  // -v of 2026-11-28), ran 7-11% faster on an H100 than three (80
+  // registers), and 9% faster again after the kernel's 2026-11-28
+  // changes: bench/NOTES.md.
   static constexpr int kTiledThreads = 256, kMinTiledBlocksPerSM = 4;
   static constexpr int64_t kMostTiledChannels = 4;
 

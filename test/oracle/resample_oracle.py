@@ -298,12 +298,14 @@ for i in range(n):
 # the GPU, bit for bit the reference's.
 STRIPS = """
 pipeline s(x: u8[N, H, W, 3], g: u16[N, H, W, 1], e: f16[N, H, W, 2],
-           f: f32[N, H, W, 4], a: f32[N, 2], b: f32[N, 2]) -> (
+           f: f32[N, H, W, 4], a: f32[N, 2], b: f32[N, 2],
+           z: f32[N, H, W, 4], q: f16[N, H, W, 2]) -> (
     half: u8[N, 101, 259, 3], wide: f32[N, 41, 77, 1],
     pair: f32[N, 70, 200, 2], four: f32[N, 67, 300, 4],
     roi: u8[N, 80, 200, 3], flip: u8[N, 50, 260, 3],
     cubic: u8[N, 67, 200, 3], lanczos: f32[N, 101, 259, 3],
-    chw: f32[N, 3, 61, 200]) {
+    chw: f32[N, 3, 61, 200], odd: f32[N, 81, 207, 4],
+    oddh: f32[N, 81, 207, 2]) {
   half    = resize(x, size = [101, 259])
   wide    = resize(g, size = [41, 77], dtype = f32)
   pair    = resize(e, size = [70, 200], dtype = f32)
@@ -313,6 +315,8 @@ pipeline s(x: u8[N, H, W, 3], g: u16[N, H, W, 1], e: f16[N, H, W, 2],
   cubic   = resize(x, size = [67, 200], interp = cubic)
   lanczos = resize(x, size = [101, 259], interp = lanczos, dtype = f32)
   chw     = transpose(f32(resize(x, size = [61, 200])) * 2 + 1, [0, 3, 1, 2])
+  odd     = resize(z, size = [81, 207])
+  oddh    = resize(q, size = [81, 207], dtype = f32)
 }
 """
 n, h, w = 2, 203, 516
@@ -323,10 +327,20 @@ f = rng.uniform(-100, 100, (n, h, w, 4)).astype(np.float32)
 # Sample 0 a fractional region, sample 1 one flipped along W.
 a = np.array([[1.25, 7.5], [10.0, 500.0]], np.float32)
 b = np.array([[190.75, 490.25], [203.0, 3.0]], np.float32)
-got = run(STRIPS, {'x': x, 'g': g, 'e': e, 'f': f, 'a': a, 'b': b})
+# Non-finite values where a 203 -> 81 resize (2.5 a step: odd tap counts,
+# padded with a tap of weight 0 and zeroed values in the strip kernel)
+# reads them: every output whose taps hold one is NaN or inf, the others
+# are finite, as the reference's.
+z = f.copy()
+q = e.copy()
+for k, (yy, xx) in enumerate([(40, 100), (41, 300), (202, 515), (0, 0)]):
+    z[0, yy, xx, k % 4] = [np.inf, -np.inf, np.nan, np.inf][k]
+    q[1, yy, xx, k % 2] = [np.nan, np.inf, -np.inf, np.nan][k]
+inputs = {'x': x, 'g': g, 'e': e, 'f': f, 'a': a, 'b': b, 'z': z, 'q': q}
+got = run(STRIPS, inputs)
 if oracle.BACKEND == 'gpu':
     oracle.BACKEND = 'reference'
-    want = run(STRIPS, {'x': x, 'g': g, 'e': e, 'f': f, 'a': a, 'b': b})
+    want = run(STRIPS, inputs)
     oracle.BACKEND = 'gpu'
     for name in sorted(want):
         check(f'strips {name}: GPU == reference', got[name], want[name])
@@ -342,6 +356,15 @@ for i in range(n):
              to(resize_aa(img[i].astype(np.float64), *size, interp), dtype),
              scale=np.abs(img[i].astype(np.float64)).max()
              if name in ('wide', 'pair', 'four', 'lanczos') else None)
+    for name, img in (('odd', z), ('oddh', q)):
+        model = resize_aa(img[i].astype(np.float64), 81, 207)
+        finite = np.isfinite(model)
+        check(f'strips {name}, non-finite where the model is [{i}]',
+              np.isfinite(got[name][i]), finite)
+        near(f'strips {name}, the finite values [{i}]',
+             np.where(finite, got[name][i], 0).astype(np.float32),
+             np.where(finite, model, 0).astype(np.float32),
+             scale=np.abs(np.where(np.isfinite(img[i]), img[i], 0)).max())
     near(f'strips region per sample [{i}]', got['roi'][i],
          to(resize_roi_aa(x[i], 80, 200, (*a[i], *b[i])), np.uint8))
     near(f'strips flipped region [{i}]', got['flip'][i],
@@ -408,6 +431,27 @@ for name, value, text in [
     code, err = run(BAD, {**good, name: value}, expect_error=True)
     expect_failure(f'bad {name}: {text}', code, err,
                    text + '; nothing was written')
+
+# nearest copies the pixel, converted once (not through f32): f64 values
+# and i32 past 2^24 come back exactly; the fill of a rotate too.
+NEAREST = """
+pipeline p(a: f64[N, H, W, 1], b: i32[N, H, W, 2]) -> (x: f64[N, 5, 7, 1],
+    y: i32[N, 5, 7, 2], r: i32[N, H, W, 2]) {
+  x = resize(a, size = [5, 7], interp = nearest)
+  y = resize(b, size = [5, 7], interp = nearest)
+  r = rotate(b, angle = 90, interp = nearest, fill = 7)
+}
+"""
+a64 = rng.standard_normal((2, 9, 11, 1))
+b32 = rng.integers(2**24, 2**31 - 1, (2, 9, 11, 2)).astype(np.int32)
+got = run(NEAREST, {'a': a64, 'b': b32})
+ys = np.floor((np.arange(5) + 0.5) * 9 / 5).astype(int)
+xs = np.floor((np.arange(7) + 0.5) * 11 / 7).astype(int)
+check('nearest resize of f64, exact', got['x'], a64[:, ys][:, :, xs])
+check('nearest resize of i32 past 2^24, exact', got['y'], b32[:, ys][:, :, xs])
+check('nearest rotate of i32 past 2^24: pixels or the fill',
+      np.asarray(np.isin(got['r'], np.append(b32.ravel(), 7)).all()),
+      np.asarray(True))
 
 # A literal region against sizes only the run knows is checked then too
 # (its resize would otherwise read, and scale, past the image).
