@@ -931,9 +931,21 @@ bool pipec::checkModule(ModuleAST &module, llvm::SourceMgr &sourceMgr) {
                              "first defined here");
       ok = false;
     }
+    // Names bound to literals are the literals where they are used (each
+    // name is bound once: the parser versions a loop's or an if's).
     bool folded = true;
-    for (BindingAST &binding : pipeline.body)
-      folded &= foldLiteralTrees(binding.value, sourceMgr);
+    llvm::StringMap<const ExprAST *> literals;
+    for (BindingAST &binding : pipeline.body) {
+      folded &= foldLiteralTrees(binding.value, sourceMgr, &literals);
+      const ExprAST &value = *binding.value;
+      bool numbers = llvm::isa<NumberExprAST>(value);
+      if (auto *list = llvm::dyn_cast<ListExprAST>(&value))
+        numbers = llvm::all_of(list->elements, [](const ExprPtr &element) {
+          return llvm::isa<NumberExprAST>(*element);
+        });
+      if (numbers)
+        literals[binding.name] = &value;
+    }
     ok &= folded && PipelineChecker(pipeline, sourceMgr).check();
   }
   return ok;

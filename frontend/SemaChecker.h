@@ -47,8 +47,13 @@ inline DimAST toDim(const pipert::DimExpr &size, llvm::SMLoc loc) {
 /// Replaces literal-only subtrees of `expr` by their folded value, bottom
 /// up (SemaLiterals.cpp). Integer arithmetic that leaves the 64-bit
 /// integers is an error with a caret; false after one.
-bool foldLiteralTrees(std::unique_ptr<ExprAST> &expr,
-                      llvm::SourceMgr &sourceMgr);
+/// With `literals`, a name bound to a number or list literal (after
+/// folding: the map's) is first replaced by a copy of it at the use: such
+/// a name is weakly typed as the literal is (docs/language.md, Literals),
+/// and checked and converted as the literal would be where it is used.
+bool foldLiteralTrees(
+    std::unique_ptr<ExprAST> &expr, llvm::SourceMgr &sourceMgr,
+    const llvm::StringMap<const ExprAST *> *literals = nullptr);
 
 /// The keyword argument `name` of `expr`, or null.
 inline ExprAST *keyword(CallExprAST &expr, llvm::StringRef name) {

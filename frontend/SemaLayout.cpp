@@ -98,13 +98,12 @@ std::optional<DimExpr> PipelineChecker::sizeTerm(ExprAST &expr,
     // A name that is no dim is the likely slip: say so at the name.
     if (auto *name = llvm::dyn_cast<NameExprAST>(&expr)) {
       if (!name->isDim && !knownDims.contains(name->name)) {
-        // A loop's variable is bound once per unrolled iteration, as
-        // i@k (Parser::parseFor): named as written.
-        auto [written, copy] = llvm::StringRef(name->name).split('@');
-        error(expr.getLoc(),
-              "'" + written + "' is not a dim of any parameter (" + what +
-                  " is a size known from the dims" +
-                  (copy.empty() ? ")" : "; a loop's variable is a value)"));
+        // A name an `if` or a `for` rebinds is versioned as name@k
+        // (Parser::parseFor): named as written.
+        llvm::StringRef written = llvm::StringRef(name->name).split('@').first;
+        error(expr.getLoc(), "'" + written + "' is not a dim of any " +
+                                 "parameter (" + what +
+                                 " is a size known from the dims)");
         return std::nullopt;
       }
     }

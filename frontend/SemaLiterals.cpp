@@ -146,8 +146,28 @@ static std::unique_ptr<NumberExprAST> foldLiterals(BinaryOp op,
   return folded;
 }
 
+/// A copy of a number or list literal, at `loc`.
+static std::unique_ptr<ExprAST> copyLiteral(const ExprAST &literal, SMLoc loc) {
+  if (auto *number = llvm::dyn_cast<NumberExprAST>(&literal))
+    return std::make_unique<NumberExprAST>(loc, number->isFloat,
+                                           number->intValue,
+                                           number->floatValue,
+                                           number->exceedsInt64);
+  auto &list = llvm::cast<ListExprAST>(literal);
+  std::vector<ExprPtr> elements;
+  for (const ExprPtr &element : list.elements)
+    elements.push_back(copyLiteral(*element, element->getLoc()));
+  return std::make_unique<ListExprAST>(loc, std::move(elements));
+}
+
 bool sema::foldLiteralTrees(std::unique_ptr<ExprAST> &expr,
-                            llvm::SourceMgr &sourceMgr) {
+                            llvm::SourceMgr &sourceMgr,
+                            const llvm::StringMap<const ExprAST *> *literals) {
+  if (auto *name = llvm::dyn_cast<NameExprAST>(expr.get()); name && literals) {
+    if (auto it = literals->find(name->name); it != literals->end())
+      expr = copyLiteral(*it->second, name->getLoc());
+    return true;
+  }
   auto overflow = [&](SMLoc loc, const llvm::Twine &what) {
     sourceMgr.PrintMessage(loc, llvm::SourceMgr::DK_Error,
                            what + " of integer literals is outside the 64-bit "
@@ -157,7 +177,7 @@ bool sema::foldLiteralTrees(std::unique_ptr<ExprAST> &expr,
   };
   bool ok = true;
   auto fold = [&](std::unique_ptr<ExprAST> &child) {
-    ok &= foldLiteralTrees(child, sourceMgr);
+    ok &= foldLiteralTrees(child, sourceMgr, literals);
   };
   if (auto *binary = llvm::dyn_cast<BinaryExprAST>(expr.get())) {
     fold(binary->lhs);

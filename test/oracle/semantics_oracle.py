@@ -184,4 +184,29 @@ check('u64 + 7 // 0', out['z'], u)
 check('i64 + 3000000000 // 0', out['w'], l)
 check('5 // 0 as a result', out['r'], np.array(0, np.int32))
 
+# A name bound to a literal is that literal where it is used (docs:
+# Literals, Dim expressions): checked and converted there, not first made
+# an i32 or f32 (3000000000 wrapped, 0.1 was rounded to f32, 300 next to
+# u8 saturated); a loop's variable is the literal lo + k, an index too.
+x64 = rng.integers(-2**40, 2**40, 5)
+xs = rng.standard_normal((5, 4)).astype(np.float32)
+out = run('pipeline p(x: i64[N], z: f32[N, 4]) -> (y: i64[N], f: f64[N], '
+          'r: i64, s: f32[N]) {\n'
+          '  n = 3000000000\n  k = 0.1\n  m = n\n'
+          '  y = x + m\n  f = f64(x) * 0 + k\n  r = n\n'
+          '  s = z[:, 0]\n'
+          '  for i in 1 .. 4 max 3 {\n    s = s + z[:, i]\n  }\n}\n',
+          {'x': x64, 'z': xs})
+check('i64 + a name bound to 3000000000', out['y'], x64 + 3000000000)
+check('f64 + a name bound to 0.1', out['f'], x64.astype(np.float64) * 0 + 0.1)
+check('a result bound to a name of a literal', out['r'],
+      np.array(3000000000, np.int64))
+check('x[:, i] with a loop variable', out['s'],
+      ((xs[:, 0] + xs[:, 1]) + xs[:, 2]) + xs[:, 3])
+code, err = run('pipeline p(x: u8[N]) -> (y: u8[N]) {\n  n = 300\n'
+                '  y = x + n\n}\n', {'x': np.zeros(3, np.uint8)},
+                expect_error=True)
+oracle.expect_failure('u8 + a name bound to 300', code, err,
+                      'literal 300 does not fit in u8')
+
 oracle.finish()
