@@ -298,6 +298,13 @@ static int runPipeline(pipe::PipelineOp pipeline, const pipert::Plan &plan) {
                   "' is bf16, which a .npy file cannot hold (NumPy has no "
                   "bf16): run this pipeline from C++ or Python, or return "
                   "f32(" + plan.resultNames[r] + ")");
+  for (int i = 0; i < plan.numParams; ++i)
+    if (plan.buffers[i].dtype == pipert::DType::BF16)
+      return fail("parameter '" + plan.buffers[i].name +
+                  "' is bf16, which a .npy file cannot hold (NumPy has no "
+                  "bf16): run this pipeline from C++ or Python, or declare "
+                  "it f32 and convert it where it is used, bf16(" +
+                  plan.buffers[i].name + ")");
   std::map<std::string, std::string> files;
   for (const std::string &input : inputs) {
     size_t eq = input.find('=');
