@@ -558,6 +558,22 @@ int main(int argc, char **argv) {
       return 1;
     if (ast->pipelines.empty())
       return noPipeline();
+    // --pipeline keeps the one it names, as the later stages do.
+    if (!pipelineName.empty()) {
+      auto named = llvm::find_if(ast->pipelines, [](const auto &pipeline) {
+        return pipeline.name == pipelineName;
+      });
+      if (named == ast->pipelines.end()) {
+        std::string names;
+        for (const auto &pipeline : ast->pipelines)
+          names += (names.empty() ? "" : ", ") + pipeline.name;
+        return fail(source + " has no pipeline named '" + pipelineName +
+                    "' (it has " + names + ")");
+      }
+      pipec::PipelineAST kept = std::move(*named);
+      ast->pipelines.clear();
+      ast->pipelines.push_back(std::move(kept));
+    }
     std::string text;
     llvm::raw_string_ostream os(text);
     pipec::dumpAST(*ast, os);
@@ -570,6 +586,18 @@ int main(int argc, char **argv) {
   if (module->getOps<pipe::PipelineOp>().empty() &&
       !llvm::StringRef(source).ends_with(".mlir"))
     return noPipeline();
+  // --pipeline keeps the one it names for every stage, --emit=mlir and
+  // fused included.
+  if (!pipelineName.empty()) {
+    std::string why;
+    Operation *named = pipec::findPipeline(*module, pipelineName, why);
+    if (!named)
+      return fail(source + " " + why);
+    for (pipe::PipelineOp other :
+         llvm::make_early_inc_range(module->getOps<pipe::PipelineOp>()))
+      if (other.getOperation() != named)
+        other.erase();
+  }
   if (emitAction == Emit::MLIR && !runMode) {
     std::string text;
     llvm::raw_string_ostream os(text);
