@@ -533,6 +533,19 @@ int main(int argc, char **argv) {
         return fail("--" + option->ArgStr.str() +
                     " is an option of pipec run (pipec run FILE.pipe "
                     "--input NAME=FILE.npy ... --output DIR)");
+  // And the options of the printing stages are errors in a run, which
+  // would ignore them.
+  const cl::Option *printOptions[] = {&emitAction, &outputPath, &report,
+                                      &dimSizes,   &gpuArch,    &cppNamespace,
+                                      &noKernelImages};
+  if (runMode)
+    for (const cl::Option *option : printOptions)
+      if (option->getNumOccurrences())
+        return fail((option->ArgStr.size() == 1 ? "-" : "--") +
+                    option->ArgStr.str() +
+                    " is an option of pipec FILE.pipe --emit=... or "
+                    "--report=..., which print; pipec run runs the pipeline "
+                    "and writes its results to --output");
   if (!dimSizes.empty() && report.empty())
     return fail("--dims sizes the byte counts of --report=transfers; give "
                 "--report=transfers too");
