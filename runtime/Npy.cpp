@@ -104,6 +104,19 @@ Result<HostTensor> pipert::readNpy(const std::string &path) {
   if (open == std::string::npos || header[open] != '{' ||
       header.find('}') == std::string::npos)
     return bad("its header is not a dict ({'descr': ..., 'shape': ...})");
+  // NumPy's writer puts each key once and no NUL in the text; a header that
+  // does otherwise was not written by it (and would be read differently:
+  // Python takes a repeated key's last value).
+  if (header.find('\0') != std::string::npos)
+    return bad("its header holds a NUL byte");
+  for (const char *key : {"descr", "fortran_order", "shape"}) {
+    const std::string quoted = std::string("'") + key + "'";
+    size_t first = header.find(quoted);
+    if (first == std::string::npos)
+      return bad(std::string("its header has no '") + key + "'");
+    if (header.find(quoted, first + 1) != std::string::npos)
+      return bad(std::string("its header has '") + key + "' twice");
+  }
   std::string descr = findValue(header, "descr");
   if (!descr.empty() && descr.front() == '[')
     return bad("a structured dtype (fields) is not a tensor Pipe can read");
@@ -111,7 +124,10 @@ Result<HostTensor> pipert::readNpy(const std::string &path) {
     return bad("no dtype");
   descr = descr.substr(1, descr.size() - 2);
   // Without a byte order ('u1', 'f4'), NumPy reads the machine's: little.
-  if (!descr.empty() && std::isalpha(static_cast<unsigned char>(descr[0])))
+  // (Only a type code and a size: 'bfloat16' is named as written.)
+  if (descr.size() >= 2 && descr.size() <= 3 &&
+      std::isalpha(static_cast<unsigned char>(descr[0])) &&
+      std::isdigit(static_cast<unsigned char>(descr[1])))
     descr = "<" + descr;
   if (descr.size() > 1 && descr[0] == '=') // native: little-endian here
     descr[0] = '<';

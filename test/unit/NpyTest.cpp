@@ -79,6 +79,29 @@ TEST(Npy, RejectsWhatItCannotRead) {
         std::string(8, '\0'));
   EXPECT_NE(pipert::readNpy(path).status().message().find("shorter"),
             std::string::npos);
+  // Headers NumPy's writer never makes: a key twice (Python would take the
+  // last), a key missing, a NUL in the text; a dtype name that is no type
+  // code is named as written.
+  write("{'descr': '<f4', 'descr': '<f8', 'fortran_order': False, "
+        "'shape': (1,), }",
+        std::string(8, '\0'));
+  EXPECT_NE(pipert::readNpy(path).status().message().find(
+                "its header has 'descr' twice"),
+            std::string::npos);
+  write("{'descr': '<f4', 'shape': (1,), }", std::string(4, '\0'));
+  EXPECT_NE(pipert::readNpy(path).status().message().find(
+                "its header has no 'fortran_order'"),
+            std::string::npos);
+  write(std::string("{'descr': '<f4', 'fortran_order': False, 'shape': "
+                    "(1,), ") +
+            '\0' + "}",
+        std::string(4, '\0'));
+  EXPECT_NE(pipert::readNpy(path).status().message().find("NUL"),
+            std::string::npos);
+  write("{'descr': 'bfloat16', 'fortran_order': False, 'shape': (1,), }",
+        std::string(2, '\0'));
+  EXPECT_NE(pipert::readNpy(path).status().message().find("dtype 'bfloat16'"),
+            std::string::npos);
   // Issue 15: shapes whose byte count overflows 63 bits (one wrapped to 24
   // elements and was read), a terabyte claimed by a small file (it was
   // allocated first), a dim past the range of a long long, and bytes after
