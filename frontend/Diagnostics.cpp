@@ -15,7 +15,7 @@ using namespace llvm;
 namespace {
 
 /// `line` as the terminal shows it, tabs expanded to stops of 8 (as LLVM
-/// prints a source line), and the column at which byte `column` of it
+/// prints a source line), other control bytes as '?', and the column at which byte `column` of it
 /// starts there: UTF-8 characters take their display width (two for wide
 /// ones); an invalid sequence counts a column a byte.
 std::string expandLine(StringRef line, size_t column, size_t *displayColumn) {
@@ -32,6 +32,14 @@ std::string expandLine(StringRef line, size_t column, size_t *displayColumn) {
       size_t next = (width / 8 + 1) * 8;
       shown.append(next - width, ' ');
       width = next;
+      ++i;
+      continue;
+    }
+    // Other control bytes (a NUL would end the line on a terminal) as a
+    // '?' of one column, the caret under it where it points there.
+    if (c < 0x20 || c == 0x7F) {
+      shown += '?';
+      ++width;
       ++i;
       continue;
     }
@@ -62,7 +70,9 @@ std::string expandLine(StringRef line, size_t column, size_t *displayColumn) {
 void pipec::printSourceDiagnostic(const SMDiagnostic &diag, raw_ostream &os) {
   StringRef line = diag.getLineContents();
   if (diag.getLineNo() < 0 || diag.getColumnNo() < 0 ||
-      all_of(line, [](char c) { return isASCII(c); })) {
+      all_of(line, [](char c) {
+        return isASCII(c) && (c == '\t' || (c >= 0x20 && c != 0x7F));
+      })) {
     diag.print(nullptr, os, os.has_colors());
     return;
   }

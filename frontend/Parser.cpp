@@ -31,10 +31,29 @@ bool Parser::error(SMLoc loc, const llvm::Twine &message,
 }
 
 /// How a diagnostic names `token`: "end of line", or its text quoted.
+/// A token's text for a message: control bytes and stray UTF-8 bytes as
+/// \xNN (a NUL printed raw cut the message short), characters as written.
+static std::string printableTokenText(llvm::StringRef text) {
+  std::string printed;
+  bool wholeCharacter =
+      text.size() > 1 && static_cast<unsigned char>(text[0]) >= 0xC0;
+  for (char ch : text) {
+    unsigned char byte = static_cast<unsigned char>(ch);
+    if ((byte < 0x20 || byte == 0x7F || byte >= 0x80) && !wholeCharacter) {
+      char escaped[8];
+      std::snprintf(escaped, sizeof escaped, "\\x%02x", byte);
+      printed += escaped;
+    } else {
+      printed += ch;
+    }
+  }
+  return printed;
+}
+
 static std::string describeToken(const Token &token) {
   if (token.is(TokenKind::Eof) || token.is(TokenKind::Newline))
     return getTokenKindName(token.kind);
-  return ("'" + token.text + "'").str();
+  return "'" + printableTokenText(token.text) + "'";
 }
 
 bool Parser::consumeIf(TokenKind kind) {
@@ -828,24 +847,9 @@ ExprPtr Parser::parsePrimary() {
       return nullptr;
     return inner;
   }
-  case TokenKind::Error: {
-    // Control bytes and stray UTF-8 bytes as \xNN; characters as written.
-    std::string text;
-    bool wholeCharacter = tok.text.size() > 1 &&
-                          static_cast<unsigned char>(tok.text[0]) >= 0xC0;
-    for (char ch : tok.text) {
-      unsigned char byte = static_cast<unsigned char>(ch);
-      if ((byte < 0x20 || byte == 0x7F || byte >= 0x80) && !wholeCharacter) {
-        char escaped[8];
-        std::snprintf(escaped, sizeof escaped, "\\x%02x", byte);
-        text += escaped;
-      } else {
-        text += ch;
-      }
-    }
-    error(loc, "invalid token '" + text + "'");
+  case TokenKind::Error:
+    error(loc, "invalid token '" + printableTokenText(tok.text) + "'");
     return nullptr;
-  }
   default: {
     error(loc, "expected an expression, found " + describeToken(tok));
     return nullptr;
