@@ -142,14 +142,17 @@ Result<HostTensor> pipeimg::readImageFolder(const std::string &dir) {
     return Status::error("folder '" + dir + "' has no .png, .jpg or .jpeg file");
   std::sort(names.begin(), names.end());
   std::vector<HostTensor> images;
+  auto pathOf = [&](const std::string &name) {
+    return dir + (endsWith(dir, "/") ? "" : "/") + name;
+  };
   for (const std::string &name : names) {
-    std::string path = dir + (endsWith(dir, "/") ? "" : "/") + name;
+    std::string path = pathOf(name);
     auto image = readImage(path);
     if (!image)
       return image.status();
     if (!images.empty() && image->shape() != images.front().shape())
       return Status::error("'" + path + "' is " + image->describe() +
-                           " but '" + names.front() + "' is " +
+                           " but '" + pathOf(names.front()) + "' is " +
                            images.front().describe() +
                            ": the images of a folder are one batch");
     images.push_back(image.take());
