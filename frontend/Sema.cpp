@@ -663,6 +663,21 @@ static Accepts acceptsOf(BinaryOp op) {
   return spelling->accepts;
 }
 
+/// The weak type of an operation on dims and literals alone, with at least
+/// one dim (`W - 1`, `min(H, W)`), computed in `dtype`; none otherwise.
+static std::optional<ExprType> weakDimType(llvm::ArrayRef<ExprAST *> operands,
+                                           const std::vector<DimAST> &dims,
+                                           llvm::StringRef dtype) {
+  if (!llvm::all_of(operands,
+                    [](ExprAST *e) { return e->type.isWeakLiteral(); }) ||
+      !llvm::any_of(operands, [](ExprAST *e) { return e->type.weakDim; }))
+    return std::nullopt;
+  ExprType type{"", dims};
+  type.weakFloat = isFloatDType(dtype);
+  type.weakDim = true;
+  return type;
+}
+
 static bool isComparison(BinaryOp op) {
   return op == BinaryOp::Eq || op == BinaryOp::Ne || op == BinaryOp::Lt ||
          op == BinaryOp::Le || op == BinaryOp::Gt || op == BinaryOp::Ge;
@@ -705,13 +720,9 @@ bool PipelineChecker::checkBinary(BinaryExprAST &expr) {
   expr.type = ExprType{isComparison(expr.op) ? "bool" : *dtype, *dims};
   // Arithmetic on dims (and literals) alone stays weakly typed, computed
   // in i64 (f32 with a float): `W - 1` takes the other operand's dtype.
-  const ExprType &l = expr.lhs->type, &r = expr.rhs->type;
-  if (l.isWeakLiteral() && r.isWeakLiteral() && (l.weakDim || r.weakDim) &&
-      !isComparison(expr.op)) {
-    expr.type = ExprType{"", *dims};
-    expr.type.weakFloat = l.weakFloat || r.weakFloat || *dtype == "f32";
-    expr.type.weakDim = true;
-  }
+  if (!isComparison(expr.op))
+    if (std::optional<ExprType> weak = weakDimType(operands, *dims, *dtype))
+      expr.type = *weak;
   return true;
 }
 
@@ -908,15 +919,9 @@ bool PipelineChecker::checkElementwiseCall(CallExprAST &expr) {
   // A function of dims and literals alone (`min(H, W)`) is weakly typed,
   // as their arithmetic is (checkBinary): computed in its operand dtype,
   // its user converts it.
-  if (callee != "select" && llvm::all_of(args, [](ExprAST *arg) {
-        return arg->type.isWeakLiteral();
-      }) && llvm::any_of(args, [](ExprAST *arg) {
-        return arg->type.weakDim;
-      })) {
-    expr.type = ExprType{"", *dims};
-    expr.type.weakFloat = isFloatDType(*dtype);
-    expr.type.weakDim = true;
-  }
+  if (callee != "select")
+    if (std::optional<ExprType> weak = weakDimType(args, *dims, *dtype))
+      expr.type = *weak;
   return true;
 }
 
