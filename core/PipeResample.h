@@ -189,18 +189,28 @@ PIPE_HD const float *pipe_resample_param(const float *param, int transform,
   return param + (sample / divisor) * pipe_resample_param_size(transform);
 }
 
+/// Where input pixel (y, x) reads under `border`: itself inside `box`,
+/// the nearest edge pixel for clamp (y and x moved there); false where it
+/// reads the fill instead (constant).
+PIPE_HD bool pipe_resample_locate(const pipe_box &box, int border,
+                                  long long *y, long long *x) {
+  if (*y < box.y0 || *y >= box.y1 || *x < box.x0 || *x >= box.x1) {
+    if (border == PIPE_CONSTANT)
+      return false;
+    *y = *y < box.y0 ? box.y0 : *y >= box.y1 ? box.y1 - 1 : *y;
+    *x = *x < box.x0 ? box.x0 : *x >= box.x1 ? box.x1 - 1 : *x;
+  }
+  return true;
+}
+
 /// Channel `ch` of input pixel (y, x) of one sample (rows of w pixels of
 /// `channels`), or the border's value outside `box`.
 template <typename T>
 PIPE_HD float pipe_resample_read(const T *in, const pipe_box &box, long long w,
                                  long long channels, long long ch, long long y,
                                  long long x, int border, float fill) {
-  if (y < box.y0 || y >= box.y1 || x < box.x0 || x >= box.x1) {
-    if (border == PIPE_CONSTANT)
-      return fill;
-    y = y < box.y0 ? box.y0 : y >= box.y1 ? box.y1 - 1 : y;
-    x = x < box.x0 ? box.x0 : x >= box.x1 ? box.x1 - 1 : x;
-  }
+  if (!pipe_resample_locate(box, border, &y, &x))
+    return fill;
   return pipe_cast<float>(in[(y * w + x) * channels + ch]);
 }
 
@@ -419,17 +429,10 @@ PIPE_HD void pipe_resample_pixel(const T *in, long long h, long long w,
     // The pixel itself, converted once (not through f32: f64 values and
     // integers past 2^24 come back as they were), or the fill.
     long long y = (long long)pipe_floorf(py), x = (long long)pipe_floorf(px);
-    if (y < box.y0 || y >= box.y1 || x < box.x0 || x >= box.x1) {
-      if (border == PIPE_CONSTANT) {
-        for (long long ch = 0; ch < channels; ++ch)
-          out[ch] = pipe_cast<Out>(fill);
-        return;
-      }
-      y = y < box.y0 ? box.y0 : y >= box.y1 ? box.y1 - 1 : y;
-      x = x < box.x0 ? box.x0 : x >= box.x1 ? box.x1 - 1 : x;
-    }
+    const bool inside = pipe_resample_locate(box, border, &y, &x);
     for (long long ch = 0; ch < channels; ++ch)
-      out[ch] = pipe_cast<Out>(in[(y * w + x) * channels + ch]);
+      out[ch] = inside ? pipe_cast<Out>(in[(y * w + x) * channels + ch])
+                       : pipe_cast<Out>(fill);
     return;
   }
   px = px - 0.5f;
