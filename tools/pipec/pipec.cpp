@@ -290,21 +290,23 @@ static std::string describePlan(const pipert::Plan &plan) {
 
 /// `pipec run`: binds --input files to parameters, runs, writes results.
 static int runPipeline(pipe::PipelineOp pipeline, const pipert::Plan &plan) {
-  // Results are written as .npy files, which have no bf16: said before
-  // anything runs rather than after.
-  for (size_t r = 0; r < plan.results.size(); ++r)
-    if (plan.buffers[plan.results[r]].dtype == pipert::DType::BF16)
-      return fail("result '" + plan.resultNames[r] +
-                  "' is bf16, which a .npy file cannot hold (NumPy has no "
-                  "bf16): run this pipeline from C++ or Python, or return "
-                  "f32(" + plan.resultNames[r] + ")");
+  // Parameters are read from and results written as .npy files, which
+  // have no bf16: said before anything runs rather than after.
+  auto noBF16 = [](const std::string &what, const std::string &name,
+                   const std::string &wayOut) {
+    return fail(what + " '" + name +
+                "' is bf16, which a .npy file cannot hold (NumPy has no "
+                "bf16): run this pipeline from C++ or Python, or " + wayOut);
+  };
   for (int i = 0; i < plan.numParams; ++i)
     if (plan.buffers[i].dtype == pipert::DType::BF16)
-      return fail("parameter '" + plan.buffers[i].name +
-                  "' is bf16, which a .npy file cannot hold (NumPy has no "
-                  "bf16): run this pipeline from C++ or Python, or declare "
-                  "it f32 and convert it where it is used, bf16(" +
-                  plan.buffers[i].name + ")");
+      return noBF16("parameter", plan.buffers[i].name,
+                    "declare it f32 and convert it where it is used, bf16(" +
+                        plan.buffers[i].name + ")");
+  for (size_t r = 0; r < plan.results.size(); ++r)
+    if (plan.buffers[plan.results[r]].dtype == pipert::DType::BF16)
+      return noBF16("result", plan.resultNames[r],
+                    "return f32(" + plan.resultNames[r] + ")");
   std::map<std::string, std::string> files;
   for (const std::string &input : inputs) {
     size_t eq = input.find('=');
