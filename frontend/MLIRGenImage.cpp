@@ -488,13 +488,10 @@ Value Generator::randintBound(const ExprAST *bound, bool isLo,
   const std::vector<DimAST> &dims = call.type.dims;
   const std::string &dtype = call.type.dtype;
   llvm::StringRef paramDType = dtype == "u64" ? "u64" : "i64";
-  unsigned bits = pipec::getDTypeBits(dtype);
-  if (llvm::isa<NumberExprAST, ListExprAST>(*bound) || bits >= 64)
+  if (llvm::isa<NumberExprAST, ListExprAST>(*bound) ||
+      pipec::getDTypeBits(dtype) >= 64)
     return operand(*bound, paramDType, dims, where);
-  bool isUnsigned = pipec::isUnsignedDType(dtype);
-  int64_t least = isUnsigned ? 0 : -(int64_t(1) << (bits - 1));
-  int64_t most = isUnsigned ? (int64_t(1) << bits) - 1
-                            : (int64_t(1) << (bits - 1)) - 1;
+  auto [least, most] = pipec::getIntegerRange(dtype);
   std::string at = pipe::describeLocation(where);
   Value given = emitExpr(*bound, paramDType);
   // "randint at f.pipe:2:7: hi of element [3] is 300" ("hi is" alone for
@@ -505,10 +502,11 @@ Value Generator::randintBound(const ExprAST *bound, bool isLo,
                           ? " is {value}"
                           : " of element {at} is {value}");
   Value value =
-      isLo ? checkedRange(given, std::to_string(least), std::to_string(most),
+      isLo ? checkedRange(given, std::to_string(int64_t(least)),
+                          std::to_string(int64_t(most)),
                           what + ", which " + dtype + " cannot hold", where)
            : checkedRange(given, "0 - 9223372036854775807 - 1",
-                          std::to_string(most + 1),
+                          std::to_string(int64_t(most) + 1),
                           what + ": it draws up to hi - 1, which " + dtype +
                               " cannot hold",
                           where);

@@ -46,6 +46,14 @@ unsigned pipec::getDTypeBits(llvm::StringRef name) {
   return bits;
 }
 
+std::pair<__int128, __int128> pipec::getIntegerRange(llvm::StringRef name) {
+  assert(isIntegerDType(name) && name != "bool" && "not an integer dtype");
+  unsigned bits = getDTypeBits(name);
+  if (isUnsignedDType(name))
+    return {0, (__int128(1) << bits) - 1};
+  return {-(__int128(1) << (bits - 1)), (__int128(1) << (bits - 1)) - 1};
+}
+
 std::optional<std::string> pipec::promoteDTypes(llvm::StringRef a,
                                                 llvm::StringRef b) {
   if (a == b)
@@ -415,16 +423,9 @@ bool PipelineChecker::checkLiteralFits(const ExprAST &literal,
     return error(literal.getLoc(), "a number cannot be a bool value; write "
                                    "true or false, or compare, e.g. x != 0");
   int64_t value = number->intValue;
-  unsigned bits = getDTypeBits(dtype);
-  bool fits;
-  if (number->exceedsInt64)
-    fits = dtype == "u64";
-  else if (isUnsignedDType(dtype))
-    fits = value >= 0 && (bits == 64 || uint64_t(value) < (uint64_t(1) << bits));
-  else
-    fits = bits == 64 || (value >= -(int64_t(1) << (bits - 1)) &&
-                          value < (int64_t(1) << (bits - 1)));
-  if (!fits)
+  auto [least, most] = getIntegerRange(dtype);
+  const __int128 exact = number->exactValue();
+  if (exact < least || exact > most)
     return error(literal.getLoc(),
                  "literal " +
                      (number->exceedsInt64 ? std::to_string(uint64_t(value))

@@ -32,6 +32,8 @@ bool isFloatDType(llvm::StringRef name);
 bool isUnsignedDType(llvm::StringRef name);
 bool isIntegerDType(llvm::StringRef name);
 unsigned getDTypeBits(llvm::StringRef name);
+/// The least and the greatest value of integer dtype `name` (not bool).
+std::pair<__int128, __int128> getIntegerRange(llvm::StringRef name);
 
 /// The dtype two tensors of dtypes `a` and `b` are converted to before a
 /// binary op (see docs/language.md), or nullopt when none holds both.

@@ -239,10 +239,7 @@ bool PipelineChecker::checkRandomOp(CallExprAST &expr) {
     for (const ExprAST *literal : literalsOf(*hi)) {
       // hi itself is never drawn: hi - 1 must fit.
       std::optional<__int128> bound = exact(*literal);
-      unsigned bits = getDTypeBits(dtype);
-      __int128 most = isUnsignedDType(dtype) ? (__int128(1) << bits) - 1
-                                             : (__int128(1) << (bits - 1)) - 1;
-      if (bound && *bound - 1 > most)
+      if (bound && *bound - 1 > getIntegerRange(dtype).second)
         return error(literal->getLoc(), "randint's hi " + text(*bound) +
                                             " draws up to " + text(*bound - 1) +
                                             ", which " + dtype +
