@@ -18,6 +18,13 @@ the remaining 3 points are made of:
   div_cs     div, its stores evict-first (st.global.cs)
   div_plane  div, a block storing one plane (three blocks a group-block
              read the same words; _cs: and evict-first)
+  rows4      div, a block taking 4 output rows of one sample (the shape the
+             bulk variants share)
+  bulkld R   rows4's shape, R rows, each row's crop copied into shared
+             memory by the copy engine (cp.async.bulk on an mbarrier)
+  bulkst R   the threads' loads, the three planes staged in shared memory
+             and written by three bulk stores
+  bulk R     both
 and Pipe's generated entry (clamp), the cast of the same bytes and a copy
 of the same bytes beside them. Timing as BenchUtil.h: L2 flushed before each
 call, the median of CUDA-event-timed calls.
@@ -142,6 +149,123 @@ CMN(cmn_lut, LUT, false)
 CMN(cmn_nomath, NOMATH, false)
 CMN(cmn_div_check, DIV, true)
 CMN(cmn_lut_check, LUT, true)
+
+// The copy engine's bulk copies (sm_90): a block takes R output rows of one
+// sample. LOAD: thread 0 copies each row's crop (its 16-byte aligned cover,
+// up to 704 bytes) into shared memory, completing on an mbarrier, and the
+// threads read their 12 bytes there; else the words straight from global
+// memory as cmn_group. STORE: the block's three planes (R rows each, one
+// contiguous run of R * 896 bytes a plane) are staged in shared memory and
+// written by three bulk stores; else each thread stores its float4s.
+__device__ __forceinline__ unsigned smem_addr(const void *p) {
+  return (unsigned)__cvta_generic_to_shared(p);
+}
+template <int R, bool LOAD, bool STORE>
+__device__ __forceinline__ void cmn_bulk(
+    const unsigned char *__restrict__ in, const int *__restrict__ anchor,
+    const unsigned char *__restrict__ mirror, const float *__restrict__ mean,
+    const float *__restrict__ sd, float *__restrict__ out, int N, int H,
+    int W) {
+  __shared__ __align__(128) unsigned char rows[LOAD ? R : 1][704];
+  __shared__ __align__(128) float stage[STORE ? 3 : 1][STORE ? R * 224 : 4];
+  __shared__ __align__(8) unsigned long long bar;
+  constexpr int per = 224 / R;
+  const int s = blockIdx.x / per, y0 = (blockIdx.x % per) * R;
+  const int t = threadIdx.x, r = t / 56, x0 = (t % 56) * 4;
+  const int ay = __ldg(anchor + 2 * s), ax = __ldg(anchor + 2 * s + 1);
+  const bool m = __ldg(mirror + s) != 0;
+  const int p0 = m ? 220 - x0 : x0; // the first source pixel of the 4
+  unsigned v[4][3];
+  if (LOAD) {
+    if (t == 0) {
+      asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(smem_addr(&bar)));
+      asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+    }
+    __syncthreads();
+    if (t == 0) {
+      unsigned total = 0;
+      unsigned long long from[R];
+      unsigned len[R];
+#pragma unroll
+      for (int k = 0; k < R; ++k) {
+        unsigned long long at = (unsigned long long)(in + ((size_t)s * H + ay + y0 + k) * W * 3 + 3 * ax);
+        unsigned long long a0 = at & ~15ull, a1 = (at + 672 + 15) & ~15ull;
+        from[k] = a0;
+        len[k] = (unsigned)(a1 - a0);
+        total += len[k];
+      }
+      asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(smem_addr(&bar)), "r"(total) : "memory");
+#pragma unroll
+      for (int k = 0; k < R; ++k)
+        asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];"
+                     ::"r"(smem_addr(rows[k])), "l"(from[k]), "r"(len[k]), "r"(smem_addr(&bar)) : "memory");
+    }
+    unsigned done = 0;
+    while (!done)
+      asm volatile("{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [%1], 0; selp.u32 %0, 1, 0, p; }"
+                   : "=r"(done) : "r"(smem_addr(&bar)) : "memory");
+    const unsigned sh = (unsigned)((unsigned long long)(in + ((size_t)s * H + ay + y0 + r) * W * 3 + 3 * ax) & 15ull);
+    const unsigned char *b = rows[r] + sh + 3 * p0;
+#pragma unroll
+    for (int j = 0; j < 4; ++j)
+#pragma unroll
+      for (int c = 0; c < 3; ++c)
+        v[j][c] = b[3 * (m ? 3 - j : j) + c];
+  } else {
+    const unsigned char *row = in + ((size_t)s * H + ay + y0 + r) * W * 3;
+    unsigned long long at = (unsigned long long)(row + 3 * (ax + p0));
+    const unsigned *w = reinterpret_cast<const unsigned *>(at & ~3ull);
+    unsigned sh = unsigned(at & 3) * 8, raw[4], u[3];
+#pragma unroll
+    for (int k = 0; k < 4; ++k)
+      raw[k] = __ldg(w + k);
+#pragma unroll
+    for (int k = 0; k < 3; ++k)
+      u[k] = __funnelshift_r(raw[k], raw[k + 1], sh);
+#pragma unroll
+    for (int j = 0; j < 4; ++j)
+#pragma unroll
+      for (int c = 0; c < 3; ++c) {
+        const int a = 3 * (m ? 3 - j : j) + c;
+        v[j][c] = (u[a / 4] >> (8 * (a % 4))) & 255u;
+      }
+  }
+#pragma unroll
+  for (int c = 0; c < 3; ++c) {
+    const float mu = __ldg(mean + c), dv = __ldg(sd + c);
+    const float4 o = make_float4(((float)v[0][c] - mu) / dv, ((float)v[1][c] - mu) / dv,
+                                 ((float)v[2][c] - mu) / dv, ((float)v[3][c] - mu) / dv);
+    if (STORE)
+      *reinterpret_cast<float4 *>(&stage[c][r * 224 + x0]) = o;
+    else
+      *reinterpret_cast<float4 *>(out + (((size_t)s * 3 + c) * 224 + y0 + r) * 224 + x0) = o;
+  }
+  if (STORE) {
+    asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+    __syncthreads();
+    if (t < 3) {
+      float *to = out + (((size_t)s * 3 + t) * 224 + y0) * 224;
+      asm volatile("cp.async.bulk.global.shared::cta.bulk_group [%0], [%1], %2;"
+                   ::"l"(to), "r"(smem_addr(stage[t])), "r"(R * 896) : "memory");
+      asm volatile("cp.async.bulk.commit_group;" ::: "memory");
+      asm volatile("cp.async.bulk.wait_group.read 0;" ::: "memory");
+    }
+  }
+}
+#define CMN_BULK(NAME, R, LOAD, STORE)                                         \
+  extern "C" __global__ void __launch_bounds__(R * 56)                         \
+      NAME(const unsigned char *in, const int *anchor,                         \
+           const unsigned char *mirror, const float *mean, const float *sd,    \
+           float *out, unsigned groups, int N, int H, int W) {                 \
+    cmn_bulk<R, LOAD, STORE>(in, anchor, mirror, mean, sd, out, N, H, W);      \
+  }
+CMN_BULK(cmn_rows4, 4, false, false)
+CMN_BULK(cmn_bulkld4, 4, true, false)
+CMN_BULK(cmn_bulkld8, 8, true, false)
+CMN_BULK(cmn_bulkst4, 4, false, true)
+CMN_BULK(cmn_bulkst8, 8, false, true)
+CMN_BULK(cmn_bulk4, 4, true, true)
+CMN_BULK(cmn_bulk8, 8, true, true)
 extern "C" __global__ void __launch_bounds__(256)
     cmn_div_cs(const unsigned char *in, const int *anchor,
                const unsigned char *mirror, const float *mean, const float *sd,
@@ -252,6 +376,14 @@ def main():
         f = hand.get_function(name)
         grid = (3 * blocks(groups)[0],)
         variants.append((name, (lambda f=f, grid=grid: f(grid, (256,), hargs)),
+                         "exact"))
+
+    for name, rows in (("cmn_rows4", 4), ("cmn_bulkld4", 4), ("cmn_bulkld8", 8),
+                       ("cmn_bulkst4", 4), ("cmn_bulkst8", 8), ("cmn_bulk4", 4),
+                       ("cmn_bulk8", 8)):
+        f = hand.get_function(name)
+        variants.append((name, (lambda f=f, rows=rows: f((N * (224 // rows),),
+                                                           (56 * rows,), hargs)),
                          "exact"))
 
     # What each computes, once, on a poisoned output.
