@@ -240,6 +240,11 @@ struct SinkIndexMapThroughElementwise
       moved->setOperand(sourceIndex, operand);
       moved->getResult(0).setType(
           withElementType(resultType, operandType.getElementType()));
+      // A fill (a crop's or pad's, of the map's dtype) is never read by a
+      // total map: the operand's dtype's zero keeps the op valid.
+      if (moved->getAttrOfType<TypedAttr>("fill"))
+        moved->setAttr("fill",
+                       rewriter.getZeroAttr(operandType.getElementType()));
       operands.push_back(moved->getResult(0));
     }
     Operation *computed = rewriter.clone(*producer);
@@ -594,6 +599,8 @@ LogicalResult CropOp::verify() {
   if (result.getRank() != input.getRank() ||
       result.getElementType() != input.getElementType())
     return emitOpError() << "keeps the input's rank and dtype";
+  if (getFill().getType() != input.getElementType())
+    return emitOpError() << "fill must be of the input's dtype";
   for (int64_t d = 0; d < input.getRank(); ++d)
     if (!llvm::is_contained(getAxes(), d) &&
         dimSize(input, d) != dimSize(result, d))
@@ -674,6 +681,8 @@ LogicalResult PadOp::verify() {
   if (result.getRank() != input.getRank() ||
       result.getElementType() != input.getElementType())
     return emitOpError() << "keeps the input's rank and dtype";
+  if (getFill().getType() != input.getElementType())
+    return emitOpError() << "fill must be of the input's dtype";
   for (int64_t d = 0; d < input.getRank(); ++d) {
     DimExpr expected = dimSize(input, d);
     for (auto [axis, before, after] :

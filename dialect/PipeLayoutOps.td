@@ -118,15 +118,17 @@ def Pipe_CropOp : Pipe_Op<"crop", [Pure,
     an absolute anchor and shape). Where a window leaves the input,
     `out_of_bounds` says what happens: `error` (the pipeline fails, naming
     the sample: a check the runtime makes), `pad` (those positions get
-    `fill`), `clamp` (the nearest edge element, as border = clamp).
+    `fill`), `clamp` (the nearest edge element, as border = clamp). `fill`
+    is a value of the input's dtype (the frontend converts the literal as a
+    cast does), so a 64-bit integer fill is exact.
 
     ```mlir
-    %c = pipe.crop %x anchors(%ay, %ax : tensor<?xsi32, ["N"]>, tensor<?xsi32, ["N"]>) axes [1, 2] out_of_bounds pad fill 0.0 : tensor<?x?x?x3xui8, ["N", "H", "W"]> to tensor<?x224x224x3xui8, ["N"]>
+    %c = pipe.crop %x anchors(%ay, %ax : tensor<?xsi32, ["N"]>, tensor<?xsi32, ["N"]>) axes [1, 2] out_of_bounds pad fill 0 : ui8 : tensor<?x?x?x3xui8, ["N", "H", "W"]> to tensor<?x224x224x3xui8, ["N"]>
     ```
   }];
   let arguments = (ins Pipe_Tensor:$input, Variadic<Pipe_Tensor>:$anchors,
                        DenseI64ArrayAttr:$axes, Pipe_OutOfBounds:$out_of_bounds,
-                       F64Attr:$fill);
+                       TypedAttrInterface:$fill);
   let results = (outs Pipe_Tensor:$result);
   let assemblyFormat = [{
     $input `anchors` `(` $anchors `:` type($anchors) `)` `axes` $axes
@@ -173,12 +175,12 @@ def Pipe_PadOp : Pipe_Op<"pad", [Pure,
     `reflect101` (dcb|abcd|cba) or `wrap`.
 
     ```mlir
-    %p = pipe.pad %x axes [1] before ["0"] after ["32 * ceil(H / 32) - H"] border constant fill 0.0 : tensor<?x?xui8, ["N", "H"]> to tensor<?x?xui8, ["N", "32 * ceil(H / 32)"]>
+    %p = pipe.pad %x axes [1] before ["0"] after ["32 * ceil(H / 32) - H"] border constant fill 0 : ui8 : tensor<?x?xui8, ["N", "H"]> to tensor<?x?xui8, ["N", "32 * ceil(H / 32)"]>
     ```
   }];
   let arguments = (ins Pipe_Tensor:$input, DenseI64ArrayAttr:$axes,
                        StrArrayAttr:$before, StrArrayAttr:$after,
-                       Pipe_Border:$border, F64Attr:$fill);
+                       Pipe_Border:$border, TypedAttrInterface:$fill);
   let results = (outs Pipe_Tensor:$result);
   let assemblyFormat = [{
     $input `axes` $axes `before` $before `after` $after `border` $border

@@ -101,6 +101,50 @@ TypedAttr Generator::literalAttr(const NumberExprAST &number,
   return builder.getIntegerAttr(type, number.intValue);
 }
 
+TypedAttr Generator::convertedLiteralAttr(const NumberExprAST *literal,
+                                          Type element) {
+  if (!literal)
+    return cast<TypedAttr>(builder.getZeroAttr(element));
+  const NumberExprAST &number = *literal;
+  if (element.isInteger(1))
+    return builder.getBoolAttr(number.isFloat ? number.floatValue != 0
+                                              : number.exactValue() != 0);
+  if (auto floatType = dyn_cast<FloatType>(element)) {
+    // One rounding, from the literal's exact value to the dtype.
+    llvm::APFloat value(floatType.getFloatSemantics());
+    bool lost;
+    if (number.isFloat) {
+      value = llvm::APFloat(number.floatValue);
+      value.convert(floatType.getFloatSemantics(),
+                    llvm::APFloat::rmNearestTiesToEven, &lost);
+    } else {
+      __int128 exact = number.exactValue();
+      uint64_t words[2] = {uint64_t(exact), uint64_t(exact >> 64)};
+      value.convertFromAPInt(llvm::APInt(128, words), /*IsSigned=*/true,
+                             llvm::APFloat::rmNearestTiesToEven);
+    }
+    return builder.getFloatAttr(element, value);
+  }
+  unsigned bits = element.getIntOrFloatBitWidth();
+  bool isUnsigned = element.isUnsignedInteger();
+  __int128 lo = isUnsigned ? 0 : -(__int128(1) << (bits - 1));
+  __int128 hi = isUnsigned ? (__int128(1) << bits) - 1
+                           : (__int128(1) << (bits - 1)) - 1;
+  __int128 value;
+  if (number.isFloat) {
+    // Literals are finite (the parser says so); 2^127 bounds every dtype.
+    double rounded = std::nearbyint(number.floatValue);
+    value = rounded <= double(lo)   ? lo
+            : rounded >= double(hi) ? hi
+                                    : __int128(rounded);
+  } else {
+    value = std::clamp(number.exactValue(), lo, hi);
+  }
+  return builder.getIntegerAttr(
+      element, llvm::APInt(bits, uint64_t(value), /*isSigned=*/!isUnsigned,
+                           /*implicitTrunc=*/true));
+}
+
 Value Generator::constant(const ExprAST &literal, llvm::StringRef dtype) {
   Location where = loc(literal.getLoc());
   if (auto *list = llvm::dyn_cast<ListExprAST>(&literal)) {

@@ -82,7 +82,9 @@ Value Generator::emitCropOp(const CallExprAST &call, RankedTensorType type,
       builder.getDenseI64ArrayAttr(call.axes),
       pipe::OutOfBoundsAttr::get(builder.getContext(),
                                  *pipe::symbolizeOutOfBounds(call.outOfBounds)),
-      builder.getF64FloatAttr(call.fill));
+      convertedLiteralAttr(
+          llvm::dyn_cast_or_null<NumberExprAST>(keywordValue(call, "fill")),
+          inputType.getElementType()));
 }
 
 Value Generator::emitFlipOp(const CallExprAST &call, RankedTensorType type,
@@ -109,7 +111,9 @@ Value Generator::emitPadOp(const CallExprAST &call, RankedTensorType type,
       stringsAttr(call.before), stringsAttr(call.after),
       pipe::BorderAttr::get(builder.getContext(),
                             *pipe::symbolizeBorder(call.border)),
-      builder.getF64FloatAttr(call.fill));
+      convertedLiteralAttr(
+          llvm::dyn_cast_or_null<NumberExprAST>(keywordValue(call, "fill")),
+          cast<RankedTensorType>(input.getType()).getElementType()));
   if (!call.dimChecks.empty())
     pad->setAttr("dim_checks", stringsAttr(call.dimChecks));
   return pad;

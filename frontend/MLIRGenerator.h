@@ -74,6 +74,11 @@ private:
   /// The attribute of one literal as `dtype`.
   TypedAttr literalAttr(const NumberExprAST &number, llvm::StringRef dtype);
 
+  /// `literal` (null: 0) converted to `element` as a cast converts it:
+  /// rounded half to even, saturated, true where nonzero. Integer literals
+  /// convert exactly (a 64-bit fill past 2^53 keeps its value).
+  TypedAttr convertedLiteralAttr(const NumberExprAST *literal, Type element);
+
   Value constant(const ExprAST &literal, llvm::StringRef dtype);
 
   /// Converts `value` to `dtype` if it has another.

@@ -135,41 +135,12 @@ public:
   /// lo <= x < hi.
   Value within(Value x, Value lo, Value hi) { return both(le(lo, x), lt(x, hi)); }
 
-  /// A constant of the shape's dtype from `value`, converted as a cast
-  /// converts (core/PipeScalar.h's pipe_cast): round half to even, then
-  /// saturate; NaN is 0; true where nonzero.
-  Value fill(double value) {
-    Type element = shape.getElementType();
-    TypedAttr attr;
-    if (isa<FloatType>(element)) {
-      attr = rewriter.getFloatAttr(element, value);
-    } else if (element.isInteger(1)) {
-      attr = rewriter.getBoolAttr(value != 0);
-    } else {
-      unsigned bits = element.getIntOrFloatBitWidth();
-      bool isUnsigned = element.isUnsignedInteger();
-      llvm::APInt lo = isUnsigned ? llvm::APInt::getMinValue(bits)
-                                  : llvm::APInt::getSignedMinValue(bits);
-      llvm::APInt hi = isUnsigned ? llvm::APInt::getMaxValue(bits)
-                                  : llvm::APInt::getSignedMaxValue(bits);
-      double rounded = std::isnan(value) ? 0 : std::nearbyint(value);
-      double low = isUnsigned ? lo.roundToDouble(false) : lo.roundToDouble(true);
-      double high = isUnsigned ? hi.roundToDouble(false) : hi.roundToDouble(true);
-      llvm::APInt converted =
-          rounded <= low    ? lo
-          : rounded >= high ? hi
-          : isUnsigned      ? llvm::APInt(bits, uint64_t(rounded))
-                            : llvm::APInt(bits, uint64_t(int64_t(rounded)),
-                                          /*isSigned=*/true);
-      attr = rewriter.getIntegerAttr(element, converted);
-    }
-    return ConstantOp::create(rewriter, loc, attr);
-  }
-
-  /// `fill(value)` over the whole shape (what reads an input that is empty
-  /// in its type: no element of it is ever taken).
-  Value filled(double value) {
-    return BroadcastOp::create(rewriter, loc, shape, fill(value),
+  /// `value` (of the shape's dtype: a crop's or pad's fill) over the whole
+  /// shape (what reads an input that is empty in its type: no element of
+  /// it is ever taken).
+  Value filled(TypedAttr value) {
+    return BroadcastOp::create(rewriter, loc, shape,
+                               ConstantOp::create(rewriter, loc, value),
                                rewriter.getDenseI64ArrayAttr({}));
   }
 
@@ -213,7 +184,7 @@ struct ExpandPaddingCrop : OpRewritePattern<CropOp> {
     auto input = cast<RankedTensorType>(op.getInput().getType());
     Expander e(rewriter, op.getLoc(), type);
     if (emptyAlong(input, op.getAxes())) {
-      rewriter.replaceOp(op, e.filled(op.getFill().convertToDouble()));
+      rewriter.replaceOp(op, e.filled(op.getFill()));
       return success();
     }
     auto read = CropOp::create(
@@ -229,7 +200,7 @@ struct ExpandPaddingCrop : OpRewritePattern<CropOp> {
                                        e.size(getDimSize(input, axis))));
     }
     rewriter.replaceOp(op, e.select(inside, read,
-                                    e.fill(op.getFill().convertToDouble())));
+                                    ConstantOp::create(rewriter, op.getLoc(), op.getFill())));
     return success();
   }
 };
@@ -245,7 +216,7 @@ struct ExpandConstantPad : OpRewritePattern<PadOp> {
     auto input = cast<RankedTensorType>(op.getInput().getType());
     Expander e(rewriter, op.getLoc(), type);
     if (emptyAlong(input, op.getAxes())) {
-      Value filled = e.filled(op.getFill().convertToDouble());
+      Value filled = e.filled(op.getFill());
       keepDimChecks(op, filled.getDefiningOp());
       rewriter.replaceOp(op, filled);
       return success();
@@ -265,7 +236,7 @@ struct ExpandConstantPad : OpRewritePattern<PadOp> {
                                        lo + getDimSize(input, axis)));
     }
     rewriter.replaceOp(op, e.select(inside, read,
-                                    e.fill(op.getFill().convertToDouble())));
+                                    ConstantOp::create(rewriter, op.getLoc(), op.getFill())));
     return success();
   }
 };
@@ -287,7 +258,8 @@ struct ExpandConcat : OpRewritePattern<ConcatOp> {
         parts.push_back({i, input});
     Expander e(rewriter, op.getLoc(), type);
     if (parts.empty()) {
-      rewriter.replaceOp(op, e.filled(0));
+      rewriter.replaceOp(
+          op, e.filled(cast<TypedAttr>(rewriter.getZeroAttr(type.getElementType()))));
       return success();
     }
     if (parts.size() == 1 && parts[0].second.getType() == type) {
@@ -308,7 +280,7 @@ struct ExpandConcat : OpRewritePattern<ConcatOp> {
           rewriter.getStrArrayAttr({offset.str()}),
           rewriter.getStrArrayAttr({after.str()}),
           BorderAttr::get(rewriter.getContext(), Border::clamp),
-          rewriter.getF64FloatAttr(0));
+          cast<TypedAttr>(rewriter.getZeroAttr(type.getElementType())));
       // Its clamped read needs an element (requireElementsToRead), in the
       // concat's name.
       if (std::optional<DimExpr> check = getReadableDimCheck(length, type)) {

@@ -119,10 +119,21 @@ void gather(const HostTensor &in, HostTensor &out, Source source) {
 }
 
 /// One value of `out`'s dtype converted from a double (pad and crop fills).
-void fillElement(HostTensor &out, int64_t i, double value) {
+/// A crop's or pad's fill, a value of the tensor's dtype (the verifier
+/// says so): integers as their bits, so 64-bit ones stay exact.
+void fillElement(HostTensor &out, int64_t i, TypedAttr value) {
   pipert::visitStorageType(out.dtype(), [&](auto tag) {
     using T = decltype(tag);
-    out.as<T>()[i] = pipe_cast<T>(value);
+    if (auto integer = dyn_cast<IntegerAttr>(value)) {
+      llvm::APInt bits = integer.getValue();
+      if constexpr (std::is_integral_v<T>)
+        out.as<T>()[i] = T(bits.getZExtValue());
+      else
+        out.as<T>()[i] = pipe_cast<T>(double(bits.getZExtValue()));
+    } else {
+      out.as<T>()[i] =
+          pipe_cast<T>(cast<FloatAttr>(value).getValue().convertToDouble());
+    }
   });
 }
 
@@ -203,7 +214,7 @@ Status pipec::runLayoutReference(
             }
           }
           if (!inside && crop.getOutOfBounds() == OutOfBounds::pad) {
-            fillElement(out, i, crop.getFill().convertToDouble());
+            fillElement(out, i, crop.getFill());
             continue;
           }
           std::memcpy(static_cast<char *>(out.data()) + i * bytes,
@@ -261,7 +272,7 @@ Status pipec::runLayoutReference(
             }
           }
           if (!inside) {
-            fillElement(out, i, pad.getFill().convertToDouble());
+            fillElement(out, i, pad.getFill());
             continue;
           }
           std::memcpy(static_cast<char *>(out.data()) + i * bytes,

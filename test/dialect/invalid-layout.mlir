@@ -27,7 +27,7 @@ pipe.pipeline @slice_rank(%x: tensor<?x?xf32, ["N", "W"]> {pipe.name = "x"}) -> 
 
 pipe.pipeline @crop_anchors(%x: tensor<?x?xf32, ["N", "W"]> {pipe.name = "x"}, %a: tensor<?xsi32, ["N"]> {pipe.name = "a"}) -> (tensor<?x4xf32, ["N"]> {pipe.name = "y"}) {
   // expected-error @+1 {{'pipe.crop' op needs one anchor per axis}}
-  %y = pipe.crop %x anchors(%a, %a : tensor<?xsi32, ["N"]>, tensor<?xsi32, ["N"]>) axes [1] out_of_bounds error fill 0.0 : tensor<?x?xf32, ["N", "W"]> to tensor<?x4xf32, ["N"]>
+  %y = pipe.crop %x anchors(%a, %a : tensor<?xsi32, ["N"]>, tensor<?xsi32, ["N"]>) axes [1] out_of_bounds error fill 0.0 : f32 : tensor<?x?xf32, ["N", "W"]> to tensor<?x4xf32, ["N"]>
   pipe.return %y : tensor<?x4xf32, ["N"]>
 }
 
@@ -35,7 +35,7 @@ pipe.pipeline @crop_anchors(%x: tensor<?x?xf32, ["N", "W"]> {pipe.name = "x"}, %
 
 pipe.pipeline @crop_other_dim(%x: tensor<?x?xf32, ["N", "W"]> {pipe.name = "x"}, %a: tensor<?xsi32, ["N"]> {pipe.name = "a"}) -> (tensor<3x4xf32> {pipe.name = "y"}) {
   // expected-error @+1 {{'pipe.crop' op changes dim 0, which is no axis}}
-  %y = pipe.crop %x anchors(%a : tensor<?xsi32, ["N"]>) axes [1] out_of_bounds clamp fill 0.0 : tensor<?x?xf32, ["N", "W"]> to tensor<3x4xf32>
+  %y = pipe.crop %x anchors(%a : tensor<?xsi32, ["N"]>) axes [1] out_of_bounds clamp fill 0.0 : f32 : tensor<?x?xf32, ["N", "W"]> to tensor<3x4xf32>
   pipe.return %y : tensor<3x4xf32>
 }
 
@@ -43,7 +43,7 @@ pipe.pipeline @crop_other_dim(%x: tensor<?x?xf32, ["N", "W"]> {pipe.name = "x"},
 
 pipe.pipeline @crop_mode(%x: tensor<?x?xf32, ["N", "W"]> {pipe.name = "x"}, %a: tensor<?xsi32, ["N"]> {pipe.name = "a"}) -> (tensor<?x4xf32, ["N"]> {pipe.name = "y"}) {
   // expected-error @+1 {{expected string or keyword containing one of the following enum values for attribute 'out_of_bounds' [error, pad, clamp]}}
-  %y = pipe.crop %x anchors(%a : tensor<?xsi32, ["N"]>) axes [1] out_of_bounds wrap fill 0.0 : tensor<?x?xf32, ["N", "W"]> to tensor<?x4xf32, ["N"]>
+  %y = pipe.crop %x anchors(%a : tensor<?xsi32, ["N"]>) axes [1] out_of_bounds wrap fill 0.0 : f32 : tensor<?x?xf32, ["N", "W"]> to tensor<?x4xf32, ["N"]>
   pipe.return %y : tensor<?x4xf32, ["N"]>
 }
 
@@ -59,8 +59,24 @@ pipe.pipeline @flip_no_axes(%x: tensor<?x?xf32, ["N", "W"]> {pipe.name = "x"}) -
 
 pipe.pipeline @pad_dims(%x: tensor<?x?xf32, ["N", "W"]> {pipe.name = "x"}) -> (tensor<?x?xf32, ["N", "W"]> {pipe.name = "y"}) {
   // expected-error @+1 {{'pipe.pad' op result dim 1 must be W + 3}}
-  %y = pipe.pad %x axes [1] before ["1"] after ["2"] border constant fill 0.0 : tensor<?x?xf32, ["N", "W"]> to tensor<?x?xf32, ["N", "W"]>
+  %y = pipe.pad %x axes [1] before ["1"] after ["2"] border constant fill 0.0 : f32 : tensor<?x?xf32, ["N", "W"]> to tensor<?x?xf32, ["N", "W"]>
   pipe.return %y : tensor<?x?xf32, ["N", "W"]>
+}
+
+// -----
+
+pipe.pipeline @pad_fill_dtype(%x: tensor<?x?xui8, ["N", "W"]> {pipe.name = "x"}) -> (tensor<?x?xui8, ["N", "W + 3"]> {pipe.name = "y"}) {
+  // expected-error @+1 {{'pipe.pad' op fill must be of the input's dtype}}
+  %y = pipe.pad %x axes [1] before ["1"] after ["2"] border constant fill 5.0 : f32 : tensor<?x?xui8, ["N", "W"]> to tensor<?x?xui8, ["N", "W + 3"]>
+  pipe.return %y : tensor<?x?xui8, ["N", "W + 3"]>
+}
+
+// -----
+
+pipe.pipeline @crop_fill_dtype(%x: tensor<?x?xf32, ["N", "W"]> {pipe.name = "x"}, %a: tensor<?xsi32, ["N"]> {pipe.name = "a"}) -> (tensor<?x4xf32, ["N"]> {pipe.name = "y"}) {
+  // expected-error @+1 {{'pipe.crop' op fill must be of the input's dtype}}
+  %y = pipe.crop %x anchors(%a : tensor<?xsi32, ["N"]>) axes [1] out_of_bounds pad fill 0 : si32 : tensor<?x?xf32, ["N", "W"]> to tensor<?x4xf32, ["N"]>
+  pipe.return %y : tensor<?x4xf32, ["N"]>
 }
 
 // -----

@@ -262,6 +262,28 @@ check('crop of [k, 1] anchors', out['t'], x[:, 5:7, 6:9])
 check('clamped crop of an empty result', out['u'],
       np.zeros((3, 0, 3), np.int32))
 
+# A crop's and a pad's fill converts as a cast converts (Casts): rounded
+# half to even and saturated, integer literals exactly (a 64-bit fill past
+# 2^53 kept its value only up to f64's rounding), floats rounded once.
+NP = {'u8': np.uint8, 'i8': np.int8, 'i64': np.int64, 'u64': np.uint64,
+      'f32': np.float32, 'f16': np.float16, 'bool': np.bool_}
+for dtype, fill, want_fill in [
+        ('u8', '300', 255), ('u8', '-1', 0), ('u8', '2.5', 2), ('u8', '3.5', 4),
+        ('i8', '-1000', -128), ('i64', '9007199254740993', 9007199254740993),
+        ('i64', '-9007199254740995', -9007199254740995),
+        ('u64', '18446744073709551615', 2**64 - 1), ('u64', '-5', 0),
+        ('f32', '16777217', 16777216.0), ('f16', '100000', np.inf),
+        ('f16', '2049', 2048.0), ('bool', '2', True), ('bool', '0.0', False)]:
+    x = random(dtype, (2, 3))
+    out = run(f'''pipeline p(x: {dtype}[N, W]) -> (p: {dtype}[N, W + 1], c: {dtype}[N, 2]) {{
+  p = pad(x, before = [1], axes = [1], fill = {fill})
+  c = crop(x, shape = [2], anchor = [-1], axes = [1], out_of_bounds = pad, fill = {fill})
+}}''', {'x': x})
+    column = np.full((2, 1), want_fill, NP[dtype])
+    check(f'pad fill {fill} as {dtype}', out['p'], np.concatenate([column, x], 1))
+    check(f'crop fill {fill} as {dtype}', out['c'],
+          np.concatenate([column, x[:, :1]], 1))
+
 # An erase of no boxes keeps the place of the random draws in its
 # parameters among the pipeline's random calls: the draw after it is the
 # one a pipeline with boxes makes.

@@ -41,7 +41,7 @@
 // CHECK:       %[[CHK:.*]] = check_bounds %a lo ["0", "0"] hi ["H - 4", "W - 4"] messages ["crop at {{.*}}: the anchor along dim 1 of sample {at} is {value}, outside [{lo}, {hi}]", "crop at {{.*}}: the anchor along dim 2 of sample {at} is {value}, outside [{lo}, {hi}]"]
 // CHECK:       %[[Y:.*]] = slice %[[CHK]] starts ["0", "0"]
 // CHECK:       %[[X:.*]] = slice %[[CHK]] starts ["0", "1"]
-// CHECK:       crop %x anchors(%[[Y]], %[[X]] : {{.*}}) axes [1, 2] out_of_bounds error fill 0.000000e+00 {pipe.checked}
+// CHECK:       crop %x anchors(%[[Y]], %[[X]] : {{.*}}) axes [1, 2] out_of_bounds error fill 0 : ui8 {pipe.checked}
 
 // Anchors known from the dims (H - 5, 2): conditions on the dims, checked
 // when the run binds them, and no check on the GPU.
@@ -84,11 +84,11 @@
 // CHECK-NEXT:  return %[[B]]
 module {
   pipe.pipeline @croppad(%x: tensor<?x?xui8, ["N", "W"]> {pipe.name = "x"}, %a: tensor<?xsi32, ["N"]> {pipe.name = "a"}) -> (tensor<?x4xui8, ["N"]> {pipe.name = "y"}) {
-    %0 = crop %x anchors(%a : tensor<?xsi32, ["N"]>) axes [1] out_of_bounds pad fill 9.000000e+00 : tensor<?x?xui8, ["N", "W"]> to tensor<?x4xui8, ["N"]>
+    %0 = crop %x anchors(%a : tensor<?xsi32, ["N"]>) axes [1] out_of_bounds pad fill 9 : ui8 : tensor<?x?xui8, ["N", "W"]> to tensor<?x4xui8, ["N"]>
     return %0 : tensor<?x4xui8, ["N"]>
   }
   pipe.pipeline @padc(%x: tensor<?x?xui8, ["N", "W"]> {pipe.name = "x"}) -> (tensor<?x?xui8, ["N", "W + 3"]> {pipe.name = "y"}) {
-    %0 = pad %x axes [1] before ["1"] after ["2"] border constant fill 5.000000e+00 : tensor<?x?xui8, ["N", "W"]> to tensor<?x?xui8, ["N", "W + 3"]>
+    %0 = pad %x axes [1] before ["1"] after ["2"] border constant fill 5 : ui8 : tensor<?x?xui8, ["N", "W"]> to tensor<?x?xui8, ["N", "W + 3"]>
     return %0 : tensor<?x?xui8, ["N", "W + 3"]>
   }
   pipe.pipeline @cat(%a: tensor<?x2xui8, ["N"]> {pipe.name = "a"}, %b: tensor<?x3xui8, ["N"]> {pipe.name = "b"}) -> (tensor<?x5xui8, ["N"]> {pipe.name = "y"}) {
@@ -103,7 +103,7 @@ module {
   pipe.pipeline @cropchk(%x: tensor<?x?x?xui8, ["N", "H", "W"]> {pipe.name = "x"}, %a: tensor<?x2xsi32, ["N"]> {pipe.name = "a"}) -> (tensor<?x4x4xui8, ["N"]> {pipe.name = "y"}) {
     %0 = slice %a starts ["0", "0"] steps [1, 1] dropped [false, true] : tensor<?x2xsi32, ["N"]> to tensor<?xsi32, ["N"]>
     %1 = slice %a starts ["0", "1"] steps [1, 1] dropped [false, true] : tensor<?x2xsi32, ["N"]> to tensor<?xsi32, ["N"]>
-    %2 = crop %x anchors(%0, %1 : tensor<?xsi32, ["N"]>, tensor<?xsi32, ["N"]>) axes [1, 2] out_of_bounds error fill 0.000000e+00 : tensor<?x?x?xui8, ["N", "H", "W"]> to tensor<?x4x4xui8, ["N"]>
+    %2 = crop %x anchors(%0, %1 : tensor<?xsi32, ["N"]>, tensor<?xsi32, ["N"]>) axes [1, 2] out_of_bounds error fill 0 : ui8 : tensor<?x?x?xui8, ["N", "H", "W"]> to tensor<?x4x4xui8, ["N"]>
     return %2 : tensor<?x4x4xui8, ["N"]>
   }
   pipe.pipeline @cropdims(%x: tensor<?x?x?xui8, ["N", "H", "W"]> {pipe.name = "x"}) -> (tensor<?x4x4xui8, ["N"]> {pipe.name = "y"}) {
@@ -111,7 +111,7 @@ module {
     %1 = constant 5 : si64
     %2 = sub %0, %1 : tensor<si64>, tensor<si64> -> tensor<si64>
     %3 = constant 2 : si64
-    %4 = crop %x anchors(%2, %3 : tensor<si64>, tensor<si64>) axes [1, 2] out_of_bounds error fill 0.000000e+00 : tensor<?x?x?xui8, ["N", "H", "W"]> to tensor<?x4x4xui8, ["N"]>
+    %4 = crop %x anchors(%2, %3 : tensor<si64>, tensor<si64>) axes [1, 2] out_of_bounds error fill 0 : ui8 : tensor<?x?x?xui8, ["N", "H", "W"]> to tensor<?x4x4xui8, ["N"]>
     return %4 : tensor<?x4x4xui8, ["N"]>
   }
   pipe.pipeline @tk(%x: tensor<?x?xf32, ["N", "C"]> {pipe.name = "x"}, %p: tensor<?xsi32, ["K"]> {pipe.name = "p"}) -> (tensor<?x?xf32, ["K", "C"]> {pipe.name = "y"}) {
@@ -143,7 +143,7 @@ module {
     return %0 : tensor<?x?xui8, ["N", "A + 3"]>
   }
   pipe.pipeline @padempty(%x: tensor<?x0xui8, ["N"]> {pipe.name = "x"}) -> (tensor<?x3xui8, ["N"]> {pipe.name = "y"}) {
-    %0 = pad %x axes [1] before ["1"] after ["2"] border constant fill 5.000000e+00 : tensor<?x0xui8, ["N"]> to tensor<?x3xui8, ["N"]>
+    %0 = pad %x axes [1] before ["1"] after ["2"] border constant fill 5 : ui8 : tensor<?x0xui8, ["N"]> to tensor<?x3xui8, ["N"]>
     return %0 : tensor<?x3xui8, ["N"]>
   }
 }
