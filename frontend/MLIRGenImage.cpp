@@ -356,9 +356,12 @@ Value Generator::emitChannelMixOp(const CallExprAST &call,
 
   if (callee == "brightness_contrast") {
     // out = shift * range(out) + brightness * (centre + contrast * (in -
-    // centre)), in this order (docs/language.md): DALI's addend +
-    // multiplier * in cancels (a contrast of 10^4 lost 4 digits) and turns
-    // an infinite brightness into inf - inf = NaN.
+    // centre)), computed as shift * range(out) + brightness * (in +
+    // (contrast - 1) * (in - centre)) (docs/language.md): at contrast 1 the
+    // input passes exactly, where centre + (in - centre) lost a 32- or
+    // 64-bit integer's low bits to a centre of 2^30 or more in f32 (1 came
+    // back 0). DALI's addend + multiplier * in cancels (a contrast of 10^4
+    // lost 4 digits) and turns an infinite brightness into inf - inf = NaN.
     double centre = pipert::getColorHalfRange(in);
     if (const ExprAST *given = keywordValue(call, "contrast_center")) {
       auto *literal = llvm::cast<NumberExprAST>(given);
@@ -370,10 +373,11 @@ Value Generator::emitChannelMixOp(const CallExprAST &call,
     Value x = castTo(input, f, where);
     Value centred =
         pipe::SubOp::create(builder, where, pixels, x, spread(number(centre)));
-    Value stretched = pipe::MulOp::create(builder, where, pixels, centred,
-                                          spread(param("contrast", 1)));
-    Value moved = pipe::AddOp::create(builder, where, pixels, stretched,
-                                      spread(number(centre)));
+    Value stretched = pipe::MulOp::create(
+        builder, where, pixels, centred,
+        spread(sub(param("contrast", 1), number(1))));
+    Value moved =
+        pipe::AddOp::create(builder, where, pixels, x, stretched);
     Value bright = pipe::MulOp::create(builder, where, pixels, moved,
                                        spread(param("brightness", 1)));
     Value shift = mul(param("brightness_shift", 0), number(outRange));
@@ -397,7 +401,12 @@ Value Generator::emitChannelMixOp(const CallExprAST &call,
     // the product Yiq2Rgb * hue * saturation * Rgb2Yiq expanded.
     pipert::ColorYiqTerms terms = pipert::getColorYiqTerms();
     Value h = param("hue", 0), s = param("saturation", 1);
-    Value radians = mul(h, number(M_PI / 180));
+    // Degrees reduced to [0, 360) first (fmod is exact): an angle of
+    // 36000032 turned by f32(36000032 * pi / 180) was off by 0.06 rad.
+    auto rem = [&](Value a, Value b) -> Value {
+      return pipe::RemOp::create(builder, where, shapeOf(a, b), a, b);
+    };
+    Value radians = mul(rem(h, number(360)), number(M_PI / 180));
     auto trig = [&](bool sine) -> Value {
       auto t = cast<RankedTensorType>(radians.getType());
       return sine ? Value(pipe::SinOp::create(builder, where, t, radians))

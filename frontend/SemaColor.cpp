@@ -64,7 +64,10 @@ bool PipelineChecker::checkChannelMixOp(CallExprAST &expr) {
     if (channels != getColorChannels(from))
       return error(image.getLoc(), std::string(from == "rgb" ? "an " : "a ") + from + " image has " +
                                        std::to_string(getColorChannels(from)) +
-                                       " channels, its last dim; not " +
+                                       (getColorChannels(from) == 1
+                                            ? " channel"
+                                            : " channels") +
+                                       ", its last dim; not " +
                                        input.str());
     expr.fromColor = from;
     expr.toColor = to;

@@ -46,8 +46,11 @@ bool PipelineChecker::checkSampleParam(ExprAST &param, const ExprType &input,
   if (kind == "number" && type.isWeakLiteral() && type.dims.empty())
     return true;
   if (type.isWeakLiteral())
-    return error(param.getLoc(), what + " is a size known from the dims, or "
-                                        "a tensor");
+    return error(param.getLoc(),
+                 what + (kind == "number"
+                             ? " is a number, or a tensor with one value per "
+                               "sample; not a list of literals"
+                             : " is a size known from the dims, or a tensor"));
   bool fits = kind == "bool"      ? type.dtype == "bool"
               : kind == "integer" ? isIntegerDType(type.dtype)
                                   : type.dtype != "bool";

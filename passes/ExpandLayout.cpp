@@ -27,6 +27,7 @@
 #include "core/DimExpr.h"
 
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "llvm/ADT/SmallBitVector.h"
@@ -553,28 +554,116 @@ struct ExpandChannelMix : OpRewritePattern<ChannelMixOp> {
     auto matrix = cast<RankedTensorType>(op.getMatrix().getType());
     Type element = matrix.getElementType();
     RankedTensorType computed = withElementType(result, element);
+    int64_t outputs = matrix.getDimSize(matrix.getRank() - 2);
     int64_t inputs = matrix.getDimSize(matrix.getRank() - 1);
-    Value acc = createLeadingBroadcast(rewriter, loc, op.getOffset(), result, 1);
-    if (cast<RankedTensorType>(acc.getType()).getRank() == 0)
-      acc = BroadcastOp::create(rewriter, loc, computed, acc,
-                                rewriter.getDenseI64ArrayAttr({}));
-    for (int64_t k = 0; k < inputs; ++k) {
+    // Input channel k as `element`, over the result's shape.
+    auto channel = [&](int64_t k) {
       Value x = createTrailingSlice(rewriter, loc, op.getInput(), {k});
       auto xType = cast<RankedTensorType>(x.getType());
       if (xType.getElementType() != element)
         x = CastOp::create(rewriter, loc, withElementType(xType, element), x);
-      x = createLeadingBroadcast(rewriter, loc, x, result, 0);
-      Value column = createLeadingBroadcast(
-          rewriter, loc, createTrailingSlice(rewriter, loc, op.getMatrix(), {k}),
-          result, 1);
-      Value term = MulOp::create(rewriter, loc, computed, column, x);
-      acc = AddOp::create(rewriter, loc, computed, acc, term);
+      return createLeadingBroadcast(rewriter, loc, x, result, 0);
+    };
+    auto spreadRow = [&](Value row) {
+      Value spread = createLeadingBroadcast(rewriter, loc, row, result, 1);
+      if (cast<RankedTensorType>(spread.getType()).getRank() == 0)
+        spread = BroadcastOp::create(rewriter, loc, computed, spread,
+                                     rewriter.getDenseI64ArrayAttr({}));
+      return spread;
+    };
+    Value mixed = constantMatrixSum(op, rewriter, computed, outputs, inputs,
+                                    channel, spreadRow);
+    if (!mixed) {
+      mixed = spreadRow(op.getOffset());
+      for (int64_t k = 0; k < inputs; ++k) {
+        Value column = createLeadingBroadcast(
+            rewriter, loc,
+            createTrailingSlice(rewriter, loc, op.getMatrix(), {k}), result, 1);
+        mixed = AddOp::create(rewriter, loc, computed, mixed,
+                              MulOp::create(rewriter, loc, computed, column,
+                                            channel(k)));
+      }
     }
-    Value mixed = acc;
     if (element != result.getElementType())
-      mixed = CastOp::create(rewriter, loc, result, acc);
+      mixed = CastOp::create(rewriter, loc, result, mixed);
     rewriter.replaceOp(op, mixed);
     return success();
+  }
+
+  /// With a constant matrix and offset (color_space_conversion's), each
+  /// output channel sums only its nonzero terms, from its first (then its
+  /// offset, if not 0): 0 x inf is NaN, and rgb -> bgr must not turn [inf,
+  /// 0.25, 0.5] into [nan, nan, inf], nor -0.0 into 0.0. Null otherwise.
+  template <typename Channel, typename Spread>
+  static Value constantMatrixSum(ChannelMixOp op, PatternRewriter &rewriter,
+                                 RankedTensorType computed, int64_t outputs,
+                                 int64_t inputs, Channel channel,
+                                 Spread spreadRow) {
+    // (Tensor constants are lists: a matrix is a reshaped one.)
+    Value source = op.getMatrix();
+    if (auto reshape = source.getDefiningOp<ReshapeOp>())
+      source = reshape.getInput();
+    DenseElementsAttr matrix, offset;
+    if (cast<RankedTensorType>(op.getMatrix().getType()).getRank() != 2 ||
+        !matchPattern(source, m_Constant(&matrix)) ||
+        matrix.getNumElements() != outputs * inputs ||
+        !matchPattern(op.getOffset(), m_Constant(&offset)) ||
+        offset.getType().getRank() > 1)
+      return {};
+    Location loc = op.getLoc();
+    auto m = [&](int64_t c, int64_t k) {
+      return matrix.getValues<APFloat>()[c * inputs + k];
+    };
+    auto mask = [&](ArrayRef<bool> bits) {
+      auto type = RankedTensorType::get({int64_t(bits.size())},
+                                        rewriter.getI1Type());
+      return spreadRow(
+          ConstantOp::create(rewriter, loc, DenseElementsAttr::get(type, bits)));
+    };
+    // bits ? a : b per output channel, without a select where all agree.
+    auto choose = [&](ArrayRef<bool> bits, Value a, Value b) -> Value {
+      if (llvm::all_of(bits, [](bool x) { return x; }))
+        return a;
+      if (llvm::none_of(bits, [](bool x) { return x; }))
+        return b;
+      return SelectOp::create(rewriter, loc, computed, mask(bits), a, b);
+    };
+    Value zero = ConstantOp::create(
+        rewriter, loc, cast<TypedAttr>(rewriter.getZeroAttr(computed.getElementType())));
+    Value acc = zero;
+    SmallVector<bool> started(outputs, false);
+    for (int64_t k = 0; k < inputs; ++k) {
+      SmallVector<bool> first(outputs), later(outputs);
+      for (int64_t c = 0; c < outputs; ++c) {
+        bool used = !m(c, k).isZero();
+        first[c] = used && !started[c];
+        later[c] = used && started[c];
+        started[c] = started[c] || used;
+      }
+      if (llvm::none_of(first, [](bool x) { return x; }) &&
+          llvm::none_of(later, [](bool x) { return x; }))
+        continue;
+      Value column = spreadRow(
+          createTrailingSlice(rewriter, loc, op.getMatrix(), {k}));
+      Value term = MulOp::create(rewriter, loc, computed, column, channel(k));
+      Value added = llvm::any_of(later, [](bool x) { return x; })
+                        ? Value(AddOp::create(rewriter, loc, computed, acc, term))
+                        : acc;
+      acc = choose(first, term, choose(later, added, acc));
+    }
+    SmallVector<bool> offsetUsed;
+    for (int64_t c = 0; c < outputs; ++c)
+      offsetUsed.push_back(
+          !offset.getValues<APFloat>()[offset.isSplat() ? 0 : c].isZero());
+    if (llvm::any_of(offsetUsed, [](bool x) { return x; })) {
+      Value shifted = AddOp::create(rewriter, loc, computed, acc,
+                                    spreadRow(op.getOffset()));
+      acc = choose(offsetUsed, shifted, acc);
+    }
+    if (cast<RankedTensorType>(acc.getType()).getRank() == 0)
+      acc = BroadcastOp::create(rewriter, loc, computed, acc,
+                                rewriter.getDenseI64ArrayAttr({}));
+    return acc;
   }
 };
 

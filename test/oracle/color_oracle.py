@@ -188,4 +188,73 @@ check('brightness_contrast with a contrast of 10^4 (within 1e-4)',
       np.asarray(np.max(np.abs(got['w'] - want) / np.abs(want)) <= 1e-4),
       np.asarray(True))
 
+# 32- and 64-bit integer images: at contrast 1 each value passes exactly
+# (the default centres, 2^30 to 2^63, took a small value's low bits in
+# f32: 1 came back 0), and at another contrast the result is within 1
+# while the values fit f32's 24 bits.
+wide = {'i32': np.int32, 'u32': np.uint32, 'i64': np.int64, 'u64': np.uint64}
+for dtype, t in wide.items():
+    lo = -5 if dtype[0] == 'i' else 0
+    x = np.concatenate([np.array([lo, 0, 1, 100, 1000000, 8388607]),
+                        rng.integers(max(lo, 0), 1 << 23, 12)]).astype(t)
+    x = x.reshape(2, 1, 3, 3)
+    got = run(f'''pipeline p(x: {dtype}[N, H, W, 3]) -> (a: {dtype}[N, H, W, 3],
+    b: {dtype}[N, H, W, 3], c: {dtype}[N, H, W, 3]) {{
+  a = brightness_contrast(x)
+  b = brightness_contrast(x, brightness = 2)
+  c = brightness_contrast(x, contrast = 0.5, contrast_center = 4096)
+}}''', {'x': x})
+    check(f'brightness_contrast of {dtype} at the defaults', got['a'], x)
+    check(f'brightness_contrast of {dtype}, brightness 2', got['b'],
+          (x.astype(np.int64) * 2).astype(t))
+    want = 4096 + 0.5 * (x.astype(np.float64) - 4096)
+    info = np.iinfo(t)
+    want = np.clip(np.rint(want), info.min, info.max)
+    diff = np.max(np.abs(got['c'].astype(np.float64) - want))
+    check(f'brightness_contrast of {dtype}, contrast 0.5 (within 1: {diff})',
+          np.asarray(diff <= 1), np.asarray(True))
+
+# Hue angles reduce mod 360 before they turn (fmod is exact): 36000032
+# degrees (100000 turns and 32) turn as 32 did, -7200001 as 359; f32(h *
+# pi / 180) of the whole angle was off by up to 0.06 rad.
+x = image('f32', (2, 3, 5, 3))
+xu = image('u8', (2, 3, 5, 3))
+h = np.array([36000032, -7200001], np.float32)
+got = run('''pipeline p(x: f32[N, H, W, 3], xu: u8[N, H, W, 3], h: f32[N]) -> (
+    a: f32[N, H, W, 3], b: u8[N, H, W, 3]) {
+  a = hue(x, hue = h)
+  b = hsv(xu, hue = h, saturation = 0.8)
+}''', {'x': x, 'xu': xu, 'h': h})
+reduced = np.mod(h.astype(np.float64), 360)
+m = np.stack([twist_matrix(r) for r in reduced])
+near('hue of 100000 turns and 32 degrees', got['a'], mix(x, m, np.zeros((2, 3)), 'f32'),
+     'f32')
+m = np.stack([twist_matrix(r, 0.8) for r in reduced])
+near('hsv of 100000 turns and 32 degrees (u8)', got['b'],
+     mix(xu, m, np.zeros((2, 3)), 'u8'), 'u8')
+
+# color_space_conversion sums only its formula's terms: an inf or NaN
+# channel reaches the outputs that read it and no other (0 x inf is NaN),
+# and a channel moved as it is keeps its bits (-0.0 included).
+x = np.array([[np.inf, 0.25, 0.5], [-0.0, 1.0, np.nan], [0.5, -np.inf, 0.25]],
+             np.float32)
+g = np.array([[np.inf], [0.5], [-0.0]], np.float32)
+got = run('''pipeline p(x: f32[N, 3], g: f32[N, 1]) -> (bgr: f32[N, 3],
+    same: f32[N, 3], gy: f32[N, 3], yg: f32[N, 1], g3: f32[N, 3]) {
+  bgr = color_space_conversion(x, image_type = rgb, output_type = bgr)
+  same = color_space_conversion(x, image_type = bgr, output_type = bgr)
+  gy = color_space_conversion(g, image_type = gray, output_type = ycbcr)
+  yg = color_space_conversion(x, image_type = ycbcr, output_type = gray)
+  g3 = color_space_conversion(g, image_type = gray, output_type = rgb)
+}''', {'x': x, 'g': g})
+check('rgb->bgr of inf, NaN and -0.0', got['bgr'], x[:, ::-1])
+check('bgr->bgr of inf, NaN and -0.0', got['same'], x)
+with np.errstate(invalid='ignore'):
+    gy = np.concatenate([np.float32(219 / 255) * g + np.float32(1 / 16),
+                         np.full((3, 2), 0.5, np.float32)], axis=1)
+    yg = np.float32(255 / 219) * (x[:, :1] - np.float32(1 / 16))
+check('gray->ycbcr of inf (chroma stays 0.5)', got['gy'], gy, tol=1e-6)
+check('ycbcr->gray reads only y', got['yg'], yg, tol=1e-6)
+check('gray->rgb of inf and -0.0', got['g3'], np.repeat(g, 3, axis=1))
+
 finish()
