@@ -16,6 +16,7 @@
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/FunctionImplementation.h"
 #include "mlir/IR/PatternMatch.h"
 #include "llvm/ADT/DenseSet.h"
@@ -514,6 +515,18 @@ std::string RandomOp::getScalarExpression(ArrayRef<std::string> operands) {
 //===----------------------------------------------------------------------===//
 // ChannelMixOp
 //===----------------------------------------------------------------------===//
+
+bool ChannelMixOp::getConstantCoefficients(DenseElementsAttr &matrix,
+                                           DenseElementsAttr &offset) {
+  auto type = cast<RankedTensorType>(getMatrix().getType());
+  Value source = getMatrix();
+  if (auto reshape = source.getDefiningOp<ReshapeOp>())
+    source = reshape.getInput();
+  return type.getRank() == 2 && matchPattern(source, m_Constant(&matrix)) &&
+         matrix.getNumElements() == type.getNumElements() &&
+         matchPattern(getOffset(), m_Constant(&offset)) &&
+         offset.getType().getRank() <= 1;
+}
 
 LogicalResult ChannelMixOp::verify() {
   auto input = cast<RankedTensorType>(getInput().getType());

@@ -347,6 +347,10 @@ def Pipe_ChannelMixOp : Pipe_Op<"channel_mix", [Pure]> {
     converted to the result's dtype as a cast converts. `matrix` is
     [S..., C, K] and `offset` [S'..., C] or a scalar, where S... and S'...
     are leading dims of the input (one matrix per sample, or one for all).
+    When both are constants (getConstantCoefficients), each output sums
+    only its nonzero terms, from the first (m[c][k] * x[k] + ...), then
+    adds its offset if that is not 0: an inf or NaN channel reaches only
+    the outputs whose formula reads it, and -0.0 moves as it is.
     pipe-expand-layout rewrites it into slices, broadcasts and elementwise
     ops, which fuse into one kernel with what surrounds it.
 
@@ -362,6 +366,12 @@ def Pipe_ChannelMixOp : Pipe_Op<"channel_mix", [Pure]> {
     type($matrix) `,` type($offset) `to` type($result)
   }];
   let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The [C, K] matrix and the offset (a scalar or [C]) when both are
+    /// constants (the matrix a reshaped list, as tensor constants are).
+    bool getConstantCoefficients(DenseElementsAttr &matrix,
+                                 DenseElementsAttr &offset);
+  }];
   list<Pipe_Function> functions = [
       Pipe_Function<"brightness_contrast", 1, ["brightness", "brightness_shift",
                                                "contrast", "contrast_center",

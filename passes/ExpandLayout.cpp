@@ -599,16 +599,8 @@ struct ExpandChannelMix : OpRewritePattern<ChannelMixOp> {
                                  RankedTensorType computed, int64_t outputs,
                                  int64_t inputs, Channel channel,
                                  Spread spreadRow) {
-    // (Tensor constants are lists: a matrix is a reshaped one.)
-    Value source = op.getMatrix();
-    if (auto reshape = source.getDefiningOp<ReshapeOp>())
-      source = reshape.getInput();
     DenseElementsAttr matrix, offset;
-    if (cast<RankedTensorType>(op.getMatrix().getType()).getRank() != 2 ||
-        !matchPattern(source, m_Constant(&matrix)) ||
-        matrix.getNumElements() != outputs * inputs ||
-        !matchPattern(op.getOffset(), m_Constant(&offset)) ||
-        offset.getType().getRank() > 1)
+    if (!op.getConstantCoefficients(matrix, offset))
       return {};
     Location loc = op.getLoc();
     auto m = [&](int64_t c, int64_t k) {

@@ -562,6 +562,10 @@ private:
       return inner;
     };
     int64_t mDivisor = divisorOf(m, 2), oDivisor = divisorOf(o, 1);
+    // Constant coefficients: each output's nonzero terms only, then its
+    // offset if not 0 (pipe.channel_mix; pipe-expand-layout's order).
+    DenseElementsAttr constantMatrix, constantOffset;
+    bool onlyTerms = mix.getConstantCoefficients(constantMatrix, constantOffset);
     auto run = [&](auto floatTag) {
       using F = decltype(floatTag);
       visitStorageType(in.dtype(), [&](auto inTag) {
@@ -575,9 +579,19 @@ private:
             int64_t ms = mDivisor ? p / mDivisor : 0;
             int64_t os = oDivisor ? p / oDivisor : 0;
             for (int64_t j = 0; j < c; ++j) {
-              F acc = o.shape().empty() ? po[0] : po[os * c + j];
-              for (int64_t i = 0; i < k; ++i)
-                acc = acc + pm[(ms * c + j) * k + i] * pipe_cast<F>(x[p * k + i]);
+              F offset = o.shape().empty() ? po[0] : po[os * c + j];
+              F acc = onlyTerms ? F(0) : offset;
+              bool started = !onlyTerms;
+              for (int64_t i = 0; i < k; ++i) {
+                F coefficient = pm[(ms * c + j) * k + i];
+                if (onlyTerms && coefficient == 0)
+                  continue;
+                F term = coefficient * pipe_cast<F>(x[p * k + i]);
+                acc = started ? acc + term : term;
+                started = true;
+              }
+              if (onlyTerms && offset != 0)
+                acc = acc + offset;
               y[p * c + j] = pipe_cast<Out>(acc);
             }
           }
