@@ -121,7 +121,9 @@ DimExpr operator+(const DimExpr &a, const DimExpr &b) {
   DimExpr sum = a;
   sum.terms.insert(sum.terms.end(), b.terms.begin(), b.terms.end());
   sum.overflowed |= b.overflowed;
+  sum.large |= b.large;
   sum.normalize();
+  sum.large |= sum.terms.size() > DimExpr::kMaxTerms;
   return sum;
 }
 
@@ -132,6 +134,10 @@ DimExpr operator-(const DimExpr &a, const DimExpr &b) {
 DimExpr operator*(const DimExpr &a, const DimExpr &b) {
   DimExpr product;
   product.overflowed = a.overflowed || b.overflowed;
+  product.large = a.large || b.large ||
+                  a.terms.size() * b.terms.size() > DimExpr::kMaxTerms;
+  if (product.large)
+    return product; // Its terms are not multiplied out: see tooLarge().
   for (const DimExpr::Term &x : a.terms)
     for (const DimExpr::Term &y : b.terms) {
       DimExpr::Term term{0, x.atoms};
@@ -191,6 +197,7 @@ DimExpr DimExpr::makeFunction(int kindValue, const DimExpr &a,
                               const DimExpr &b) {
   DimExpr result = foldFunction(kindValue, a, b);
   result.overflowed |= a.overflowed || b.overflowed;
+  result.large |= a.large || b.large;
   return result;
 }
 
@@ -318,6 +325,9 @@ public:
     skipSpace();
     if (expr && pos != text.size())
       fail("unexpected '" + std::string(1, text[pos]) + "'");
+    if (expr && message.empty() && expr->tooLarge())
+      fail("it has more than " + std::to_string(DimExpr::kMaxTerms) +
+           " terms once its products are multiplied out");
     if (expr && message.empty() && expr->overflows())
       fail("its constant arithmetic passes the 64-bit integers");
     if (!message.empty()) {

@@ -68,6 +68,11 @@ public:
   /// integers (its text then holds the wrapped value): `2^62 * 2 + H`.
   /// Callers that take sizes from users refuse such an expression.
   bool overflows() const { return overflowed; }
+  /// The most terms a normalized sum may have: a product of sums is
+  /// multiplied out, so (D0 + 1) * ... * (D13 + 1) would have 2^14 (and
+  /// take minutes). Past it, tooLarge() holds and the terms are not kept.
+  static constexpr size_t kMaxTerms = 256;
+  bool tooLarge() const { return large; }
   /// A positive integer that divides its value whatever the names' sizes
   /// (the gcd of its coefficients: 32 for "32 * ceil(W / 32)", 1 for
   /// "W + 1"); 0 for the constant 0.
@@ -114,6 +119,7 @@ private:
   };
   std::vector<Term> terms; ///< Sorted by key, no zero coefficients.
   bool overflowed = false; ///< See overflows().
+  bool large = false;      ///< See tooLarge().
   void normalize();
   static DimExpr fromAtom(std::shared_ptr<const Atom> atom);
   /// A function atom (Atom::Kind `kind`) of `a` and `b`, or its value when

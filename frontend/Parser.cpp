@@ -166,9 +166,15 @@ PipelineAST *Parser::parsePipeline(ModuleAST &module) {
   params.clear();
   loopVariables.clear();
   unrolledStatements = 0;
+  dimNames.clear();
   for (const ValueDeclAST &param : pipeline.params) {
     visible.insert(param.name);
     params.insert(param.name);
+    for (const DimAST &dim : param.type.dims)
+      if (dim.isSymbolic())
+        if (std::optional<pipert::DimExpr> expr =
+                pipert::DimExpr::parse(dim.symbol))
+          expr->collectSymbols(dimNames);
   }
   if (!parseBlock(pipeline.body, "the body of pipeline '" + pipeline.name + "'"))
     return nullptr;
@@ -427,6 +433,11 @@ bool Parser::parseFor(std::vector<BindingAST> &out) {
     return error(varLoc, "the loop variable '" + var + "' is already bound" +
                              (params.count(var) ? " as a parameter" : "") +
                              "; name the loop variable anew");
+  if (dimNames.count(var))
+    return error(varLoc, "the loop variable '" + var + "' would hide the dim " +
+                             var + " (in the body, " + var +
+                             " is that dim's size); name the loop variable "
+                             "anew");
   consume();
   if (!tok.is(TokenKind::Identifier) || tok.text != "in")
     return error(tok.getLoc(), "expected 'in' after 'for " + var +

@@ -93,6 +93,9 @@ private:
   /// The pipeline's parameters, and the variables of the loops being
   /// parsed: names no statement may bind.
   std::set<std::string> params, loopVariables;
+  /// The dims the parameters' types name: a loop variable cannot take one
+  /// (in the body, the name is that dim's size).
+  std::set<std::string> dimNames;
   unsigned nextVersion = 0;
   /// Nesting of `if`/`for` blocks: 0 at a pipeline's top level.
   unsigned depth = 0;

@@ -76,6 +76,12 @@ bool PipelineChecker::isSize(ExprAST &expr) {
 std::optional<DimExpr> PipelineChecker::sizeOf(ExprAST &expr,
                                                llvm::StringRef what) {
   std::optional<DimExpr> size = sizeTerm(expr, what);
+  if (size && size->tooLarge()) {
+    error(expr.getLoc(), what + " has more than " +
+                             std::to_string(DimExpr::kMaxTerms) +
+                             " terms once its products are multiplied out");
+    return std::nullopt;
+  }
   if (size && size->overflows()) {
     error(expr.getLoc(), what + " passes the 64-bit integers in its "
                                 "constant arithmetic");

@@ -217,7 +217,21 @@ Status pipert::evaluatePlanDims(const Plan &plan,
   }
   for (const PlanDimCheck &check : plan.dimChecks) {
     std::optional<DimExpr> expr = DimExpr::parse(check.expression);
-    std::optional<int64_t> value = expr ? expr->evaluate(sizes) : std::nullopt;
+    std::string missing;
+    DimExpr::Failure failure = DimExpr::Failure::Unbound;
+    std::optional<int64_t> value =
+        expr ? expr->evaluate(sizes, &missing, &failure) : std::nullopt;
+    // A size of the program's that passes the 64-bit integers or divides
+    // by zero for these sizes is the run's to refuse; a check the plan
+    // cannot evaluate at all is the compiler's fault.
+    if (!value && expr && failure != DimExpr::Failure::Unbound)
+      return Status::error(
+          "pipeline '" + plan.name + "': " +
+          (failure == DimExpr::Failure::DividesByZero
+               ? "a size divides by zero"
+               : "a size passes the 64-bit integers") +
+          " (" + describeSizes(*expr, sizes, check.message) +
+          "), where it checks: " + check.message);
     if (!value)
       return Status::error("internal error: pipeline '" + plan.name +
                            "' checks a dim it cannot compute: " +

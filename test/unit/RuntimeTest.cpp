@@ -114,6 +114,34 @@ TEST(Runtime, OverflowingSizesAreErrors) {
             "4611686018427387904)");
 }
 
+// A dim check whose size passes the 64-bit integers or divides by zero for
+// the run's sizes is the program's (x[W * 2^62] with W = 4), not an
+// internal error; one the plan cannot evaluate at all still is.
+TEST(Runtime, DimChecksThatCannotBeComputedNameTheSizes) {
+  pipert::Plan plan;
+  plan.name = "p";
+  plan.numParams = 1;
+  plan.buffers = {{"x", DType::U8, {{-1, "W"}, {-1, "H"}}}};
+  char byte = 0;
+  auto run = [&](const std::string &expression) {
+    plan.dimChecks = {{expression, "the index (W * 4611686018427387904) is "
+                                   "outside the dim (W)"}};
+    return pipert::resultShapes(plan, {ref(&byte, DType::U8, {4, 2})})
+        .status()
+        .message();
+  };
+  EXPECT_EQ(run("W - 1 - 4611686018427387904 * W"),
+            "pipeline 'p': a size passes the 64-bit integers (W = 4), where "
+            "it checks: the index (W * 4611686018427387904) is outside the "
+            "dim (W)");
+  EXPECT_EQ(run("W // (H - 2)"),
+            "pipeline 'p': a size divides by zero (H = 2, W = 4), where it "
+            "checks: the index (W * 4611686018427387904) is outside the dim "
+            "(W)");
+  EXPECT_EQ(run("Q - 1"),
+            "internal error: pipeline 'p' checks a dim it cannot compute: Q - 1");
+}
+
 TEST(Runtime, LoadWithoutGpuSaysWhy) {
   if (pipert::checkGpuAvailable().ok())
     GTEST_SKIP() << "a GPU is present; this checks the message without one";
