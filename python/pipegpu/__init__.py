@@ -508,6 +508,9 @@ class Tensor:
     of this object and the arrays that took it by DLPack goes."""
 
     def __init__(self, managed):
+        if not isinstance(managed, ctypes.POINTER(DLManagedTensorVersioned)):
+            raise TypeError('a pipegpu.Tensor is made by a run or read_image, '
+                            'not from ' + type(managed).__name__)
         self._managed = managed  # POINTER(DLManagedTensorVersioned)
         t = managed.contents.dl_tensor
         self.shape = tuple(t.shape[i] for i in range(t.ndim))
@@ -574,8 +577,26 @@ class Tensor:
 
     def numpy(self):
         """A NumPy view of a host tensor (no copy)."""
+        if self.device[0] == kDLCUDA:
+            raise TypeError('a device tensor has no NumPy view; take it with '
+                            'DLPack (torch.from_dlpack, cupy.from_dlpack), or '
+                            'run on host arrays')
         import numpy as np
         return np.asarray(self)
+
+    # The object owns its memory (freed once, by the last owner): a copy
+    # that shared it would free it twice.
+    def __copy__(self):
+        raise TypeError('a pipegpu.Tensor cannot be copied with copy: take '
+                        'a copy of the data (np.array(t), '
+                        'torch.from_dlpack(t).clone()), or share t itself')
+
+    def __deepcopy__(self, memo):
+        self.__copy__()
+
+    def __reduce__(self):
+        raise TypeError('a pipegpu.Tensor cannot be pickled; pickle '
+                        'np.array(t) instead')
 
     def __repr__(self):
         where = 'cuda:%d' % self.device[1] if self.device[0] == kDLCUDA \
@@ -638,10 +659,16 @@ class _TorchCall:
         self.num_inputs, self.num_outputs = num_inputs, num_outputs
 
 
+_MADE_BY_COMPILE = object()
+
+
 class Pipeline:
     """A compiled pipeline; call it on arrays to run it."""
 
-    def __init__(self, handle):
+    def __init__(self, handle, _made=None):
+        if _made is not _MADE_BY_COMPILE:
+            raise TypeError('a pipegpu.Pipeline is made by pipegpu.compile '
+                            'or pipegpu.compile_file')
         self._handle = handle
         # Calls on torch tensors, by their dtypes, shapes and devices
         # (_TorchCall); an entry is taken out while a call uses it.
@@ -665,6 +692,20 @@ class Pipeline:
             self._handle = None
             _lib.pipe_release(handle)
 
+    # It owns its handle (released once, by __del__): a copy that shared it
+    # would release it twice.
+    def __copy__(self):
+        raise TypeError('a pipegpu.Pipeline cannot be copied: share it (it '
+                        'may be called from several threads at once), or '
+                        'compile its source again')
+
+    def __deepcopy__(self, memo):
+        self.__copy__()
+
+    def __reduce__(self):
+        raise TypeError('a pipegpu.Pipeline cannot be pickled; pickle its '
+                        'source and compile it again')
+
     def __call__(self, *inputs, out=None, backend='gpu', stream=None):
         """Runs on `inputs` (one per parameter: DLPack arrays, NumPy arrays).
         Returns the results as pipegpu Tensors (one, or a tuple), or writes
@@ -684,7 +725,8 @@ class Pipeline:
         # A handle is an integer: anything else (a string, a float) would
         # reach the driver as a pointer to something that is no stream.
         if stream is not None and (not isinstance(stream, int) or
-                                   isinstance(stream, bool) or stream < 0):
+                                   isinstance(stream, bool) or stream < 0 or
+                                   stream >= 1 << 64):
             raise ArgumentError(
                 f'stream is {stream!r}: give a CUstream as an int, or an '
                 'object with .cuda_stream or .ptr (torch, CuPy)', 2)
@@ -858,21 +900,31 @@ def compile(source, pipeline=None, name='<string>'):
     _check(_lib.pipe_compile(source.encode(), name.encode(),
                              pipeline.encode() if pipeline else None,
                              ctypes.byref(handle)))
-    return Pipeline(handle)
+    return Pipeline(handle, _MADE_BY_COMPILE)
+
+
+def _path(path, what):
+    """`path` as the C API takes it: a NUL would end it early there."""
+    encoded = os.fsencode(path)
+    if b'\0' in encoded:
+        raise ArgumentError(f'{what} {os.fsdecode(path)!r} has a NUL '
+                            'character', 2)
+    return encoded
 
 
 def compile_file(path, pipeline=None):
     """Compiles pipeline `pipeline` (or the only one) of the file `path`."""
+    encoded = _path(path, 'the path')
     if not os.path.isfile(path):
         # A file that is not there is an OSError, as read_image's is.
         raise FileError(f"cannot open '{os.fsdecode(path)}': "
                         + ('it is a directory' if os.path.isdir(path)
                            else 'no such file'), 5)
     handle = _P()
-    _check(_lib.pipe_compile_file(os.fsencode(path),
+    _check(_lib.pipe_compile_file(encoded,
                                   pipeline.encode() if pipeline else None,
                                   ctypes.byref(handle)))
-    return Pipeline(handle)
+    return Pipeline(handle, _MADE_BY_COMPILE)
 
 
 def shard_range(total, shard_id=None, num_shards=None):
@@ -931,7 +983,8 @@ def read_image(path):
     DLPack consumer). A file that is not a whole image raises FileError
     naming it."""
     managed = ctypes.POINTER(DLManagedTensorVersioned)()
-    _check(_lib.pipe_image_read(os.fsencode(path), ctypes.byref(managed)))
+    _check(_lib.pipe_image_read(_path(path, 'the image path'),
+                                ctypes.byref(managed)))
     return Tensor(managed)
 
 
@@ -941,6 +994,7 @@ def write_image(path, image):
     PNG file at `path`, whole or not at all. Device memory is read after
     the work queued on it (the producer is asked to order it before the
     legacy default stream, as DLPack says)."""
+    encoded = _path(path, 'the image path')
     tensor, alive = _dlpack_view(image, 1, output=False)
-    _check(_lib.pipe_image_write(os.fsencode(path), ctypes.byref(tensor)))
+    _check(_lib.pipe_image_write(encoded, ctypes.byref(tensor)))
     del alive

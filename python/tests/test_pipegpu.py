@@ -826,6 +826,45 @@ def test_jax_arrays_in():
     np.testing.assert_array_equal(np.asarray(got), ref_y.numpy())
 
 
+
+def test_copies_and_pickles_are_refused_not_crashes():
+    """A Pipeline and a Tensor own what they hold: copy.copy shared it, and
+    both copies freed it (a segfault); a Pipeline made from a raw handle
+    ran whatever it pointed at."""
+    import copy
+    import pickle
+    p = pipegpu.compile('pipeline p(x: f32[N]) -> (y: f32[N]) { y = x * 2 }')
+    x = np.arange(4, dtype=np.float32)
+    t = p(x, backend='reference')
+    for obj in (p, t):
+        expect(TypeError, lambda: copy.copy(obj), 'cannot be copied')
+        expect(TypeError, lambda: copy.deepcopy(obj), 'cannot be copied')
+        expect(TypeError, lambda: pickle.dumps(obj), 'cannot be pickled')
+    expect(TypeError, lambda: pipegpu.Pipeline(12345), 'pipegpu.compile')
+    expect(TypeError, lambda: pipegpu.Tensor(12345), 'made by a run')
+    np.testing.assert_array_equal(t.numpy(), x * 2)
+    np.testing.assert_array_equal(p(x, backend='reference').numpy(), x * 2)
+
+
+def test_paths_and_streams_the_c_api_would_cut_are_refused(tmp_path):
+    """A NUL ended the path early in C (x.png\\0.other wrote x.png); a
+    stream past 64 bits was cut to its low bits (2^64 + 5 became 5)."""
+    image = np.zeros((2, 3), np.uint8)
+    path = str(tmp_path / 'x.png') + '\0.other'
+    expect(pipegpu.ArgumentError, lambda: pipegpu.write_image(path, image),
+           'has a NUL character')
+    assert not os.listdir(tmp_path)
+    expect(pipegpu.ArgumentError, lambda: pipegpu.read_image(path),
+           'has a NUL character')
+    expect(pipegpu.ArgumentError, lambda: pipegpu.compile_file(path),
+           'has a NUL character')
+    p = pipegpu.compile('pipeline p(x: f32[N]) -> (y: f32[N]) { y = x }')
+    x = np.ones(3, np.float32)
+    for stream in (2**64 + 5, 2**70):
+        expect(pipegpu.ArgumentError,
+               lambda: p(x, backend='reference', stream=stream),
+               'give a CUstream as an int')
+
 if __name__ == '__main__':
     import inspect
     import pathlib
