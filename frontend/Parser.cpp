@@ -489,7 +489,16 @@ bool Parser::parseLoopBody(std::vector<BindingAST> &out, SMLoc loc,
                            const std::string &var, int64_t lo, int64_t most,
                            ExprPtr bound) {
   std::string boundName = newVersion("for");
-  out.push_back({loc, boundName, std::move(bound)});
+  // Compared with each iteration's lo + k as an i64: the bound's own dtype
+  // could not hold every lo + k (250 .. n with n: u8 reached 256). Sema
+  // checks the bound inside the cast.
+  SMLoc boundLoc = bound->getLoc();
+  std::vector<ExprPtr> boundArgs;
+  boundArgs.push_back(std::move(bound));
+  out.push_back({loc, boundName,
+                 std::make_unique<CallExprAST>(boundLoc, "i64",
+                                               std::move(boundArgs),
+                                               std::vector<KeywordArgAST>{})});
   auto visibleBefore = visible;
   Lexer bodyLexer = lexer;
   Token bodyTok = tok;

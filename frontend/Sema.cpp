@@ -308,7 +308,12 @@ bool PipelineChecker::check() {
     // The parser binds an `if`'s condition as if@k and a `for`'s bound as
     // for@k (see Parser::parseIf and parseFor).
     llvm::StringRef internal = llvm::StringRef(binding.name).split('@').first;
-    const ExprType &valueType = binding.value->type;
+    // A for's bound is i64(bound) (Parser::parseLoopBody): its own type
+    // is the one to check.
+    const ExprType &valueType =
+        internal == "for"
+            ? llvm::cast<CallExprAST>(*binding.value).args[0]->type
+            : binding.value->type;
     if (ok && internal == "if" && valueType.dtype != "bool")
       ok = error(binding.value->getLoc(),
                  "the condition of 'if' must be bool, not " + valueType.str() +
@@ -317,7 +322,7 @@ bool PipelineChecker::check() {
         (!valueType.dims.empty() ||
          !(valueType.isWeakLiteral() ? !valueType.weakFloat
                                      : isIntegerDType(valueType.dtype))))
-      ok = error(binding.value->getLoc(),
+      ok = error(llvm::cast<CallExprAST>(*binding.value).args[0]->getLoc(),
                  "the bound of 'for' is an integer scalar, not " +
                      valueType.str());
     if (auto it = bindings.find(binding.name); it != bindings.end()) {

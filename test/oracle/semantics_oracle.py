@@ -209,4 +209,15 @@ code, err = run('pipeline p(x: u8[N]) -> (y: u8[N]) {\n  n = 300\n'
 oracle.expect_failure('u8 + a name bound to 300', code, err,
                       'literal 300 does not fit in u8')
 
+# A loop's bound is compared with each lo + k as an i64: with n: u8,
+# 250 .. n max 10 reached 256, which no u8 holds (it was an error); with
+# n = 253 the body runs three times, with n = 255 five.
+x64 = rng.integers(-100, 100, 7).astype(np.int64)
+for n in (253, 255, 0):
+    out = run('pipeline p(x: i64[N], n: u8) -> (a: i64[N]) {\n  a = x\n'
+              '  for i in 250 .. n max 10 {\n    a = a + 1\n  }\n}\n',
+              {'x': x64, 'n': np.array(n, np.uint8)})
+    check(f'250 .. n max 10 with n: u8 = {n}', out['a'],
+          x64 + max(0, n - 250))
+
 oracle.finish()
