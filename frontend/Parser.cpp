@@ -228,6 +228,12 @@ bool Parser::parseType(TypeAST &type) {
         ++depth;
       else if (tok.is(TokenKind::RParen) && --depth < 0)
         break;
+      // A keyword would be a dim the body cannot name (true is bool there).
+      if (tok.is(TokenKind::KwPipeline) || tok.is(TokenKind::KwTrue) ||
+          tok.is(TokenKind::KwFalse) || tok.is(TokenKind::KwIf) ||
+          tok.is(TokenKind::KwElse) || tok.is(TokenKind::KwFor))
+        return error(tok.getLoc(), "'" + tok.text.str() +
+                                       "' is a keyword, not a dim's name");
       text += (text.empty() ? "" : " ") + tok.text.str();
       consume();
     }
@@ -263,6 +269,8 @@ bool Parser::parseBlock(std::vector<BindingAST> &out, const std::string &what) {
       return error(tok.getLoc(), "expected '}' to close " + what);
     if (!parseStatement(out))
       return false;
+    if (tok.is(TokenKind::Eof))
+      return error(tok.getLoc(), "expected '}' to close " + what);
     if (!tok.is(TokenKind::RBrace) && !tok.is(TokenKind::Newline) &&
         !tok.is(TokenKind::Semicolon))
       return expect(TokenKind::Newline, "after the statement");

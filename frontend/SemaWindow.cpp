@@ -142,6 +142,22 @@ bool PipelineChecker::checkWindowOp(CallExprAST &expr) {
     if (expr.border != "constant")
       return error(fill->getLoc(), "fill applies only with border = constant");
     expr.fill = number->asDouble();
+    // erode, dilate and median keep the dtype, and their fill travels as
+    // an f64: a 64-bit one it cannot hold would come back rounded.
+    if (selects && !number->isFloat &&
+        (input.dtype == "i64" || input.dtype == "u64")) {
+      __int128 lo = input.dtype == "u64" ? 0 : __int128(INT64_MIN);
+      __int128 hi = input.dtype == "u64" ? __int128(UINT64_MAX)
+                                         : __int128(INT64_MAX);
+      __int128 value = std::clamp(number->exactValue(), lo, hi);
+      long double asF64 = double(value);
+      if (asF64 != (long double)value)
+        return error(fill->getLoc(),
+                     "the fill of '" + callee + "' on " + input.dtype +
+                         " must be a value an f64 holds exactly (any "
+                         "integer up to 2^53 in magnitude): it would be "
+                         "rounded");
+    }
   }
   std::string dtype = input.dtype;
   if (!selects) {

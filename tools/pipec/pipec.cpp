@@ -566,7 +566,15 @@ int main(int argc, char **argv) {
   // emit: said as `pipec run` and pipegpu.compile say it.
   std::string source = inputFile == "-" ? std::string("the input")
                                         : inputFile.getValue();
-  auto noPipeline = [&] { return fail(source + " defines no pipeline"); };
+  // At line 1 of the file, as every diagnostic has a place.
+  auto noPipeline = [&] {
+    const llvm::MemoryBuffer *buffer = sourceMgr.getMemoryBuffer(1);
+    sourceMgr.PrintMessage(
+        llvm::errs(), llvm::SMLoc::getFromPointer(buffer->getBufferStart()),
+        llvm::SourceMgr::DK_Error,
+        source + " defines no pipeline (it is empty, or comments only)");
+    return 1;
+  };
   if (emitAction == Emit::AST && !runMode) {
     std::optional<pipec::ModuleAST> ast = pipec::parseAndCheck(sourceMgr);
     if (!ast)
