@@ -280,7 +280,8 @@ bool PipelineChecker::checkReduceOp(CallExprAST &expr) {
 /// A number literal as a person would write it: 4, -1, 2.5.
 static std::string describeNumber(const NumberExprAST &number) {
   if (!number.isFloat)
-    return std::to_string(number.intValue);
+    return number.exceedsInt64 ? std::to_string(uint64_t(number.intValue))
+                               : std::to_string(number.intValue);
   char text[32];
   snprintf(text, sizeof text, "%g", number.floatValue);
   return text;
@@ -359,10 +360,20 @@ bool PipelineChecker::checkGaussianBlurOp(CallExprAST &expr) {
       param->type = ExprType{};
       param->type.weakFloat = number->isFloat;
       double v = number->asDouble();
-      if (isWindow && (number->isFloat || v < 1 || int64_t(v) % 2 == 0))
+      if (isWindow && number->isFloat)
+        return error(param->getLoc(), "the window of 'gaussian_blur' is an "
+                                      "odd positive integer, not the float " +
+                                          describeNumber(*number));
+      __int128 taps = isWindow ? number->exactValue() : 0;
+      if (isWindow && (taps < 1 || taps % 2 == 0))
         return error(param->getLoc(), "the window of 'gaussian_blur' is an "
                                       "odd positive integer, not " +
                                           describeNumber(*number));
+      // (The rule below, pipe_blur_resolve's, takes an i64.)
+      if (isWindow && taps > 16777217)
+        return error(param->getLoc(),
+                     "the window of 'gaussian_blur' is at most 2^24 + 1 "
+                     "(16777217) taps, not " + describeNumber(*number));
       if (!isWindow && !(v > 0))
         return error(param->getLoc(), "the sigma of 'gaussian_blur' must be "
                                       "positive");

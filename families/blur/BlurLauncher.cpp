@@ -259,8 +259,12 @@ std::string pipert::describeBlurError(const std::string &location,
            "; sigma must be positive";
     break;
   default:
-    what = "its window (" + std::to_string(window) + ") or sigma (" +
-           std::to_string(sigma) + ") is larger than 2^24 taps";
+    // A window decides when it is given (a sigma alone gives window 0).
+    what = window > 0 ? "its window is " + std::to_string(window) +
+                            "; a window is at most 2^24 + 1 (16777217) taps"
+                      : "its sigma is " + std::to_string(sigma) +
+                            ", which needs a window of more than 2^24 + 1 "
+                            "(16777217) taps";
     break;
   }
   return "gaussian_blur" + (location.empty() ? "" : " at " + location) +

@@ -2,6 +2,7 @@
 
 #include "TestUtil.h"
 
+#include "families/blur/BlurParams.h"
 #include "runtime/CudaDriver.h"
 #include "runtime/Executable.h"
 #include "runtime/Nvrtc.h"
@@ -172,4 +173,17 @@ TEST(Runtime, FailedNvrtcCompileReportsLogAndSource) {
   FILE *file = fopen(path.c_str(), "r");
   ASSERT_NE(file, nullptr) << path;
   fclose(file);
+}
+
+// A per-sample window or sigma past the most taps (2^24 + 1) names the one
+// that decides: it printed a sigma of 0 beside a window given alone, and a
+// window of 0 beside a sigma, and said 'larger than 2^24 taps'.
+TEST(Runtime, BlurTooLargeNamesWindowOrSigma) {
+  EXPECT_EQ(pipert::describeBlurError("f.pipe:3:7", 1, 4, 16777219, 0),
+            "gaussian_blur at f.pipe:3:7: sample 1: its window is 16777219; a "
+            "window is at most 2^24 + 1 (16777217) taps; nothing was written");
+  EXPECT_EQ(pipert::describeBlurError("f.pipe:3:7", 0, 4, 0, 1e7),
+            "gaussian_blur at f.pipe:3:7: sample 0: its sigma is "
+            "10000000.000000, which needs a window of more than 2^24 + 1 "
+            "(16777217) taps; nothing was written");
 }
