@@ -401,12 +401,19 @@ Value Generator::emitChannelMixOp(const CallExprAST &call,
     // the product Yiq2Rgb * hue * saturation * Rgb2Yiq expanded.
     pipert::ColorYiqTerms terms = pipert::getColorYiqTerms();
     Value h = param("hue", 0), s = param("saturation", 1);
-    // Degrees reduced to [0, 360) first (fmod is exact): an angle of
-    // 36000032 turned by f32(36000032 * pi / 180) was off by 0.06 rad.
-    auto rem = [&](Value a, Value b) -> Value {
-      return pipe::RemOp::create(builder, where, shapeOf(a, b), a, b);
-    };
-    Value radians = mul(rem(h, number(360)), number(M_PI / 180));
+    // Degrees of a turn or more reduced to [0, 360) first (fmod is
+    // exact): an angle of 36000032 turned by f32(36000032 * pi / 180) was
+    // off by 0.06 rad. Smaller ones are kept as they are: -20 as 340
+    // would take the sine further from 0, where CUDA's and the host's
+    // differ in more bits.
+    auto hType = cast<RankedTensorType>(h.getType());
+    Value turns = pipe::RemOp::create(builder, where, hType, h, number(360));
+    Value small = pipe::LtOp::create(
+        builder, where, pipe::withElementType(hType, builder.getI1Type()),
+        pipe::AbsOp::create(builder, where, hType, h), number(360));
+    Value reduced =
+        pipe::SelectOp::create(builder, where, hType, small, h, turns);
+    Value radians = mul(reduced, number(M_PI / 180));
     auto trig = [&](bool sine) -> Value {
       auto t = cast<RankedTensorType>(radians.getType());
       return sine ? Value(pipe::SinOp::create(builder, where, t, radians))
