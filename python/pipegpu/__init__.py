@@ -730,6 +730,12 @@ class Pipeline:
             raise ArgumentError(
                 f'stream is {stream!r}: give a CUstream as an int, or an '
                 'object with .cuda_stream or .ptr (torch, CuPy)', 2)
+        # The count first: an extra None would otherwise be named as an
+        # array of no Pipe dtype.
+        if len(inputs) != len(self.params):
+            raise ArgumentError(f"pipeline '{self.name}' takes "
+                                f'{len(self.params)} inputs, got {len(inputs)}',
+                                2)
         if backend == 'gpu' and _torch is not None:
             done = self._call_torch(inputs, out, stream)
             if done is not _NOT_TORCH:

@@ -860,6 +860,8 @@ def test_paths_and_streams_the_c_api_would_cut_are_refused(tmp_path):
            'has a NUL character')
     p = pipegpu.compile('pipeline p(x: f32[N]) -> (y: f32[N]) { y = x }')
     x = np.ones(3, np.float32)
+    expect(pipegpu.ArgumentError, lambda: p(x, None, backend='reference'),
+           "pipeline 'p' takes 1 inputs, got 2")
     for stream in (2**64 + 5, 2**70):
         expect(pipegpu.ArgumentError,
                lambda: p(x, backend='reference', stream=stream),
