@@ -956,7 +956,9 @@ bool pipec::checkModule(ModuleAST &module, llvm::SourceMgr &sourceMgr) {
         numbers = llvm::all_of(list->elements, [](const ExprPtr &element) {
           return llvm::isa<NumberExprAST>(*element);
         });
-      if (numbers)
+      // (Not an if's condition: `if 1` is an error there, and the merges'
+      // selects would say it again about a condition the user never wrote.)
+      if (numbers && !llvm::StringRef(binding.name).starts_with("if@"))
         literals[binding.name] = &value;
     }
     ok &= folded && PipelineChecker(pipeline, sourceMgr).check();
