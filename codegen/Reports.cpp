@@ -52,10 +52,11 @@ std::string bytesFormula(const pipert::PlanBuffer &buffer) {
 }
 
 /// bytesFor's answer for sizes whose bytes pass 2^63 (a run refuses them).
-constexpr int64_t kTooLarge = -2;
+constexpr int64_t kTooLarge = -2, kNegative = -3, kDividesByZero = -4;
 
 /// The bytes of `buffer` under `sizes`; -1 if a dim is unbound, kTooLarge
-/// if they pass the 64-bit integers.
+/// if they pass the 64-bit integers, kNegative or kDividesByZero if a dim
+/// is negative or divides by zero (a run refuses each).
 int64_t bytesFor(const pipert::PlanBuffer &buffer,
                  const std::map<std::string, int64_t> &sizes) {
   std::vector<int64_t> shape;
@@ -66,7 +67,11 @@ int64_t bytesFor(const pipert::PlanBuffer &buffer,
             ? std::optional(dim.size)
             : pipert::evaluateDim(dim.symbol, sizes, nullptr, &failure);
     if (!size)
-      return failure == pipert::DimExpr::Failure::Unbound ? -1 : kTooLarge;
+      return failure == pipert::DimExpr::Failure::Unbound        ? -1
+             : failure == pipert::DimExpr::Failure::DividesByZero ? kDividesByZero
+                                                                   : kTooLarge;
+    if (*size < 0)
+      return kNegative;
     shape.push_back(*size);
   }
   return pipert::checkedNumBytes(buffer.dtype, shape).value_or(kTooLarge);
@@ -76,6 +81,11 @@ int64_t bytesFor(const pipert::PlanBuffer &buffer,
 std::string bytesValue(const std::string &formula, int64_t bytes) {
   if (bytes == kTooLarge)
     return " = more than 2^63 (a run refuses these sizes)";
+  if (bytes == kNegative)
+    return " = none: a dim is negative for these sizes (a run refuses them)";
+  if (bytes == kDividesByZero)
+    return " = none: a dim divides by zero for these sizes (a run refuses "
+           "them)";
   if (bytes >= 0 && formula != std::to_string(bytes))
     return " = " + std::to_string(bytes);
   return "";
