@@ -20,6 +20,7 @@ on the caller's current stream (torch's or CuPy's, else the legacy
 default), and waited for on that stream only."""
 import ctypes
 import os
+import sys
 
 __all__ = ['compile', 'compile_file', 'Pipeline', 'Tensor', 'PipeError',
            'shard_range',
@@ -374,6 +375,16 @@ def _dlpack_view(obj, stream, dtype=None, output=False, name='?'):
     numbers and lists are made arrays of `dtype`, the parameter's (code,
     bits), when they hold its values (_number_array). An output must be
     writable."""
+    numpy = sys.modules.get('numpy')
+    if numpy is not None and isinstance(obj, numpy.ndarray) and \
+            type(obj) is not numpy.ndarray:
+        # A subclass: its own __dlpack__ refuses some arrays NumPy's path
+        # takes (read-only ones); a masked array's mask would be ignored.
+        if isinstance(obj, numpy.ma.MaskedArray):
+            raise ArgumentError(f"input '{name}' is a masked array, whose mask "
+                                'Pipe would not see; pass .filled(value) or '
+                                '.data', 2)
+        obj = numpy.asarray(obj)
     if not hasattr(obj, '__dlpack__') or (
             type(obj).__module__ == 'numpy' and hasattr(obj, 'ctypes')):
         import numpy as np

@@ -867,6 +867,24 @@ def test_paths_and_streams_the_c_api_would_cut_are_refused(tmp_path):
                lambda: p(x, backend='reference', stream=stream),
                'give a CUstream as an int')
 
+
+def test_numpy_subclasses_go_through_numpy():
+    """A read-only subclass input was a raw BufferError (its __dlpack__
+    refuses read-only arrays); a masked array's mask was ignored."""
+    class Tagged(np.ndarray):
+        pass
+    p = pipegpu.compile('pipeline p(x: f32[N]) -> (y: f32[N]) { y = x + 1 }')
+    x = np.arange(5, dtype=np.float32)
+    tagged = x.view(Tagged)
+    tagged.flags.writeable = False
+    np.testing.assert_array_equal(p(tagged, backend='reference').numpy(), x + 1)
+    out = np.zeros(5, np.float32).view(Tagged)
+    p(x, out=out, backend='reference')
+    np.testing.assert_array_equal(np.asarray(out), x + 1)
+    masked = np.ma.masked_array(x, mask=[0, 1, 0, 0, 0])
+    expect(pipegpu.ArgumentError, lambda: p(masked, backend='reference'),
+           "input 'x' is a masked array")
+
 if __name__ == '__main__':
     import inspect
     import pathlib
