@@ -110,6 +110,18 @@ bool Parser::tooDeep(SMLoc loc) {
 
 /// module ::= pipeline*
 std::optional<ModuleAST> Parser::parseModule() {
+  // Lines end with \n (or \r\n). A bare \r (classic Mac OS) would make the
+  // file one line to the lexer and to every diagnostic's line number.
+  llvm::StringRef text =
+      sourceMgr.getMemoryBuffer(sourceMgr.getMainFileID())->getBuffer();
+  for (size_t at = text.find('\r'); at != llvm::StringRef::npos;
+       at = text.find('\r', at + 1))
+    if (at + 1 == text.size() || text[at + 1] != '\n') {
+      error(SMLoc::getFromPointer(text.data() + at),
+            "a carriage return without a line feed: lines end with \\n or "
+            "\\r\\n (save the file with Unix or Windows line endings)");
+      return std::nullopt;
+    }
   ModuleAST module;
   skipNewlines();
   while (!tok.is(TokenKind::Eof)) {
