@@ -27,51 +27,10 @@ __all__ = ['compile', 'compile_file', 'Pipeline', 'Tensor', 'PipeError',
            'CompileError', 'ArgumentError', 'InternalError', 'FileError',
            'read_image', 'write_image', 'gpu_available', 'version']
 
-# --- DLPack's structs (third_party/dlpack, v1.1) -----------------------------
-
-kDLCPU, kDLCUDA, kDLCUDAHost, kDLCUDAManaged = 1, 2, 3, 13
-kDLInt, kDLUInt, kDLFloat, kDLBfloat, kDLBool = 0, 1, 2, 4, 6
-
-
-class DLDevice(ctypes.Structure):
-    _fields_ = [('device_type', ctypes.c_int32), ('device_id', ctypes.c_int32)]
-
-
-class DLDataType(ctypes.Structure):
-    _fields_ = [('code', ctypes.c_uint8), ('bits', ctypes.c_uint8),
-                ('lanes', ctypes.c_uint16)]
-
-
-class DLTensor(ctypes.Structure):
-    _fields_ = [('data', ctypes.c_void_p), ('device', DLDevice),
-                ('ndim', ctypes.c_int32), ('dtype', DLDataType),
-                ('shape', ctypes.POINTER(ctypes.c_int64)),
-                ('strides', ctypes.POINTER(ctypes.c_int64)),
-                ('byte_offset', ctypes.c_uint64)]
-
-
-class DLManagedTensor(ctypes.Structure):
-    pass
-
-
-class DLManagedTensorVersioned(ctypes.Structure):
-    pass
-
-
-DLManagedTensor._fields_ = [
-    ('dl_tensor', DLTensor), ('manager_ctx', ctypes.c_void_p),
-    ('deleter', ctypes.CFUNCTYPE(None, ctypes.POINTER(DLManagedTensor)))]
-
-
-class DLPackVersion(ctypes.Structure):
-    _fields_ = [('major', ctypes.c_uint32), ('minor', ctypes.c_uint32)]
-
-
-DLManagedTensorVersioned._fields_ = [
-    ('version', DLPackVersion), ('manager_ctx', ctypes.c_void_p),
-    ('deleter', ctypes.CFUNCTYPE(None,
-                                 ctypes.POINTER(DLManagedTensorVersioned))),
-    ('flags', ctypes.c_uint64), ('dl_tensor', DLTensor)]
+# DLPack's structs (third_party/dlpack, v1.1): python/pipegpu/_dlpack.py.
+from ._dlpack import (DLDataType, DLDevice, DLManagedTensor,  # noqa: E402
+                      DLManagedTensorVersioned, DLTensor, kDLBfloat, kDLBool,
+                      kDLCPU, kDLCUDA, kDLFloat, kDLInt, kDLUInt)
 
 
 class TensorInfo(ctypes.Structure):
@@ -514,9 +473,30 @@ def _current_stream(objects):
 _TYPESTR = {kDLInt: 'i', kDLUInt: 'u', kDLFloat: 'f', kDLBool: 'b'}
 
 
-class Tensor:
+class _Owner:
+    """What owns memory or a handle it frees once (Tensor, Pipeline): a
+    copy that shared it would free it twice, so copy, deepcopy and pickle
+    refuse, saying what to do instead."""
+    _instead_of_copy = _instead_of_pickle = ''
+
+    def __copy__(self):
+        raise TypeError(f'a pipegpu.{type(self).__name__} cannot be copied: '
+                        + self._instead_of_copy)
+
+    def __deepcopy__(self, memo):
+        self.__copy__()
+
+    def __reduce__(self):
+        raise TypeError(f'a pipegpu.{type(self).__name__} cannot be pickled; '
+                        + self._instead_of_pickle)
+
+
+class Tensor(_Owner):
     """A result: memory Pipe allocated, device or host, freed when the last
     of this object and the arrays that took it by DLPack goes."""
+    _instead_of_copy = ('take a copy of the data (np.array(t), '
+                        'torch.from_dlpack(t).clone()), or share t itself')
+    _instead_of_pickle = 'pickle np.array(t) instead'
 
     def __init__(self, managed):
         if not isinstance(managed, ctypes.POINTER(DLManagedTensorVersioned)):
@@ -595,20 +575,6 @@ class Tensor:
         import numpy as np
         return np.asarray(self)
 
-    # The object owns its memory (freed once, by the last owner): a copy
-    # that shared it would free it twice.
-    def __copy__(self):
-        raise TypeError('a pipegpu.Tensor cannot be copied with copy: take '
-                        'a copy of the data (np.array(t), '
-                        'torch.from_dlpack(t).clone()), or share t itself')
-
-    def __deepcopy__(self, memo):
-        self.__copy__()
-
-    def __reduce__(self):
-        raise TypeError('a pipegpu.Tensor cannot be pickled; pickle '
-                        'np.array(t) instead')
-
     def __repr__(self):
         where = 'cuda:%d' % self.device[1] if self.device[0] == kDLCUDA \
             else 'cpu'
@@ -673,8 +639,11 @@ class _TorchCall:
 _MADE_BY_COMPILE = object()
 
 
-class Pipeline:
+class Pipeline(_Owner):
     """A compiled pipeline; call it on arrays to run it."""
+    _instead_of_copy = ('share it (it may be called from several threads at '
+                        'once), or compile its source again')
+    _instead_of_pickle = 'pickle its source and compile it again'
 
     def __init__(self, handle, _made=None):
         if _made is not _MADE_BY_COMPILE:
@@ -702,20 +671,6 @@ class Pipeline:
         if handle:
             self._handle = None
             _lib.pipe_release(handle)
-
-    # It owns its handle (released once, by __del__): a copy that shared it
-    # would release it twice.
-    def __copy__(self):
-        raise TypeError('a pipegpu.Pipeline cannot be copied: share it (it '
-                        'may be called from several threads at once), or '
-                        'compile its source again')
-
-    def __deepcopy__(self, memo):
-        self.__copy__()
-
-    def __reduce__(self):
-        raise TypeError('a pipegpu.Pipeline cannot be pickled; pickle its '
-                        'source and compile it again')
 
     def __call__(self, *inputs, out=None, backend='gpu', stream=None):
         """Runs on `inputs` (one per parameter: DLPack arrays, NumPy arrays).
