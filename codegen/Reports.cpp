@@ -67,9 +67,10 @@ int64_t bytesFor(const pipert::PlanBuffer &buffer,
             ? std::optional(dim.size)
             : pipert::evaluateDim(dim.symbol, sizes, nullptr, &failure);
     if (!size)
-      return failure == pipert::DimExpr::Failure::Unbound        ? -1
-             : failure == pipert::DimExpr::Failure::DividesByZero ? kDividesByZero
-                                                                   : kTooLarge;
+      return failure == pipert::DimExpr::Failure::Unbound ? -1
+             : failure == pipert::DimExpr::Failure::DividesByZero
+                 ? kDividesByZero
+                 : kTooLarge;
     if (*size < 0)
       return kNegative;
     shape.push_back(*size);

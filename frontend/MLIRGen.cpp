@@ -125,11 +125,7 @@ TypedAttr Generator::convertedLiteralAttr(const NumberExprAST *literal,
     }
     return builder.getFloatAttr(element, value);
   }
-  unsigned bits = element.getIntOrFloatBitWidth();
-  bool isUnsigned = element.isUnsignedInteger();
-  __int128 lo = isUnsigned ? 0 : -(__int128(1) << (bits - 1));
-  __int128 hi = isUnsigned ? (__int128(1) << bits) - 1
-                           : (__int128(1) << (bits - 1)) - 1;
+  auto [lo, hi] = getIntegerRange(pipe::getDTypeName(element));
   __int128 value;
   if (number.isFloat) {
     // Literals are finite (the parser says so); 2^127 bounds every dtype.
@@ -141,7 +137,8 @@ TypedAttr Generator::convertedLiteralAttr(const NumberExprAST *literal,
     value = std::clamp(number.exactValue(), lo, hi);
   }
   return builder.getIntegerAttr(
-      element, llvm::APInt(bits, uint64_t(value), /*isSigned=*/!isUnsigned,
+      element, llvm::APInt(element.getIntOrFloatBitWidth(), uint64_t(value),
+                           /*isSigned=*/!element.isUnsignedInteger(),
                            /*implicitTrunc=*/true));
 }
 

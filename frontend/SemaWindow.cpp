@@ -146,9 +146,7 @@ bool PipelineChecker::checkWindowOp(CallExprAST &expr) {
     // an f64: a 64-bit one it cannot hold would come back rounded.
     if (selects && !number->isFloat &&
         (input.dtype == "i64" || input.dtype == "u64")) {
-      __int128 lo = input.dtype == "u64" ? 0 : __int128(INT64_MIN);
-      __int128 hi = input.dtype == "u64" ? __int128(UINT64_MAX)
-                                         : __int128(INT64_MAX);
+      auto [lo, hi] = getIntegerRange(input.dtype);
       __int128 value = std::clamp(number->exactValue(), lo, hi);
       long double asF64 = double(value);
       if (asF64 != (long double)value)

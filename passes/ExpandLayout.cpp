@@ -201,7 +201,8 @@ struct ExpandPaddingCrop : OpRewritePattern<CropOp> {
                                        e.size(getDimSize(input, axis))));
     }
     rewriter.replaceOp(op, e.select(inside, read,
-                                    ConstantOp::create(rewriter, op.getLoc(), op.getFill())));
+                                    ConstantOp::create(rewriter, op.getLoc(),
+                                                       op.getFill())));
     return success();
   }
 };
@@ -237,7 +238,8 @@ struct ExpandConstantPad : OpRewritePattern<PadOp> {
                                        lo + getDimSize(input, axis)));
     }
     rewriter.replaceOp(op, e.select(inside, read,
-                                    ConstantOp::create(rewriter, op.getLoc(), op.getFill())));
+                                    ConstantOp::create(rewriter, op.getLoc(),
+                                                       op.getFill())));
     return success();
   }
 };
@@ -260,7 +262,8 @@ struct ExpandConcat : OpRewritePattern<ConcatOp> {
     Expander e(rewriter, op.getLoc(), type);
     if (parts.empty()) {
       rewriter.replaceOp(
-          op, e.filled(cast<TypedAttr>(rewriter.getZeroAttr(type.getElementType()))));
+          op, e.filled(
+                  cast<TypedAttr>(rewriter.getZeroAttr(type.getElementType()))));
       return success();
     }
     if (parts.size() == 1 && parts[0].second.getType() == type) {
@@ -610,7 +613,8 @@ struct ExpandChannelMix : OpRewritePattern<ChannelMixOp> {
       auto type = RankedTensorType::get({int64_t(bits.size())},
                                         rewriter.getI1Type());
       return spreadRow(
-          ConstantOp::create(rewriter, loc, DenseElementsAttr::get(type, bits)));
+          ConstantOp::create(rewriter, loc,
+                             DenseElementsAttr::get(type, bits)));
     };
     // bits ? a : b per output channel, without a select where all agree.
     auto choose = [&](ArrayRef<bool> bits, Value a, Value b) -> Value {
@@ -621,7 +625,8 @@ struct ExpandChannelMix : OpRewritePattern<ChannelMixOp> {
       return SelectOp::create(rewriter, loc, computed, mask(bits), a, b);
     };
     Value zero = ConstantOp::create(
-        rewriter, loc, cast<TypedAttr>(rewriter.getZeroAttr(computed.getElementType())));
+        rewriter, loc,
+        cast<TypedAttr>(rewriter.getZeroAttr(computed.getElementType())));
     Value acc = zero;
     SmallVector<bool> started(outputs, false);
     for (int64_t k = 0; k < inputs; ++k) {
@@ -639,7 +644,8 @@ struct ExpandChannelMix : OpRewritePattern<ChannelMixOp> {
           createTrailingSlice(rewriter, loc, op.getMatrix(), {k}));
       Value term = MulOp::create(rewriter, loc, computed, column, channel(k));
       Value added = llvm::any_of(later, [](bool x) { return x; })
-                        ? Value(AddOp::create(rewriter, loc, computed, acc, term))
+                        ? Value(AddOp::create(rewriter, loc, computed, acc,
+                                              term))
                         : acc;
       acc = choose(first, term, choose(later, added, acc));
     }

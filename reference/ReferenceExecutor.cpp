@@ -565,7 +565,8 @@ private:
     // Constant coefficients: each output's nonzero terms only, then its
     // offset if not 0 (pipe.channel_mix; pipe-expand-layout's order).
     DenseElementsAttr constantMatrix, constantOffset;
-    bool onlyTerms = mix.getConstantCoefficients(constantMatrix, constantOffset);
+    bool onlyTerms =
+        mix.getConstantCoefficients(constantMatrix, constantOffset);
     auto run = [&](auto floatTag) {
       using F = decltype(floatTag);
       visitStorageType(in.dtype(), [&](auto inTag) {

@@ -288,6 +288,18 @@ static std::string describePlan(const pipert::Plan &plan) {
   return text;
 }
 
+/// The first parameter or result pinned to device memory (@device), or "".
+static std::string firstPinnedToDevice(const pipert::Plan &plan) {
+  for (int b = 0; b < plan.numParams; ++b)
+    if (plan.buffers[size_t(b)].memory == pipert::PlanMemory::Device)
+      return plan.buffers[size_t(b)].name;
+  for (size_t r = 0; r < plan.results.size(); ++r)
+    if (plan.buffers[size_t(plan.results[r])].memory ==
+        pipert::PlanMemory::Device)
+      return plan.resultNames[r];
+  return "";
+}
+
 /// `pipec run`: binds --input files to parameters, runs, writes results.
 static int runPipeline(pipe::PipelineOp pipeline, const pipert::Plan &plan) {
   // Parameters are read from and results written as .npy files, which
@@ -340,27 +352,15 @@ static int runPipeline(pipe::PipelineOp pipeline, const pipert::Plan &plan) {
   // pipec run's tensors are .npy files in host memory: a GPU run refuses
   // a pipeline pinned to device memory, saying so as pipec's own limit
   // (the runtime's message would tell the user to pass device memory).
-  std::string devicePin;
-  {
-    auto pinnedToDevice = [&](int b) -> std::string {
-      const pipert::PlanBuffer &buffer = plan.buffers[size_t(b)];
-      return buffer.memory == pipert::PlanMemory::Device ? buffer.name : "";
-    };
-    std::string pinned;
-    for (int b = 0; b < plan.numParams && pinned.empty(); ++b)
-      pinned = pinnedToDevice(b);
-    for (size_t r = 0; r < plan.results.size() && pinned.empty(); ++r)
-      if (!pinnedToDevice(plan.results[r]).empty())
-        pinned = plan.resultNames[r];
-    if (!pinned.empty())
-      devicePin = "pipeline '" + plan.name + "' pins '" + pinned +
-                  "' to device memory (@device), and pipec run passes its "
-                  "tensors in host memory (.npy files): run it from C++ or "
-                  "Python with device tensors, or here with "
-                  "--backend=reference";
-  }
-  if (useGpu && !devicePin.empty())
-    return fail(devicePin);
+  std::string pinned = firstPinnedToDevice(plan);
+  auto refusePinned = [&] {
+    return fail("pipeline '" + plan.name + "' pins '" + pinned +
+                "' to device memory (@device), and pipec run passes its "
+                "tensors in host memory (.npy files): run it from C++ or "
+                "Python with device tensors, or here with --backend=reference");
+  };
+  if (useGpu && !pinned.empty())
+    return refusePinned();
   // A bad tensor is named before a missing GPU is (docs/runtime.md), as
   // the GPU run would name it; the reference checks its own.
   if (useGpu) {
@@ -381,8 +381,8 @@ static int runPipeline(pipe::PipelineOp pipeline, const pipert::Plan &plan) {
                      << "); running on the CPU reference executor\n";
     }
   }
-  if (useGpu && !devicePin.empty())
-    return fail(devicePin);
+  if (useGpu && !pinned.empty())
+    return refusePinned();
   // Host memory that runs out while the pipeline runs (its results, the
   // reference's values) is the run's failure, said as one, not LLVM's
   // out-of-memory crash report (InitLLVM's handler); nothing is written.
