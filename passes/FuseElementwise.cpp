@@ -149,7 +149,10 @@ bool hasNonElementwiseUser(Operation *op) {
 /// that `isCloned` says will be cloned into the group (scalars, recomputed
 /// values) are not outside it: reading the group through them is no cycle.
 /// An op of another group stands for its whole group: that kernel runs
-/// after every input of every op in it.
+/// after every input of every op in it. Ops before the group's first op
+/// cannot reach it (the block is in program order), so the walk stops
+/// there: it covers the ops since the group began, not all of the
+/// pipeline's (which made long unrolled loops quadratic to compile).
 bool dependsOnGroupThroughOutside(
     Value value, ArrayRef<Group> groups,
     const DenseMap<Operation *, int> &groupOf, int groupId,
@@ -159,9 +162,10 @@ bool dependsOnGroupThroughOutside(
   DenseSet<Operation *> visited[2]; // by `outside`
   if (Operation *def = value.getDefiningOp())
     worklist.push_back({def, false});
+  Operation *first = groups[groupId].ops.front();
   while (!worklist.empty()) {
     auto [op, outside] = worklist.pop_back_val();
-    if (!visited[outside].insert(op).second)
+    if (op->isBeforeInBlock(first) || !visited[outside].insert(op).second)
       continue;
     auto it = groupOf.find(op);
     bool inGroup = it != groupOf.end() && it->second == groupId;

@@ -18,6 +18,7 @@
 
 #include "mlir/IR/Builders.h"
 
+#include <algorithm>
 #include <map>
 
 namespace mlir {
@@ -65,24 +66,45 @@ bool sendsToHost(Value condition) {
 }
 
 /// The ops computing `select`'s operand `index` and nothing else: what the
-/// GPU need not run when the other operand is chosen. The block is in
-/// program order, so every user of an op follows it.
+/// GPU need not run when the other operand is chosen, latest first. The
+/// block is in program order, so every user of an op follows it: taking
+/// candidates latest first, an op's users in the cone are all known when
+/// it is reached. Only the cone's operands become candidates, so the walk
+/// costs the cone's size, not the block's (a loop of K iterations has K
+/// merges a name; walking the block from each made nested loops quadratic).
 SmallVector<Operation *> getExclusiveProducers(SelectOp select,
                                                unsigned index) {
+  Block *block = select->getBlock();
+  // A heap by program order: the latest candidate on top.
+  auto earlier = [](Operation *a, Operation *b) {
+    return a->isBeforeInBlock(b);
+  };
+  SmallVector<Operation *> candidates;
+  DenseSet<Operation *> seen;
+  auto consider = [&](Value value) {
+    Operation *def = value.getDefiningOp();
+    if (!def || def->getBlock() != block || !seen.insert(def).second)
+      return;
+    candidates.push_back(def);
+    std::push_heap(candidates.begin(), candidates.end(), earlier);
+  };
+  consider(select->getOperand(index));
   DenseSet<Operation *> cone;
   SmallVector<Operation *> ordered;
-  for (Operation *op = select->getPrevNode(); op; op = op->getPrevNode()) {
-    if (op->getNumResults() == 0 || op->use_empty())
-      continue;
+  while (!candidates.empty()) {
+    std::pop_heap(candidates.begin(), candidates.end(), earlier);
+    Operation *op = candidates.pop_back_val();
     bool exclusive = llvm::all_of(op->getUses(), [&](OpOperand &use) {
       if (use.getOwner() == select.getOperation())
         return use.getOperandNumber() == index;
       return cone.contains(use.getOwner());
     });
-    if (exclusive) {
-      cone.insert(op);
-      ordered.push_back(op);
-    }
+    if (!exclusive)
+      continue;
+    cone.insert(op);
+    ordered.push_back(op);
+    for (Value operand : op->getOperands())
+      consider(operand);
   }
   return ordered;
 }
