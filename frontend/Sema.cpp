@@ -364,7 +364,7 @@ bool PipelineChecker::check() {
                     (type.dims.empty()
                          ? std::string("a scalar literal")
                          : "a list of " + type.dims[0].str() + " elements"));
-        } else if (llvm::isa<NumberExprAST>(*binding.value)
+        } else if (llvm::isa<NumberExprAST, ListExprAST>(*binding.value)
                        ? checkLiteralFits(*binding.value, expected.dtype)
                        : true) {
           binding.value->type = expected;
@@ -401,6 +401,10 @@ bool PipelineChecker::checkLiteralFits(const ExprAST &literal,
       ok &= checkLiteralFits(*element, dtype);
     return ok;
   }
+  // `~` of a literal is applied in the dtype it takes (`x & ~1`), so its
+  // operand must fit that dtype as any literal does.
+  if (auto *unary = llvm::dyn_cast<UnaryExprAST>(&literal))
+    return checkLiteralFits(*unary->operand, dtype);
   auto *number = llvm::dyn_cast<NumberExprAST>(&literal);
   // (An unknown dtype, a result's misspelled one, is reported where it is
   // written.)
@@ -421,7 +425,11 @@ bool PipelineChecker::checkLiteralFits(const ExprAST &literal,
     return true;
   }
   if (number->isFloat)
-    return error(literal.getLoc(), "float literal cannot be a " + dtype +
+    return error(literal.getLoc(), "float literal cannot be " +
+                                       std::string(dtype.starts_with("i")
+                                                       ? "an "
+                                                       : "a ") +
+                                       dtype +
                                        " value; write an integer, or convert "
                                        "the other operand to a float");
   if (dtype == "bool")

@@ -146,6 +146,16 @@ static std::unique_ptr<NumberExprAST> foldLiterals(BinaryOp op,
   return folded;
 }
 
+/// `expr` as a list literal of numbers, or null.
+static ListExprAST *getNumberList(ExprAST &expr) {
+  auto *list = llvm::dyn_cast<ListExprAST>(&expr);
+  if (!list || !llvm::all_of(list->elements, [](const ExprPtr &element) {
+        return llvm::isa<NumberExprAST>(*element);
+      }))
+    return nullptr;
+  return list;
+}
+
 /// A copy of a number or list literal, at `loc`.
 static std::unique_ptr<ExprAST> copyLiteral(const ExprAST &literal, SMLoc loc) {
   if (auto *number = llvm::dyn_cast<NumberExprAST>(&literal))
@@ -192,21 +202,59 @@ bool sema::foldLiteralTrees(std::unique_ptr<ExprAST> &expr,
       else if (overflows)
         return overflow(binary->getLoc(),
                         llvm::Twine("'") + getSpelling(binary->op) + "'");
+      return ok;
     }
+    // A list is weakly typed like a number: arithmetic with a number or a
+    // list of as many numbers folds element by element, or not at all
+    // (a comparison, a division by zero: left to the run time).
+    auto *ll = getNumberList(*binary->lhs), *rl = getNumberList(*binary->rhs);
+    if (!(ll || l) || !(rl || r) || !(ll || rl) ||
+        (ll && rl && ll->elements.size() != rl->elements.size()))
+      return ok;
+    size_t count = ll ? ll->elements.size() : rl->elements.size();
+    std::vector<ExprPtr> elements;
+    for (size_t i = 0; i < count; ++i) {
+      auto &a = ll ? llvm::cast<NumberExprAST>(*ll->elements[i]) : *l;
+      auto &b = rl ? llvm::cast<NumberExprAST>(*rl->elements[i]) : *r;
+      SMLoc at = (ll ? ll->elements[i] : rl->elements[i])->getLoc();
+      auto folded = foldLiterals(binary->op, a, b, at, overflows);
+      if (overflows)
+        return overflow(binary->getLoc(),
+                        llvm::Twine("'") + getSpelling(binary->op) + "'");
+      if (!folded)
+        return ok;
+      elements.push_back(std::move(folded));
+    }
+    expr = std::make_unique<ListExprAST>(binary->getLoc(),
+                                         std::move(elements));
   } else if (auto *unary = llvm::dyn_cast<UnaryExprAST>(expr.get())) {
     fold(unary->operand);
-    auto *number = llvm::dyn_cast<NumberExprAST>(unary->operand.get());
-    if (number && unary->op == UnaryOp::Neg) {
-      // The literal now starts at the '-'.
-      if (number->isFloat) {
-        expr = std::make_unique<NumberExprAST>(unary->getLoc(), true, 0,
-                                               -number->floatValue);
-      } else if (auto negated =
-                     makeIntLiteral(unary->getLoc(), -number->exactValue())) {
-        expr = std::move(negated);
-      } else {
+    if (unary->op != UnaryOp::Neg)
+      return ok;
+    // The literal (or list) now starts at the '-'.
+    auto negate = [&](const NumberExprAST &number,
+                      SMLoc at) -> std::unique_ptr<NumberExprAST> {
+      if (number.isFloat)
+        return std::make_unique<NumberExprAST>(at, true, 0,
+                                               -number.floatValue);
+      return makeIntLiteral(at, -number.exactValue());
+    };
+    if (auto *number = llvm::dyn_cast<NumberExprAST>(unary->operand.get())) {
+      auto negated = negate(*number, unary->getLoc());
+      if (!negated)
         return overflow(unary->getLoc(), "'-'");
+      expr = std::move(negated);
+    } else if (auto *list = getNumberList(*unary->operand)) {
+      std::vector<ExprPtr> elements;
+      for (const ExprPtr &element : list->elements) {
+        auto negated =
+            negate(llvm::cast<NumberExprAST>(*element), element->getLoc());
+        if (!negated)
+          return overflow(unary->getLoc(), "'-'");
+        elements.push_back(std::move(negated));
       }
+      expr = std::make_unique<ListExprAST>(unary->getLoc(),
+                                           std::move(elements));
     }
   } else {
     forEachOperand(*expr, fold);
