@@ -7,9 +7,9 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "passes/BlockOrder.h"
 #include "passes/Passes.h"
 
-#include "mlir/Analysis/TopologicalSortUtils.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
 #include "llvm/ADT/MapVector.h"
@@ -368,7 +368,7 @@ void FuseElementwisePass::runOnOperation() {
   // A kernel sits after its last op; ops outside it that use its results
   // but came earlier in the block move after it. Fusion made no cycle, so
   // this order exists.
-  bool sorted = sortTopologically(&block, block.without_terminator());
+  bool sorted = sortBlockByDependencies(block);
   assert(sorted && "fusion created a cycle");
   (void)sorted;
 

@@ -7,10 +7,10 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "passes/BlockOrder.h"
 #include "passes/Passes.h"
 
 #include "llvm/ADT/BitVector.h"
-#include "mlir/Analysis/TopologicalSortUtils.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
 #include "llvm/ADT/SetVector.h"
@@ -315,7 +315,7 @@ void FuseReductionsPass::runOnOperation() {
   }
   // The fused op sits where its epilogue kernel was; users of the reduced
   // value between the two move after it.
-  bool sorted = sortTopologically(&block, block.without_terminator());
+  bool sorted = sortBlockByDependencies(block);
   assert(sorted && "reduction fusion created a cycle");
   (void)sorted;
 }
