@@ -8,6 +8,8 @@
 #ifndef PIPE_FRONTEND_AST_H
 #define PIPE_FRONTEND_AST_H
 
+#include "core/DimExpr.h"
+
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Casting.h"
@@ -78,6 +80,10 @@ public:
 
   /// Set by Sema.
   ExprType type;
+  /// Set by Sema where a function takes a size and this expression is one
+  /// (an anchor `ceil(W / 3)`): the exact size, which MLIRGen emits
+  /// instead of the expression's value (for `ceil( / )`, an f32's ceil).
+  std::optional<pipert::DimExpr> size;
   /// Nodes on the longest path from here to a leaf, set by the parser,
   /// which bounds it (Parser::kMaxExprHeight) so that every recursive walk
   /// of the tree (Sema, MLIRGen, the destructor) stays within the stack.

@@ -358,10 +358,11 @@ Value Generator::emitChannelMixOp(const CallExprAST &call,
     // out = shift * range(out) + brightness * (centre + contrast * (in -
     // centre)), computed as shift * range(out) + brightness * (in +
     // (contrast - 1) * (in - centre)) (docs/language.md): at contrast 1 the
-    // input passes exactly, where centre + (in - centre) lost a 32- or
-    // 64-bit integer's low bits to a centre of 2^30 or more in f32 (1 came
-    // back 0). DALI's addend + multiplier * in cancels (a contrast of 10^4
-    // lost 4 digits) and turns an infinite brightness into inf - inf = NaN.
+    // input passes as f32 holds it, where centre + (in - centre) lost a
+    // 32- or 64-bit integer's low bits to a centre of 2^30 or more in f32
+    // (1 came back 0). DALI's addend + multiplier * in cancels (a contrast
+    // of 10^4 lost 4 digits) and turns an infinite brightness into inf -
+    // inf = NaN.
     double centre = pipert::getColorHalfRange(in);
     if (const ExprAST *given = keywordValue(call, "contrast_center")) {
       auto *literal = llvm::cast<NumberExprAST>(given);
@@ -373,9 +374,16 @@ Value Generator::emitChannelMixOp(const CallExprAST &call,
     Value x = castTo(input, f, where);
     Value centred =
         pipe::SubOp::create(builder, where, pixels, x, spread(number(centre)));
-    Value stretched = pipe::MulOp::create(
-        builder, where, pixels, centred,
-        spread(sub(param("contrast", 1), number(1))));
+    Value excess = spread(sub(param("contrast", 1), number(1)));
+    Value product =
+        pipe::MulOp::create(builder, where, pixels, centred, excess);
+    // At contrast 1 the term is 0 also for an infinite input (inf * 0
+    // would make it NaN), so every value passes.
+    Value unchanged = pipe::EqOp::create(
+        builder, where, pipe::withElementType(pixels, builder.getI1Type()),
+        excess, number(0));
+    Value stretched = pipe::SelectOp::create(builder, where, pixels,
+                                             unchanged, number(0), product);
     Value moved =
         pipe::AddOp::create(builder, where, pixels, x, stretched);
     Value bright = pipe::MulOp::create(builder, where, pixels, moved,
@@ -401,6 +409,29 @@ Value Generator::emitChannelMixOp(const CallExprAST &call,
     // the product Yiq2Rgb * hue * saturation * Rgb2Yiq expanded.
     pipert::ColorYiqTerms terms = pipert::getColorYiqTerms();
     Value h = param("hue", 0), s = param("saturation", 1);
+    // An integer hue is reduced in its own dtype (or exactly, a literal)
+    // before it becomes f32, which would round 16777217 degrees first.
+    if (const ExprAST *given = keywordValue(call, "hue")) {
+      auto *literal = llvm::dyn_cast<NumberExprAST>(given);
+      if (literal && !literal->isFloat) {
+        __int128 degrees = literal->exactValue();
+        if (degrees <= -360 || degrees >= 360)
+          h = number(double((degrees % 360 + 360) % 360));
+      } else if (isIntegerDType(given->type.dtype)) {
+        Value whole = emitExpr(*given, given->type.dtype);
+        auto wType = cast<RankedTensorType>(whole.getType());
+        Value full = pipe::ConstantOp::create(
+            builder, where,
+            builder.getIntegerAttr(wType.getElementType(), 360));
+        Value small = pipe::LtOp::create(
+            builder, where, pipe::withElementType(wType, builder.getI1Type()),
+            pipe::AbsOp::create(builder, where, wType, whole), full);
+        Value reduced = pipe::SelectOp::create(
+            builder, where, wType, small, whole,
+            pipe::RemOp::create(builder, where, wType, whole, full));
+        h = spreadLeading(castTo(reduced, f, where), samples, where);
+      }
+    }
     // Degrees of a turn or more reduced to [0, 360) first (fmod is
     // exact): an angle of 36000032 turned by f32(36000032 * pi / 180) was
     // off by 0.06 rad. Smaller ones are kept as they are: -20 as 340

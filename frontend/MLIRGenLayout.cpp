@@ -24,7 +24,8 @@ SmallVector<Value> Generator::sampleValues(const ExprAST &param, size_t count,
   SmallVector<Value> values;
   if (auto *list = llvm::dyn_cast<ListExprAST>(&param)) {
     for (const ExprPtr &element : list->elements)
-      values.push_back(emitExpr(*element, "i64"));
+      values.push_back(element->size ? dimValue(*element->size, where)
+                                     : emitExpr(*element, "i64"));
     return values;
   }
   Value tensor = emitExpr(param, "i64");

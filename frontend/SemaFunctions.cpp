@@ -388,9 +388,18 @@ bool PipelineChecker::checkGaussianBlurOp(CallExprAST &expr) {
     if (!checkExpr(*param))
       return false;
     const ExprType &type = param->type;
-    if (type.isWeakLiteral())
+    // A dim's value (`W | 1`, `W / 10`) or an expression of numbers: one
+    // value, computed when the pipeline runs (MLIRGen emits it as i32 or
+    // f32) and checked there, as a scalar tensor is.
+    if (type.isWeakLiteral() && !type.dims.empty())
       return error(param->getLoc(), std::string("the ") + what +
-                                        " is a number or a tensor");
+                                        " is a number or a tensor, not a "
+                                        "list");
+    if (type.isWeakLiteral())
+      return !(isWindow && type.weakFloat) ||
+             error(param->getLoc(), "the window of 'gaussian_blur' is an "
+                                    "integer, not a float value (convert it "
+                                    "with i32(...))");
     if (isWindow ? !isIntegerDType(type.dtype)
                  : !(isFloatDType(type.dtype) || isIntegerDType(type.dtype)))
       return error(param->getLoc(),

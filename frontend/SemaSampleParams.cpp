@@ -30,8 +30,14 @@ bool pipec::sema::isSamplePrefix(const ExprType &type, const ExprType &input,
 bool PipelineChecker::checkSampleParam(ExprAST &param, const ExprType &input,
                                        int64_t firstAxis, llvm::StringRef kind,
                                        llvm::StringRef what) {
-  if (kind != "bool" && isSize(param))
-    return checkExpr(param);
+  if (kind != "bool" && isSize(param)) {
+    if (!checkExpr(param))
+      return false;
+    if (kind != "integer")
+      return true;
+    param.size = sizeOf(param, what);
+    return param.size.has_value();
+  }
   if (auto *boolean = llvm::dyn_cast<BoolExprAST>(&param)) {
     if (kind != "bool")
       return error(param.getLoc(), what + " is " +

@@ -209,8 +209,11 @@ bool PipelineChecker::checkConvKernel(CallExprAST &expr,
   if (!checkExpr(*kernel))
     return false;
   const ExprType &type = kernel->type;
-  bool ok = !type.isWeakLiteral() && type.dtype != "bool" &&
-            type.dims.size() >= 2;
+  if (type.dtype == "bool")
+    return error(kernel->getLoc(),
+                 "conv2d's kernel holds numbers (weights), not bool; convert "
+                 "it with f32(...)");
+  bool ok = !type.isWeakLiteral() && type.dims.size() >= 2;
   if (ok) {
     const DimAST &kh = type.dims[type.dims.size() - 2], &kw = type.dims.back();
     ExprType samples{type.dtype, std::vector<DimAST>(type.dims.begin(),

@@ -219,4 +219,59 @@ for n in (0, 2, 5):
     check(f'loop locals, n = {n}: if inside', got['c'],
           x * np.float32(2 ** min(n, 3)), tol=1e-5)
 
+# Sizes as anchors and shapes are exact sizes: ceil(W / 3) was emitted as
+# the f32 value's ceil and failed inside the compiler (a conformance
+# review). W = 7: ceil 3, floor 2; an anchor W - 10 is -3, outside.
+x = rng.integers(0, 256, (3, 5, 7), dtype=np.uint8)
+source = """
+pipeline p(x: u8[N, H, W]) -> (y: u8[N, H, W], c: u8[N, 2, 2], z: u8[N, H, W]) {
+  y = erase(x, anchor = [0, ceil(W / 3)], shape = [2, floor(W / 3)], axes = [1, 2], fill = 9)
+  c = crop(x, anchor = [floor(H / 2), ceil(W / 3)], shape = [2, 2], axes = [1, 2])
+  z = erase(x, anchor = [W - 10, 1], shape = [5, 1], axes = [1, 2], fill = 7)
+}
+"""
+out = run(source, {'x': x})
+want = x.copy()
+want[:, 0:2, 3:5] = 9
+check('erase at ceil/floor sizes', out['y'], want)
+check('crop at ceil/floor sizes', out['c'], x[:, 2:4, 3:5])
+want = x.copy()
+want[:, 0:2, 1] = 7
+check('erase at a negative size anchor', out['z'], want)
+
+# A dim's value as a blur's window or sigma (was refused), equal to the
+# literal it is; the value at contrast 1 passes brightness_contrast, an
+# infinite one too (inf * 0 made NaN); an integer hue is reduced in its
+# own dtype (f32 rounded 16777217 degrees to 16777216 first).
+x = normal(2, 5, 7)
+z = np.array([[np.inf, -np.inf, 0.5], [np.nan, 1e30, -2.5]], np.float32)
+img = rng.integers(0, 256, (2, 3, 4, 3), dtype=np.uint8)
+h = np.array([16777217, -16777217], np.int32)
+g = np.array([2**64 - 1, 361], np.uint64)
+source = """
+pipeline p(x: f32[N, H, W], z: f32[N, 3], img: u8[N, 3, 4, 3], h: i32[N],
+           g: u64[N], r: f32[N], s: f32[N])
+    -> (a: f32[N, H, W], a7: f32[N, H, W], b: f32[N, H, W], b5: f32[N, H, W],
+        c: f32[N, 3], d: f32[N, 3, 4, 3], e: f32[N, 3, 4, 3],
+        f: f32[N, 3, 4, 3], k: f32[N, 3, 4, 3]) {
+  a = gaussian_blur(x, window = W | 1, axes = [1, 2])
+  a7 = gaussian_blur(x, window = 7, axes = [1, 2])
+  b = gaussian_blur(x, sigma = H / 10, axes = [1, 2])
+  b5 = gaussian_blur(x, sigma = 0.5, axes = [1, 2])
+  c = brightness_contrast(z)
+  d = hue(img, hue = h, dtype = f32)
+  e = hue(img, hue = r, dtype = f32)
+  f = hue(img, hue = g, dtype = f32)
+  k = hue(img, hue = s, dtype = f32)
+}
+"""
+out = run(source, {'x': x, 'z': z, 'img': img, 'h': h, 'g': g,
+                   'r': np.array([137, 223], np.float32),
+                   's': np.array([15, 1], np.float32)})
+check('blur window W | 1', out['a'], out['a7'])
+check('blur sigma H / 10', out['b'], out['b5'])
+check('brightness_contrast at contrast 1', out['c'], z)
+check('hue of i32 degrees past 2^24', out['d'], out['e'])
+check('hue of u64 degrees', out['f'], out['k'])
+
 oracle.finish()
