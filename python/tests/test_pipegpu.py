@@ -712,11 +712,15 @@ def test_torch_calls_of_one_signature_reuse_their_arrays():
         t.join()
     assert not errors, errors
     assert p._torch_calls, 'the calls did not take the per-signature path'
-    # A call that splits the same tensors wrongly (x and k as inputs and
-    # outputs) fails, and leaves nothing that a right call would take.
+    # A call that gives the right inputs and too many outputs (k again)
+    # fails, and leaves nothing that a right call would take. (With an
+    # input missing, the input count is refused first.)
     x = torch.rand(7, device='cuda')
     y = torch.empty(7, device='cuda')
-    expect(pipegpu.ArgumentError, lambda: p(x, out=[k, y]), "has 1 results")
+    expect(pipegpu.ArgumentError, lambda: p(x, k, out=[k, y]),
+           "has 1 results, got 2")
+    expect(pipegpu.ArgumentError, lambda: p(x, out=[k, y]),
+           "takes 2 inputs, got 1")
     p(x, k, out=[y])
     torch.testing.assert_close(y, x * 3 + 1, rtol=0, atol=0)
     # A wrong dtype on this path is still named.
