@@ -80,6 +80,8 @@ std::string pipec::printIndex(const IndexExpr &expr, const IndexStyle &style) {
     return call("pipe_index_min");
   case IndexExpr::Kind::Max:
     return call("pipe_index_max");
+  case IndexExpr::Kind::Abs:
+    return "pipe_index_abs<" + J + ">(" + operand(0) + ")";
   case IndexExpr::Kind::Select:
     return "(" + operand(0) + " ? " + operand(1) + " : " + operand(2) + ")";
   case IndexExpr::Kind::Lt:

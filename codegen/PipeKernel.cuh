@@ -118,6 +118,9 @@ template <typename J> __device__ __forceinline__ J pipe_index_min(J a, J b) {
 template <typename J> __device__ __forceinline__ J pipe_index_max(J a, J b) {
   return a > b ? a : b;
 }
+template <typename J> __device__ __forceinline__ J pipe_index_abs(J a) {
+  return a < 0 ? -a : a;
+}
 /// Rounding toward negative infinity, as Python's //.
 template <typename J>
 __device__ __forceinline__ J pipe_index_floordiv(J a, J b) {

@@ -130,6 +130,12 @@ IndexExpr IndexExpr::max(IndexExpr a, IndexExpr b) {
   return make(Kind::Max, {a, b});
 }
 
+IndexExpr IndexExpr::abs(IndexExpr a) {
+  if (a.getKind() == Kind::Constant)
+    return constant(a.getConstant() < 0 ? -a.getConstant() : a.getConstant());
+  return make(Kind::Abs, {a});
+}
+
 IndexExpr IndexExpr::select(IndexExpr condition, IndexExpr a, IndexExpr b) {
   if (condition.getKind() == Kind::Constant)
     return condition.getConstant() ? a : b;
@@ -186,6 +192,7 @@ IndexExpr::substitute(llvm::function_ref<IndexExpr(int64_t)> by) const {
   case Kind::Mod: return mod(operands[0], operands[1]);
   case Kind::Min: return min(operands[0], operands[1]);
   case Kind::Max: return max(operands[0], operands[1]);
+  case Kind::Abs: return abs(operands[0]);
   case Kind::Select: return select(operands[0], operands[1], operands[2]);
   case Kind::Lt: return lt(operands[0], operands[1]);
   case Kind::Eq: return eq(operands[0], operands[1]);

@@ -46,6 +46,7 @@ public:
     Mod,      ///< With the divisor's sign (floored), as Python's %.
     Min,
     Max,
+    Abs,    ///< |getOperands()[0]|
     Select, ///< getOperands()[0] != 0 ? [1] : [2]
     Lt,     ///< 1 if [0] < [1], else 0.
     Eq,
@@ -97,6 +98,10 @@ public:
   static IndexExpr mod(IndexExpr a, IndexExpr b);
   static IndexExpr min(IndexExpr a, IndexExpr b);
   static IndexExpr max(IndexExpr a, IndexExpr b);
+  /// |a|: one use of `a` where max(a, -a) would make two (a map's
+  /// expression is its source's, copied into each use: chained maps that
+  /// use their coordinate twice grow exponentially).
+  static IndexExpr abs(IndexExpr a);
   static IndexExpr select(IndexExpr condition, IndexExpr a, IndexExpr b);
   static IndexExpr lt(IndexExpr a, IndexExpr b);
   static IndexExpr eq(IndexExpr a, IndexExpr b);

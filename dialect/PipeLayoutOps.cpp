@@ -658,11 +658,14 @@ IndexCoordinates PadOp::mapIndex(ArrayRef<IndexExpr> result) {
       coordinates[axis] = IndexExpr::mod(x, size);
       break;
     case Border::reflect101: {
-      // dcb|abcd|cba: period 2n - 2; a size of 1 repeats its one element.
-      IndexExpr period = IndexExpr::constant(2) * size - IndexExpr::constant(2);
+      // dcb|abcd|cba: period 2n - 2 (a size of 1 repeats its one element),
+      // m = x mod it, then m up to n - 1 and 2n - 2 - m past it, which is
+      // n - 1 - |m - (n - 1)|: m once, so that pads of pads stay linear
+      // in size (a select of m, m and 2n - 2 - m tripled x each level).
+      IndexExpr last = size - one;
+      IndexExpr period = IndexExpr::constant(2) * last;
       IndexExpr m = IndexExpr::mod(x, IndexExpr::max(period, one));
-      coordinates[axis] = IndexExpr::select(
-          IndexExpr::lt(m, size), m, period - m);
+      coordinates[axis] = last - IndexExpr::abs(m - last);
       break;
     }
     }
