@@ -131,8 +131,11 @@ IndexExpr IndexExpr::max(IndexExpr a, IndexExpr b) {
 }
 
 IndexExpr IndexExpr::abs(IndexExpr a) {
+  // (The lowest i64 stays itself, as the kernels' negation wraps it.)
   if (a.getKind() == Kind::Constant)
-    return constant(a.getConstant() < 0 ? -a.getConstant() : a.getConstant());
+    return constant(a.getConstant() < 0
+                        ? int64_t(0 - uint64_t(a.getConstant()))
+                        : a.getConstant());
   return make(Kind::Abs, {a});
 }
 
