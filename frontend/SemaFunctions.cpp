@@ -146,8 +146,14 @@ PipelineChecker::axesInOrder(CallExprAST &expr, ExprAST &value,
   for (ExprAST *element : elements) {
     auto *number = llvm::dyn_cast<NumberExprAST>(element);
     if (!number || number->isFloat) {
-      error(element->getLoc(), "an axis of '" + expr.callee +
-                                   "' is an integer literal, e.g. axes = [1, 2]");
+      // The example in the keyword written: take, concat, stack and iota
+      // take one `axis`, the others `axes`.
+      bool one = llvm::any_of(expr.kwargs, [&](const KeywordArgAST &kwarg) {
+        return kwarg.value.get() == &value && kwarg.name == "axis";
+      });
+      error(element->getLoc(),
+            "an axis of '" + expr.callee + "' is an integer literal, e.g. " +
+                (one ? "axis = 1" : "axes = [1, 2]"));
       return std::nullopt;
     }
     int64_t axis = number->intValue < 0 ? number->intValue + rank

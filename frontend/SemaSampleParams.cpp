@@ -56,6 +56,9 @@ bool PipelineChecker::checkSampleParam(ExprAST &param, const ExprType &input,
                  what + (kind == "number"
                              ? " is a number, or a tensor with one value per "
                                "sample; not a list of literals"
+                         : kind == "bool"
+                             ? " is true, false, or a bool tensor with one "
+                               "value per sample; not a number"
                              : " is a size known from the dims, or a tensor"));
   bool fits = kind == "bool"      ? type.dtype == "bool"
               : kind == "integer" ? isIntegerDType(type.dtype)
