@@ -71,7 +71,12 @@ dict="$build/fuzz-findings/pipe.dict"
 { cat test/fuzz/pipe.dict
   "$build/tools/pipec/pipec" --list-functions | awk '{printf "\"%s\"\n", $2}'
 } > "$dict"
-run_fuzzer pipe-fuzz-frontend "$(find examples test -name '*.pipe' | tr '\n' ' ')" \
+# Every program in the tree seeds it, except those that take seconds by
+# design (the largest unrolled loops), which the 2-second limit would
+# report as hangs: they say "not a fuzz seed".
+run_fuzzer pipe-fuzz-frontend \
+  "$(find examples test -name '*.pipe' -print0 |
+     xargs -0 grep -L 'not a fuzz seed' | tr '\n' ' ')" \
   -dict="$dict"
 # The .mlir tests hold many inputs apart by `// -----`: one seed each.
 mlir_seeds=$(mktemp -d)
