@@ -408,6 +408,19 @@ Value Generator::emitChannelMixOp(const CallExprAST &call,
     // M = value * brightness * contrast * (A0 + s cos(h) A1 + s sin(h) A2),
     // the product Yiq2Rgb * hue * saturation * Rgb2Yiq expanded.
     pipert::ColorYiqTerms terms = pipert::getColorYiqTerms();
+    // Degrees of a turn or more reduced to [0, 360) (`full` is 360 in
+    // `h`'s dtype; the remainder is exact). Smaller ones are kept as they
+    // are: -20 as 340 would take the sine further from 0, where CUDA's and
+    // the host's differ in more bits.
+    auto reduceTurns = [&](Value h, Value full) -> Value {
+      auto hType = cast<RankedTensorType>(h.getType());
+      Value small = pipe::LtOp::create(
+          builder, where, pipe::withElementType(hType, builder.getI1Type()),
+          pipe::AbsOp::create(builder, where, hType, h), full);
+      return pipe::SelectOp::create(
+          builder, where, hType, small, h,
+          pipe::RemOp::create(builder, where, hType, h, full));
+    };
     Value h = param("hue", 0), s = param("saturation", 1);
     // An integer hue is reduced in its own dtype (or exactly, a literal)
     // before it becomes f32, which would round 16777217 degrees first.
@@ -419,32 +432,17 @@ Value Generator::emitChannelMixOp(const CallExprAST &call,
           h = number(double((degrees % 360 + 360) % 360));
       } else if (isIntegerDType(given->type.dtype)) {
         Value whole = emitExpr(*given, given->type.dtype);
-        auto wType = cast<RankedTensorType>(whole.getType());
         Value full = pipe::ConstantOp::create(
             builder, where,
-            builder.getIntegerAttr(wType.getElementType(), 360));
-        Value small = pipe::LtOp::create(
-            builder, where, pipe::withElementType(wType, builder.getI1Type()),
-            pipe::AbsOp::create(builder, where, wType, whole), full);
-        Value reduced = pipe::SelectOp::create(
-            builder, where, wType, small, whole,
-            pipe::RemOp::create(builder, where, wType, whole, full));
-        h = spreadLeading(castTo(reduced, f, where), samples, where);
+            builder.getIntegerAttr(getElementTypeOrSelf(whole.getType()),
+                                   360));
+        h = spreadLeading(castTo(reduceTurns(whole, full), f, where), samples,
+                          where);
       }
     }
-    // Degrees of a turn or more reduced to [0, 360) first (fmod is
-    // exact): an angle of 36000032 turned by f32(36000032 * pi / 180) was
-    // off by 0.06 rad. Smaller ones are kept as they are: -20 as 340
-    // would take the sine further from 0, where CUDA's and the host's
-    // differ in more bits.
-    auto hType = cast<RankedTensorType>(h.getType());
-    Value turns = pipe::RemOp::create(builder, where, hType, h, number(360));
-    Value small = pipe::LtOp::create(
-        builder, where, pipe::withElementType(hType, builder.getI1Type()),
-        pipe::AbsOp::create(builder, where, hType, h), number(360));
-    Value reduced =
-        pipe::SelectOp::create(builder, where, hType, small, h, turns);
-    Value radians = mul(reduced, number(M_PI / 180));
+    // (Unreduced, an angle of 36000032 turned by f32(36000032 * pi / 180)
+    // was off by 0.06 rad.)
+    Value radians = mul(reduceTurns(h, number(360)), number(M_PI / 180));
     auto trig = [&](bool sine) -> Value {
       auto t = cast<RankedTensorType>(radians.getType());
       return sine ? Value(pipe::SinOp::create(builder, where, t, radians))

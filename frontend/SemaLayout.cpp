@@ -469,10 +469,11 @@ bool PipelineChecker::checkCropOp(CallExprAST &expr) {
     auto *list = llvm::dyn_cast<ListExprAST>(anchor);
     if (list && expr.outOfBounds == "error")
       for (size_t j = 0; j < list->elements.size() && j < axes->size(); ++j) {
+        // (checkSampleValues found each size: ExprAST::size.)
         ExprAST &element = *list->elements[j];
-        if (!isSize(element))
+        if (!element.size)
           continue;
-        DimExpr at = *sizeOf(element, "a crop's anchor");
+        DimExpr at = *element.size;
         DimExpr dim = fromDim(input.dims[(*axes)[j]]);
         DimExpr room = dim - (*sizes)[j] - at;
         if (at.isConstant() && at.getConstant() < 0)

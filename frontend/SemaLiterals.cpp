@@ -12,6 +12,7 @@
 
 #include "core/PipeScalar.h"
 
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/Support/Casting.h"
 
 #include <cmath>
@@ -156,6 +157,21 @@ static ListExprAST *getNumberList(ExprAST &expr) {
   return list;
 }
 
+/// The list literal at `loc` of `map` of each index's element (null, and
+/// so the list, when one cannot be made).
+static std::unique_ptr<ListExprAST> mapNumberList(
+    SMLoc loc, size_t count,
+    llvm::function_ref<std::unique_ptr<NumberExprAST>(size_t)> map) {
+  std::vector<ExprPtr> elements;
+  for (size_t i = 0; i < count; ++i) {
+    std::unique_ptr<NumberExprAST> element = map(i);
+    if (!element)
+      return nullptr;
+    elements.push_back(std::move(element));
+  }
+  return std::make_unique<ListExprAST>(loc, std::move(elements));
+}
+
 /// A copy of a number or list literal, at `loc`.
 static std::unique_ptr<ExprAST> copyLiteral(const ExprAST &literal, SMLoc loc) {
   if (auto *number = llvm::dyn_cast<NumberExprAST>(&literal))
@@ -212,21 +228,18 @@ bool sema::foldLiteralTrees(std::unique_ptr<ExprAST> &expr,
         (ll && rl && ll->elements.size() != rl->elements.size()))
       return ok;
     size_t count = ll ? ll->elements.size() : rl->elements.size();
-    std::vector<ExprPtr> elements;
-    for (size_t i = 0; i < count; ++i) {
+    auto folded = mapNumberList(binary->getLoc(), count, [&](size_t i) {
       auto &a = ll ? llvm::cast<NumberExprAST>(*ll->elements[i]) : *l;
       auto &b = rl ? llvm::cast<NumberExprAST>(*rl->elements[i]) : *r;
       SMLoc at = (ll ? ll->elements[i] : rl->elements[i])->getLoc();
-      auto folded = foldLiterals(binary->op, a, b, at, overflows);
-      if (overflows)
-        return overflow(binary->getLoc(),
-                        llvm::Twine("'") + getSpelling(binary->op) + "'");
-      if (!folded)
-        return ok;
-      elements.push_back(std::move(folded));
-    }
-    expr = std::make_unique<ListExprAST>(binary->getLoc(),
-                                         std::move(elements));
+      return overflows ? nullptr
+                       : foldLiterals(binary->op, a, b, at, overflows);
+    });
+    if (overflows)
+      return overflow(binary->getLoc(),
+                      llvm::Twine("'") + getSpelling(binary->op) + "'");
+    if (folded)
+      expr = std::move(folded);
   } else if (auto *unary = llvm::dyn_cast<UnaryExprAST>(expr.get())) {
     fold(unary->operand);
     if (unary->op != UnaryOp::Neg)
@@ -245,16 +258,15 @@ bool sema::foldLiteralTrees(std::unique_ptr<ExprAST> &expr,
         return overflow(unary->getLoc(), "'-'");
       expr = std::move(negated);
     } else if (auto *list = getNumberList(*unary->operand)) {
-      std::vector<ExprPtr> elements;
-      for (const ExprPtr &element : list->elements) {
-        auto negated =
-            negate(llvm::cast<NumberExprAST>(*element), element->getLoc());
-        if (!negated)
-          return overflow(unary->getLoc(), "'-'");
-        elements.push_back(std::move(negated));
-      }
-      expr = std::make_unique<ListExprAST>(unary->getLoc(),
-                                           std::move(elements));
+      auto negated = mapNumberList(
+          unary->getLoc(), list->elements.size(), [&](size_t i) {
+            const ExprAST &element = *list->elements[i];
+            return negate(llvm::cast<NumberExprAST>(element),
+                          element.getLoc());
+          });
+      if (!negated)
+        return overflow(unary->getLoc(), "'-'");
+      expr = std::move(negated);
     }
   } else {
     forEachOperand(*expr, fold);
