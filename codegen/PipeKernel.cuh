@@ -18,6 +18,23 @@ __device__ __forceinline__ void pipe_wait_for_previous_kernel() {
 #endif
 }
 
+/// An elementwise launch's divisors, one for each dim d of its domain:
+/// with D the dim's size, below 2^31, n / D == (umulhi(n, mul[d]) + n) >>
+/// shift[d] for every n below 2^31 (Granlund and Montgomery's method, as
+/// PyTorch's IntDivider). The launcher computes them
+/// (pipert::ElementwiseDivisor); the 32-bit variants decode an element's
+/// index into coordinates with them where a dim is known only at run time:
+/// three instructions a division instead of about twenty.
+template <int R> struct pipe_divisors {
+  unsigned mul[R];
+  unsigned shift[R];
+};
+
+__device__ __forceinline__ unsigned pipe_fast_div(unsigned n, unsigned mul,
+                                                  unsigned shift) {
+  return (__umulhi(n, mul) + n) >> shift;
+}
+
 template <int BYTES> struct pipe_chunk;
 template <> struct pipe_chunk<16> { typedef uint4 type; };
 template <> struct pipe_chunk<8> { typedef uint2 type; };

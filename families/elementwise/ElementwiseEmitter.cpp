@@ -295,6 +295,11 @@ void KernelEmitter::emitSignature(llvm::raw_ostream &os, const std::string &name
   params.push_back("long long n");
   for (const std::string &dim : dimArgs)
     params.push_back("long long d_" + dim);
+  // Every entry takes the divisors, so that the launcher passes one list.
+  params.push_back(
+      "const pipe_divisors<" +
+      std::to_string(std::max<int64_t>(1, kernel.getDomainType().getRank())) +
+      "> dim_divisors");
   if (guarded) {
     params.push_back("const unsigned long long *__restrict__ pipe_guard");
     params.push_back("unsigned long long pipe_run");
@@ -317,11 +322,13 @@ void KernelEmitter::emitElement(llvm::raw_ostream &os, const std::string &indent
     os << indent << "const " << getCppType(arg.getType()) << " "
        << nameOf(arg) << " = " << load(k) << ";\n";
   }
+  computeRanges();
   for (Operation &op : body.without_terminator()) {
     Value result = op.getResult(0);
     bool map = isa<IndexMapOpInterface, CoordinateOp>(op);
     if (hoisted.contains(&op) || (map && !reads.count(&op)))
       continue; // hoisted, or part of another map's chain
+    const bool narrow = narrowsResult(op);
     std::string expression;
     if (map) {
       const pipec::IndexRead &read = reads.find(&op)->second;
@@ -334,14 +341,18 @@ void KernelEmitter::emitElement(llvm::raw_ostream &os, const std::string &indent
                      ">((pipe_i64)" + pipec::printIndex(read.index, elementStyle) +
                      ")";
     } else {
+      const bool narrowOperands = narrow || comparesNarrow(op);
       SmallVector<std::string> operands;
       for (Value operand : op.getOperands())
-        operands.push_back(nameOf(operand));
+        operands.push_back(operandAs(op, operand, narrowOperands));
       expression =
           cast<ElementwiseOpInterface>(op).getScalarExpression(operands);
     }
-    os << indent << "const " << getCppType(result.getType()) << " "
-       << nameOf(result) << " = " << expression << ";\n";
+    if (narrow)
+      narrowed.insert(result);
+    os << indent << "const "
+       << (narrow ? std::string("pipe_i32") : getCppType(result.getType()))
+       << " " << nameOf(result) << " = " << expression << ";\n";
   }
   auto yield = cast<YieldOp>(body.getTerminator());
   for (auto [k, value] : llvm::enumerate(yield.getValues()))
@@ -379,6 +390,10 @@ void KernelEmitter::emitVariant(llvm::raw_ostream &os, const std::string &name,
                 variant == Variant::Tiles32 || variant == Variant::Vector32 ||
                 variant == Variant::Span32;
   // 32-bit indices where the runtime guarantees every index fits.
+  narrowIndices = coords && variant != Variant::Coords64 &&
+                  tuningSwitch("PIPE_TUNE_NARROW_INDICES", true);
+  fastDivision = coords && variant != Variant::Coords64 &&
+                 tuningSwitch("PIPE_TUNE_FAST_DIVISION", true);
   if (coords) {
     os << "  typedef "
        << (variant == Variant::Coords64 ? "unsigned long long" : "unsigned int")

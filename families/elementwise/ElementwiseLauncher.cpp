@@ -84,6 +84,17 @@ Status ElementwiseLauncher::launch(const LaunchContext &ctx) {
   argPointers.push_back(&n);
   for (long long &value : dims)
     argPointers.push_back(&value);
+  // The domain's divisors (pipe_divisors<rank>: every multiplier, then
+  // every shift; one unused pair for a rank-0 domain).
+  const std::vector<int64_t> &domainShape = shapes[kernel.outputs.front()];
+  const size_t rank = std::max<size_t>(1, domainShape.size());
+  std::vector<uint32_t> divisors(2 * rank, 0);
+  for (size_t d = 0; d < domainShape.size(); ++d) {
+    ElementwiseDivisor divisor = ElementwiseDivisor::of(domainShape[d]);
+    divisors[d] = divisor.mul;
+    divisors[rank + d] = divisor.shift;
+  }
+  argPointers.push_back(divisors.data());
   addGuardArgs(ctx, kernel, argPointers);
 
   // The fast variant when it applies (see ElementwiseParams.h).

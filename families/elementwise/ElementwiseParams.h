@@ -10,6 +10,7 @@
 
 #include "runtime/KernelParams.h"
 
+#include <cstdint>
 #include <string>
 
 namespace pipert {
@@ -43,6 +44,33 @@ enum ElementwiseEntry {
   kElementwiseTiles,
   kElementwiseSpan,
   kNumElementwiseEntries
+};
+
+/// The multiplier and shift that divide by `divisor` (1 to 2^31 - 1) every
+/// numerator below 2^31, as pipe_fast_div does on the device: n / divisor
+/// == ((n * mul >> 32) + n) >> shift (PipeKernel.cuh's pipe_divisors).
+/// Sizes past 2^31 (whose kernels take the 64-bit variants, which divide)
+/// give mul = shift = 0.
+struct ElementwiseDivisor {
+  uint32_t mul = 0;
+  uint32_t shift = 0;
+
+  static ElementwiseDivisor of(int64_t divisor) {
+    ElementwiseDivisor result;
+    if (divisor < 1 || divisor > 0x7fffffff)
+      return result;
+    while ((uint64_t(1) << result.shift) < uint64_t(divisor))
+      ++result.shift;
+    const uint64_t d = uint64_t(divisor);
+    result.mul =
+        uint32_t(((uint64_t(1) << 32) * ((uint64_t(1) << result.shift) - d)) /
+                     d +
+                 1);
+    return result;
+  }
+  uint32_t divide(uint32_t n) const {
+    return uint32_t(((uint64_t(n) * mul >> 32) + n) >> shift);
+  }
 };
 
 struct ElementwiseParams {

@@ -679,13 +679,22 @@ std::optional<int64_t> KernelEmitter::followedDim(const IndexExpr &coordinate,
 /// `rest`, the last of `dims` varying fastest.
 void KernelEmitter::emitDecode(llvm::raw_ostream &os, ArrayRef<int64_t> dims,
                        const char *indent) {
+  RankedTensorType domain = kernel.getDomainType();
   for (int64_t k = int64_t(dims.size()) - 1; k >= 0; --k) {
     int64_t d = dims[k];
-    if (k == 0)
+    if (k == 0) {
       os << indent << "const I c" << d << " = rest;\n";
-    else
+    } else if (fastDivision && domain.isDynamicDim(d)) {
+      // A static dim's division the compiler makes a multiply itself.
+      os << indent << "const I quot" << d
+         << " = pipe_fast_div(rest, dim_divisors.mul[" << d
+         << "], dim_divisors.shift[" << d << "]);\n"
+         << indent << "const I c" << d << " = rest - quot" << d << " * D" << d
+         << "; rest = quot" << d << ";\n";
+    } else {
       os << indent << "const I c" << d << " = rest % D" << d << "; rest /= D"
          << d << ";\n";
+    }
   }
   if (dims.empty())
     os << indent << "(void)rest;\n";

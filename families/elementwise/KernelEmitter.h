@@ -63,6 +63,11 @@ inline bool tuningSwitch(const char *name, bool fallback) {
   return value[0] == '1';
 }
 
+/// A closed interval of integer values (IndexNarrowing.cpp).
+struct ValueRange {
+  int64_t lo, hi;
+};
+
 /// The entries a kernel is emitted as (the runtime picks one per launch:
 /// ElementwiseParams.h).
 enum class Variant {
@@ -138,6 +143,19 @@ private:
 
   /// Rank-0 inputs and scalar computations, once per thread.
   void emitHoisted(llvm::raw_ostream &os);
+
+  // 64-bit integers computed in 32 bits (IndexNarrowing.cpp).
+  /// The ranges of the body's values, for the variant being emitted.
+  void computeRanges();
+  std::optional<ValueRange> computeRange(Operation &op);
+  std::optional<ValueRange> rangeOf(Value value);
+  /// Whether `op`'s si64 result is computed and declared as pipe_i32.
+  bool narrowsResult(Operation &op);
+  /// Whether comparison `op` compares its narrowed operands in 32 bits.
+  bool comparesNarrow(Operation &op);
+  /// `operand`'s name as `op` takes it: si64 operands as pipe_i32 where
+  /// `narrowOp`, else narrowed ones back as pipe_i64.
+  std::string operandAs(Operation &op, Value operand, bool narrowOp);
 
   std::string nameOf(Value value) {
     auto it = names.find(value);
@@ -232,7 +250,7 @@ private:
 
   /// Declares c<d> for each of `dims` (outermost first) from the index in
   /// `rest`, the last of `dims` varying fastest.
-  static void emitDecode(llvm::raw_ostream &os, ArrayRef<int64_t> dims,
+  void emitDecode(llvm::raw_ostream &os, ArrayRef<int64_t> dims,
                          const char *indent);
 
   /// Each block takes 32x32 tiles over (tileDim, last dim), one batch of
@@ -272,6 +290,17 @@ private:
   int vectorWidth = 1;
   int kGroups = tuning("PIPE_TUNE_VECTOR_GROUPS", 4);
   int kUnroll = tuning("PIPE_TUNE_ROW_UNROLL", 4);
+  /// Whether the variant being emitted has 32-bit indices (every coordinate
+  /// and dim below 2^31), so that si64 values may narrow; off with
+  /// PIPE_TUNE_NARROW_INDICES=0, for sweeps.
+  bool narrowIndices = false;
+  /// Whether the variant being emitted decodes coordinates with the
+  /// launch's divisors (32-bit indices; PIPE_TUNE_FAST_DIVISION=0 turns it
+  /// off, for sweeps).
+  bool fastDivision = false;
+  llvm::DenseMap<Value, std::optional<ValueRange>> ranges;
+  /// The values of the element being emitted declared as pipe_i32.
+  llvm::DenseSet<Value> narrowed;
   /// Passed after n, in name order.
   std::set<std::string> dimArgs;
   llvm::DenseMap<Value, std::string> names;

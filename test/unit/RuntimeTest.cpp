@@ -3,9 +3,12 @@
 #include "TestUtil.h"
 
 #include "families/blur/BlurParams.h"
+#include "families/elementwise/ElementwiseParams.h"
 #include "runtime/CudaDriver.h"
 #include "runtime/Executable.h"
 #include "runtime/Nvrtc.h"
+
+#include <random>
 
 using namespace pipetest;
 using pipert::DType;
@@ -17,6 +20,40 @@ static std::vector<pipert::PlanBuffer> params() {
 
 static pipert::TensorRef ref(void *data, DType dtype, std::vector<int64_t> shape) {
   return pipert::TensorRef{data, dtype, std::move(shape), pipert::Memory::Host};
+}
+
+// The launch's divisors (PipeKernel.cuh's pipe_fast_div computes the same
+// formula on the device): every numerator below 2^31 divides exactly, for
+// divisors from 1 to 2^31 - 1; sizes past that give no divisor.
+TEST(Runtime, ElementwiseDivisorsDivideExactly) {
+  std::mt19937_64 rng(7);
+  std::vector<int64_t> divisors = {
+      1,       2,     3,           7,       224,           1000,
+      1023,    1024,  1025,        65535,   65536,         65537,
+      1 << 20, (1 << 20) + 1, 1 << 30, (1 << 30) + 1, 0x7ffffffe, 0x7fffffff};
+  for (int i = 0; i < 200; ++i)
+    divisors.push_back(int64_t(rng() % 0x7fffffff) + 1);
+  for (int i = 0; i < 50; ++i)
+    divisors.push_back(int64_t(rng() % 5000) + 1);
+  for (int64_t d : divisors) {
+    const pipert::ElementwiseDivisor divisor =
+        pipert::ElementwiseDivisor::of(d);
+    std::vector<uint32_t> numerators = {0, 1, 0x7fffffff, 0x7ffffffe};
+    for (int64_t k : {int64_t(1), int64_t(2), int64_t(3), 0x7fffffff / d})
+      for (int64_t delta : {-1, 0, 1}) {
+        int64_t n = k * d + delta;
+        if (n >= 0 && n <= 0x7fffffff)
+          numerators.push_back(uint32_t(n));
+      }
+    for (int i = 0; i < 2000; ++i)
+      numerators.push_back(uint32_t(rng() % 0x80000000u));
+    for (uint32_t n : numerators)
+      ASSERT_EQ(divisor.divide(n), n / uint32_t(d))
+          << n << " / " << d << " (mul " << divisor.mul << ", shift "
+          << divisor.shift << ")";
+  }
+  EXPECT_EQ(pipert::ElementwiseDivisor::of(int64_t(1) << 31).mul, 0u);
+  EXPECT_EQ(pipert::ElementwiseDivisor::of(0).shift, 0u);
 }
 
 TEST(Runtime, BindsSymbolicDims) {
