@@ -300,4 +300,34 @@ for _ in range(12):
 check('reflect101 pads 12 deep', out['y'], want)
 check('crop of reflect101 pad, 12 deep', out['z'], x)
 
+# i64 arithmetic at the edges of 32 bits: the GPU computes an i64 value
+# whose range fits in 32 bits as an int (families/elementwise/
+# IndexNarrowing.cpp). A coordinate minus 2^31 fits; a coordinate plus
+# 2^31 - 1, times 2^32, or an i32 minus a coordinate does not; each must
+# be exact.
+x = rng.integers(-5, 5, (3, 4, 37)).astype(np.int32)
+x[0, 0, :3] = [-2**31, 2**31 - 1, -2**31 + 1]
+lo = rng.integers(-8, 40, (3, 1, 1)).astype(np.int64)
+source = """
+pipeline p(x: i32[N, H, W], lo: i64[N, 1, 1]) -> (a: i64[N, H, W], b: i64[N, H, W], c: i64[N, H, W], d: bool[N, H, W], e: i64[N, H, W], f: i64[N, H, W]) {
+  w = iota([N, H, W], axis = 2, dtype = i64)
+  a = w - 2147483648
+  b = w + 2147483647
+  c = w * 4294967296 + x
+  d = w - 8 >= lo
+  e = min(w, x) - max(w * 2, 3)
+  f = x - w
+}
+"""
+out = run(source, {'x': x, 'lo': lo})
+w = np.broadcast_to(np.arange(37, dtype=np.int64), x.shape)
+x64 = x.astype(np.int64)
+check('i64: coordinate - 2^31', out['a'], w - 2**31)
+check('i64: coordinate + 2^31 - 1', out['b'], w + 2**31 - 1)
+check('i64: coordinate * 2^32 + i32', out['c'], w * 2**32 + x64)
+check('i64: coordinate - 8 >= i64 anchor', out['d'], w - 8 >= lo)
+check('i64: min and max of coordinates', out['e'],
+      np.minimum(w, x64) - np.maximum(w * 2, 3))
+check('i64: i32 - coordinate', out['f'], x64 - w)
+
 oracle.finish()
