@@ -108,6 +108,10 @@ Status ElementwiseLauncher::launch(const LaunchContext &ctx) {
     fast = n < (1ll << 31);
     for (int b : kernel.inputs)
       fast &= numElementsOf(shapes[b]) < (1ll << 31);
+    // A dim used as a value may be another tensor's (IndexNarrowing.cpp
+    // computes dims as ints in the 32-bit variants).
+    for (long long value : dims)
+      fast &= value < (1ll << 31);
   }
   size_t chosen = fast ? kElementwiseMain : kElementwiseFallback;
   unsigned threads = 256;

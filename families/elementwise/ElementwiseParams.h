@@ -25,7 +25,7 @@ namespace pipert {
 ///    `Fallback` takes any alignment.
 ///  - Coordinates (inputs read through index maps): `Main` computes
 ///    indices in 32 bits and needs every tensor it touches to have fewer
-///    than 2^31 elements; `Fallback` uses 64 bits; `Vector` (32 bits) gives
+///    than 2^31 elements and every dim argument to be below 2^31; `Fallback` uses 64 bits; `Vector` (32 bits) gives
 ///    each thread `vectorWidth` consecutive elements of the last dim (in
 ///    each of `vectorPlanes` planes: every value of a small dim before it),
 ///    for last dims that many divide, every array 16-byte aligned; `Span` (32

@@ -10,7 +10,9 @@
 //
 // The ranges are intervals found in one forward pass over the body: inputs
 // and casts from narrower integers have their dtype's range, constants
-// their value, coordinates and dims [0, 2^31), and add, sub, mul, min, max,
+// their value, coordinates and dims [0, 2^31) (the launcher takes the
+// 32-bit variants only when every dim argument is below 2^31, not only
+// the kernel's own tensors' dims), and add, sub, mul, min, max,
 // neg, abs and select combine their operands' (none when the 64-bit result
 // could wrap). A narrowed value is declared pipe_i32; the ops that compute
 // it take their si64 operands as pipe_i32, and the ops that do not take
@@ -87,10 +89,12 @@ std::optional<ValueRange> KernelEmitter::computeRange(Operation &op) {
       return rangeOfType(result);
     auto type = cast<IntegerType>(attr.getType());
     const llvm::APInt &bits = attr.getValue();
-    if (type.isUnsigned() && bits.isNegative() && bits.getBitWidth() == 64)
+    // Unsigned integers and bools (true is 1, not -1) extend with zeros.
+    const bool zeroExtends = type.isUnsigned() || bits.getBitWidth() == 1;
+    if (zeroExtends && bits.isNegative() && bits.getBitWidth() == 64)
       return std::nullopt; // past int64_t
-    int64_t v = type.isUnsigned() ? int64_t(bits.getZExtValue())
-                                  : bits.getSExtValue();
+    int64_t v = zeroExtends ? int64_t(bits.getZExtValue())
+                            : bits.getSExtValue();
     return ValueRange{v, v};
   }
   if (isa<DimOp>(op))
