@@ -227,6 +227,12 @@ PipelineChecker::layoutAxes(CallExprAST &expr, ExprAST *axes,
   }
   // The dims after the first (the samples'), or all of them.
   size_t first = rank > count ? 1 : 0;
+  if (count > rank) {
+    error(expr.getLoc(), "'" + expr.callee + "' has " + std::to_string(count) +
+                             " sizes, but " + input.str() + " has " +
+                             std::to_string(rank) + " dims");
+    return std::nullopt;
+  }
   if (count == 0 || first + count > rank) {
     error(expr.getLoc(), "'" + expr.callee + "' of " + input.str() +
                              " needs axes = [...]");

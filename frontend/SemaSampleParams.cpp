@@ -123,9 +123,10 @@ bool PipelineChecker::checkSampleTensor(ExprAST &param, const ExprType &input,
       sampleTrailingDims(type, input, firstAxis, count, per, preferTwo);
   if (!trailing)
     return error(param.getLoc(),
-                 what + " " + type.str() + " must end in a dim of " +
-                     std::to_string(count) + " values" +
-                     (per > 1 ? " (or [" + std::to_string(count / per) + ", " +
+                 what + " " + type.str() + " needs " + std::to_string(count) +
+                     " values a sample, in its last dim" +
+                     (per > 1 ? " (or its last two, [" +
+                                    std::to_string(count / per) + ", " +
                                     std::to_string(per) + "])"
                               : ""));
   ExprType leading = type;
