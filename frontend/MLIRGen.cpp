@@ -425,19 +425,22 @@ Value Generator::emitExpr(const ExprAST &expr, llvm::StringRef literalDType) {
     auto &binary = llvm::cast<BinaryExprAST>(expr);
     Location where = loc(expr.getLoc());
     const std::vector<DimAST> &dims = expr.type.dims;
-    Value lhs = operand(*binary.lhs, binary.operandDType, dims, where);
-    Value rhs = operand(*binary.rhs, binary.operandDType, dims, where);
+    // Literals over a `~` (no operand dtype: Sema's checkBinary) compute
+    // in the dtype they take, as the `~` does.
+    llvm::StringRef operandDType = binary.operandDType.empty()
+                                       ? literalDType
+                                       : llvm::StringRef(binary.operandDType);
+    Value lhs = operand(*binary.lhs, operandDType, dims, where);
+    Value rhs = operand(*binary.rhs, operandDType, dims, where);
     // Arithmetic on dims alone is weakly typed: it computes in its
     // operand dtype, and its user converts it (a result bound to it, too).
     llvm::StringRef dtype = expr.type.isWeakLiteral()
-                                ? llvm::StringRef(binary.operandDType)
+                                ? operandDType
                                 : llvm::StringRef(expr.type.dtype);
-    bool converted = dtype != "bool" && dtype != binary.operandDType;
+    bool converted = dtype != "bool" && dtype != operandDType;
     Value value = emitElementwise(
         getSpelling(binary.op), /*isOperator=*/true, ValueRange{lhs, rhs},
-        tensorType(converted ? llvm::StringRef(binary.operandDType) : dtype,
-                   dims),
-        where);
+        tensorType(converted ? operandDType : dtype, dims), where);
     return converted ? castTo(value, dtype, where) : value;
   }
   case ExprAST::Kind::Call:

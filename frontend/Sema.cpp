@@ -405,6 +405,14 @@ bool PipelineChecker::checkLiteralFits(const ExprAST &literal,
   // operand must fit that dtype as any literal does.
   if (auto *unary = llvm::dyn_cast<UnaryExprAST>(&literal))
     return checkLiteralFits(*unary->operand, dtype);
+  // So is a tree over a `~` (its operand dtype is the one it takes); a
+  // tree computed in i64 (`300 // 0`) converts its result.
+  if (auto *binary = llvm::dyn_cast<BinaryExprAST>(&literal)) {
+    if (!binary->operandDType.empty())
+      return true;
+    bool lhs = checkLiteralFits(*binary->lhs, dtype);
+    return checkLiteralFits(*binary->rhs, dtype) && lhs;
+  }
   auto *number = llvm::dyn_cast<NumberExprAST>(&literal);
   // (An unknown dtype, a result's misspelled one, is reported where it is
   // written.)
@@ -468,6 +476,22 @@ static const UnaryExprAST *findLiteralBitNot(const ExprAST &expr) {
     return findLiteralBitNot(*binary->rhs);
   }
   return nullptr;
+}
+
+/// Whether `expr` is number and list literals under unary and binary
+/// operators alone (no names, dims or calls).
+static bool isLiteralTree(const ExprAST &expr) {
+  if (llvm::isa<NumberExprAST>(expr))
+    return true;
+  if (const auto *list = llvm::dyn_cast<ListExprAST>(&expr))
+    return llvm::all_of(list->elements, [](const ExprPtr &element) {
+      return llvm::isa<NumberExprAST>(*element);
+    });
+  if (const auto *unary = llvm::dyn_cast<UnaryExprAST>(&expr))
+    return isLiteralTree(*unary->operand);
+  if (const auto *binary = llvm::dyn_cast<BinaryExprAST>(&expr))
+    return isLiteralTree(*binary->lhs) && isLiteralTree(*binary->rhs);
+  return false;
 }
 
 std::optional<std::string>
@@ -726,8 +750,26 @@ bool PipelineChecker::checkBinary(BinaryExprAST &expr) {
     expr.type = ExprType{"", *dims};
     return true;
   }
+  // Integer literals over a `~` (`~0 & 255`), which folding leaves to the
+  // run time, stay weak as the `~` is: the tree computes in the dtype it
+  // takes (MLIRGen: an empty operand dtype), where each literal of it
+  // must fit (checkLiteralFits). Floats, comparisons and dims go on below.
+  const Accepts accepts = acceptsOf(expr.op);
+  if (!isComparison(expr.op) && accepts != Accepts::FloatResult &&
+      llvm::all_of(operands,
+                   [](ExprAST *e) {
+                     return e->type.isWeakLiteral() && !e->type.weakFloat &&
+                            !e->type.weakDim;
+                   }) &&
+      llvm::any_of(operands, [](ExprAST *e) {
+        return findLiteralBitNot(*e) != nullptr;
+      })) {
+    expr.operandDType.clear();
+    expr.type = ExprType{"", *dims};
+    return true;
+  }
   std::optional<std::string> dtype =
-      operandDType(operands, acceptsOf(expr.op), expr.getLoc(), what);
+      operandDType(operands, accepts, expr.getLoc(), what);
   if (!dtype)
     return false;
   expr.operandDType = *dtype;
@@ -964,6 +1006,9 @@ bool pipec::checkModule(ModuleAST &module, llvm::SourceMgr &sourceMgr) {
         numbers = llvm::all_of(list->elements, [](const ExprPtr &element) {
           return llvm::isa<NumberExprAST>(*element);
         });
+      // A tree over a `~` (`n = ~1`), which folding leaves, is one too:
+      // the `~` applies in the dtype it takes where it is used.
+      numbers |= isLiteralTree(value) && findLiteralBitNot(value);
       // (Not an if's condition: `if 1` is an error there, and the merges'
       // selects would say it again about a condition the user never wrote.)
       if (numbers && !llvm::StringRef(binding.name).starts_with("if@"))

@@ -172,13 +172,22 @@ static std::unique_ptr<ListExprAST> mapNumberList(
   return std::make_unique<ListExprAST>(loc, std::move(elements));
 }
 
-/// A copy of a number or list literal, at `loc`.
+/// A copy of a number or list literal, or of an operator tree over them
+/// (`~0 & 255`), at `loc` (its inner nodes where they were written).
 static std::unique_ptr<ExprAST> copyLiteral(const ExprAST &literal, SMLoc loc) {
   if (auto *number = llvm::dyn_cast<NumberExprAST>(&literal))
     return std::make_unique<NumberExprAST>(loc, number->isFloat,
                                            number->intValue,
                                            number->floatValue,
                                            number->exceedsInt64);
+  if (auto *unary = llvm::dyn_cast<UnaryExprAST>(&literal))
+    return std::make_unique<UnaryExprAST>(
+        loc, unary->op,
+        copyLiteral(*unary->operand, unary->operand->getLoc()));
+  if (auto *binary = llvm::dyn_cast<BinaryExprAST>(&literal))
+    return std::make_unique<BinaryExprAST>(
+        loc, binary->op, copyLiteral(*binary->lhs, binary->lhs->getLoc()),
+        copyLiteral(*binary->rhs, binary->rhs->getLoc()));
   auto &list = llvm::cast<ListExprAST>(literal);
   std::vector<ExprPtr> elements;
   for (const ExprPtr &element : list.elements)

@@ -330,4 +330,24 @@ check('i64: min and max of coordinates', out['e'],
       np.minimum(w, x64) - np.maximum(w * 2, 3))
 check('i64: i32 - coordinate', out['f'], x64 - w)
 
+# Literals over a '~' compute in the dtype they take, as the '~' does, and
+# so does a name bound to them (a conformance review: n = ~1 became an
+# i32 -2, saturated to 0 next to u8; (~0 & 255) next to u8 was i32).
+x = rng.integers(0, 256, (29,), dtype=np.uint8)
+source = """
+pipeline p(x: u8[N]) -> (a: u8[N], b: u8[N], c: u8[N], d: i16[N]) {
+  n = ~1
+  a = x & n
+  b = x + (~0 & 255)
+  c = (x | ~254) - (~0 ^ 15)
+  d = i16(x) + (~0 & 255)
+}
+"""
+out = run(source, {'x': x})
+check('u8 & a name bound to ~1', out['a'], x & np.uint8(254))
+check('u8 + (~0 & 255)', out['b'], x + np.uint8(255))
+check('(u8 | ~254) - (~0 ^ 15)', out['c'],
+      (x | np.uint8(1)) - np.uint8(240))
+check('i16 + (~0 & 255)', out['d'], x.astype(np.int16) + np.int16(255))
+
 oracle.finish()
