@@ -172,13 +172,18 @@ bool PipelineChecker::checkRandomOp(CallExprAST &expr) {
     if (ExprAST *stddev = keyword(expr, "stddev")) {
       if (!checkParam(*stddev, "normal's stddev"))
         return false;
+      // The run-time check of a stddev from a tensor (MLIRGenImage.cpp),
+      // at compile time.
       for (const ExprAST *literal : literalsOf(*stddev))
         if (std::optional<double> value = literalValue(*literal);
-            value && !(*value >= 0))
+            value && !(*value >= 0 && *value <= 0x1p62))
           return error(literal->getLoc(),
                        "normal's stddev is " + formatNumber(*value) +
                            (std::isnan(*value) ? "; it must be a number"
-                                               : "; it cannot be negative"));
+                            : *value < 0       ? "; it cannot be negative"
+                                               : "; it must be finite and at "
+                                                 "most 2^62, as a stddev "
+                                                 "from a tensor must"));
     }
   } else if (callee == "coin_flip") {
     ExprAST *p = keyword(expr, "probability");
