@@ -199,22 +199,9 @@ Status pipert::evaluatePlanDims(const Plan &plan,
                                                         "')"));
       sizes[dim.symbol] = *value;
     }
-  // Every buffer's size in bytes must be a 64-bit integer too (a result
-  // f32[N, H] with N = 2^62 would wrap to 0 bytes).
-  for (size_t b = 0; b < plan.buffers.size(); ++b) {
-    const PlanBuffer &buffer = plan.buffers[b];
-    std::vector<int64_t> shape = shapeOf(buffer, sizes);
-    if (checkedNumBytes(buffer.dtype, shape))
-      continue;
-    // A result computed by a kernel is a buffer without a name of its own.
-    std::string what = describeBuffer(plan, int(b));
-    for (size_t r = 0; r < plan.results.size(); ++r)
-      if (plan.results[r] == int(b) && buffer.name.empty())
-        what = "result '" + plan.resultNames[r] + "'";
-    return Status::error("pipeline '" + plan.name + "': " + what +
-                         " would be " + describeTensor(buffer.dtype, shape) +
-                         ", whose size in bytes passes 2^63");
-  }
+  // The program's own checks first: a slice that reaches outside its dim
+  // is what the user wrote, and the huge intermediate it would make (a
+  // dim of 2^63 - 1) only follows from it.
   for (const PlanDimCheck &check : plan.dimChecks) {
     std::optional<DimExpr> expr = DimExpr::parse(check.expression);
     std::string missing;
@@ -241,6 +228,22 @@ Status pipert::evaluatePlanDims(const Plan &plan,
       return Status::error(check.message +
                            (described.empty() ? "" : " (" + described + ")"));
     }
+  }
+  // Every buffer's size in bytes must be a 64-bit integer too (a result
+  // f32[N, H] with N = 2^62 would wrap to 0 bytes).
+  for (size_t b = 0; b < plan.buffers.size(); ++b) {
+    const PlanBuffer &buffer = plan.buffers[b];
+    std::vector<int64_t> shape = shapeOf(buffer, sizes);
+    if (checkedNumBytes(buffer.dtype, shape))
+      continue;
+    // A result computed by a kernel is a buffer without a name of its own.
+    std::string what = describeBuffer(plan, int(b));
+    for (size_t r = 0; r < plan.results.size(); ++r)
+      if (plan.results[r] == int(b) && buffer.name.empty())
+        what = "result '" + plan.resultNames[r] + "'";
+    return Status::error("pipeline '" + plan.name + "': " + what +
+                         " would be " + describeTensor(buffer.dtype, shape) +
+                         ", whose size in bytes passes 2^63");
   }
   return Status();
 }
