@@ -302,6 +302,13 @@ def _number_array(obj, dtype, name):
             if given.dtype.kind not in 'biuf':
                 refuse('' if isinstance(obj, int) else
                        ' (a number or a list of numbers)')
+            # As the docs say (docs/python.md): an integer parameter takes
+            # integers, not 2.0 or True; bool takes booleans, 0 and 1, not
+            # 1.0.
+            if target.kind in 'iu' and given.dtype.kind in 'bf':
+                refuse(' (an integer parameter takes integers)')
+            if target.kind == 'b' and given.dtype.kind == 'f':
+                refuse(' (a bool parameter takes True, False, 0 or 1)')
             if target.kind in 'biu' and given.dtype.kind == 'f' and \
                     not np.all(np.isfinite(given)):
                 refuse()

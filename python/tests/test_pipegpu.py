@@ -461,7 +461,17 @@ pipeline w(k: u64, j: i64) -> (g: f64) {
                        ((1, 1.0, 1, 200), "input 'i' is 200"),
                        ((1, 1.0, 1, np.uint8(200)), "input 'i' is 200"),
                        ((1, 1.0, 1, float('nan')), "input 'i' is nan, which "
-                        "does not fit its dtype i8")]:
+                        "does not fit its dtype i8"),
+                       # Floats and bools are no integers, floats no bools
+                       # (docs/python.md); they were taken when exact.
+                       ((2.0, 1.0, 1, 0), "input 'k' is 2.0, which does not "
+                        "fit its dtype u8 (an integer parameter takes "
+                        "integers)"),
+                       ((True, 1.0, 1, 0), "input 'k' is True"),
+                       ((1, 1.0, 1, np.float32(2)), "input 'i' is 2.0"),
+                       ((1, 1.0, 1.0, 0), "input 'b' is 1.0, which does not "
+                        "fit its dtype bool (a bool parameter takes True, "
+                        "False, 0 or 1)")]:
         expect(pipegpu.ArgumentError,
                lambda: p(x, *args, backend='reference'), text)
 
