@@ -661,10 +661,14 @@ class Pipeline(_Owner):
         # (_TorchCall); an entry is taken out while a call uses it.
         self._torch_calls = {}
         self.name = _lib.pipe_pipeline_name(handle).decode()
-        self.params = [self._info(_lib.pipe_param_info, i)
-                       for i in range(_lib.pipe_num_params(handle))]
-        self.results = [self._info(_lib.pipe_result_info, i)
-                        for i in range(_lib.pipe_num_results(handle))]
+        # (name, dims, DLPack (code, bits)), for the calls; `params` and
+        # `results` give the dtype by Pipe's name, as Tensor.dtype does.
+        self._params = [self._info(_lib.pipe_param_info, i)
+                        for i in range(_lib.pipe_num_params(handle))]
+        self._results = [self._info(_lib.pipe_result_info, i)
+                         for i in range(_lib.pipe_num_results(handle))]
+        self.params = [(n, d, _dtype_text(*t)) for n, d, t in self._params]
+        self.results = [(n, d, _dtype_text(*t)) for n, d, t in self._results]
 
     def _info(self, fn, i):
         info = TensorInfo()
@@ -737,9 +741,9 @@ class Pipeline(_Owner):
                                                    name)
                 keep.append(alive)
             return array
-        ins = views(inputs, self.params, False)
+        ins = views(inputs, self._params, False)
         if out is not None:
-            outs = views(list(out), self.results, True)
+            outs = views(list(out), self._results, True)
             _check(_lib.pipe_run(self._handle, ins, len(inputs), outs,
                                  len(out), code, stream or None))
             return out

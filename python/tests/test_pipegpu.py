@@ -181,10 +181,12 @@ def test_compile_file_picks_a_pipeline():
 def test_parameters_and_results_are_described():
     p = pipegpu.compile(NORMALIZE)
     assert p.name == 'normalize'
-    assert [(n, d) for n, d, _ in p.params] == [
-        ('x', ['N', 'H', 'W', '3']), ('mean', ['3']), ('inv', ['3'])]
-    assert [(n, d) for n, d, _ in p.results] == [
-        ('y', ['N', '3', 'H', 'W']), ('bright', ['N'])]
+    # The dtypes by Pipe's names, as Tensor.dtype gives them (they were
+    # DLPack (code, bits) pairs).
+    assert p.params == [('x', ['N', 'H', 'W', '3'], 'u8'),
+                        ('mean', ['3'], 'f32'), ('inv', ['3'], 'f32')]
+    assert p.results == [('y', ['N', '3', 'H', 'W'], 'f32'),
+                         ('bright', ['N'], 'bool')]
     assert repr(p).startswith('pipegpu.Pipeline(normalize(x[N, H, W, 3]')
 
 
