@@ -899,10 +899,12 @@ def compile_file(path, pipeline=None):
     """Compiles pipeline `pipeline` (or the only one) of the file `path`."""
     encoded = _path(path, 'the path')
     if not os.path.isfile(path):
-        # A file that is not there is an OSError, as read_image's is.
-        raise FileError(f"cannot open '{os.fsdecode(path)}': "
-                        + ('it is a directory' if os.path.isdir(path)
-                           else 'no such file'), 5)
+        # A file that is not there is an OSError, as read_image's is; one
+        # that is there but no regular file (a FIFO, a device) says so.
+        why = ('it is a directory' if os.path.isdir(path) else
+               'it is not a regular file' if os.path.exists(path) else
+               'no such file')
+        raise FileError(f"cannot open '{os.fsdecode(path)}': {why}", 5)
     handle = _P()
     _check(_lib.pipe_compile_file(encoded,
                                   pipeline.encode() if pipeline else None,

@@ -519,6 +519,10 @@ def test_sources_and_files_that_cannot_be_compiled_say_why(tmp_path):
     expect(TypeError, lambda: pipegpu.compile(3), 'not int')
     expect(OSError, lambda: pipegpu.compile_file(tmp_path / 'none.pipe'),
            'none.pipe', 'no such file')
+    # A FIFO is there, but no file to compile (it was "no such file").
+    os.mkfifo(tmp_path / 'fifo.pipe')
+    expect(OSError, lambda: pipegpu.compile_file(tmp_path / 'fifo.pipe'),
+           'fifo.pipe', 'not a regular file')
     expect(pipegpu.ArgumentError, lambda: pipegpu.shard_range(10.7, 0, 3),
            'integers')
 
