@@ -172,18 +172,28 @@ def _check(status):
 _NUMPY_CODES = {'i': kDLInt, 'u': kDLUInt, 'f': kDLFloat, 'b': kDLBool}
 
 
-def _numpy_view(array, output=False):
+def _numpy_view(array, output=False, name=None):
     """A DLTensor over a C-contiguous NumPy array (NumPy before 1.25 has no
-    DLPack for bool, and no max_version)."""
+    DLPack for bool, and no max_version). `name`: the parameter's or
+    result's, for the messages."""
     import numpy as np
+    what = ('an output' if output else 'an input') if name is None else \
+        f"{'output' if output else 'input'} '{name}'"
     if output and not array.flags.writeable:
-        raise ArgumentError('an output NumPy array is read-only', 2)
+        raise ArgumentError(f'{what} is a read-only NumPy array', 2)
     if not array.flags.c_contiguous:
-        raise ArgumentError('a NumPy array that is not C-contiguous: pass '
-                            'np.ascontiguousarray(x)', 2)
+        raise ArgumentError(f'{what} is a NumPy array that is not '
+                            'C-contiguous: pass np.ascontiguousarray(x)', 2)
     kind = array.dtype.kind
-    if kind not in _NUMPY_CODES or array.dtype.byteorder == '>':
-        raise ArgumentError(f'NumPy dtype {array.dtype} has no Pipe dtype', 2)
+    if kind in _NUMPY_CODES and not array.dtype.isnative:
+        raise ArgumentError(
+            f'{what} is byte-swapped (NumPy dtype {array.dtype.str}), and '
+            "Pipe reads the machine's byte order: pass "
+            "x.astype(x.dtype.newbyteorder('='))"
+            + (', and copy the result back' if output else ''), 2)
+    if kind not in _NUMPY_CODES:
+        raise ArgumentError(f'{what} is a NumPy {array.dtype} array, which '
+                            'has no Pipe dtype', 2)
     shape = (ctypes.c_int64 * max(array.ndim, 1))(*array.shape)
     t = DLTensor()
     t.data = array.ctypes.data if array.size else None
@@ -355,13 +365,13 @@ def _dlpack_view(obj, stream, dtype=None, output=False, name='?'):
             type(obj).__module__ == 'numpy' and hasattr(obj, 'ctypes')):
         import numpy as np
         if isinstance(obj, np.ndarray):
-            return _numpy_view(obj, output)
+            return _numpy_view(obj, output, name)
         if output:
-            raise ArgumentError(f'an output is a {type(obj).__name__}, not '
-                                'an array', 2)
+            raise ArgumentError(f"output '{name}' is a "
+                                f'{type(obj).__name__}, not an array', 2)
         if dtype is None or dtype[0] == kDLBfloat:
-            return _numpy_view(np.asarray(obj))
-        return _numpy_view(_number_array(obj, dtype, name))
+            return _numpy_view(np.asarray(obj), name=name)
+        return _numpy_view(_number_array(obj, dtype, name), name=name)
     device_type, _ = obj.__dlpack_device__()
     # The DLPack protocol's stream: the one the consumer (this run) uses;
     # 1 is CUDA's legacy default stream. CPU producers take None.
@@ -980,6 +990,6 @@ def write_image(path, image):
     the work queued on it (the producer is asked to order it before the
     legacy default stream, as DLPack says)."""
     encoded = _path(path, 'the image path')
-    tensor, alive = _dlpack_view(image, 1, output=False)
+    tensor, alive = _dlpack_view(image, 1, output=False, name='image')
     _check(_lib.pipe_image_write(encoded, ctypes.byref(tensor)))
     del alive

@@ -346,8 +346,22 @@ def test_outputs_that_cannot_be_written_are_refused():
     frozen.flags.writeable = False
     expect(pipegpu.ArgumentError, lambda: p(x, out=[frozen],
                                             backend='reference'),
-           'read-only')
+           "output 'y' is a read-only NumPy array")
     assert (frozen == 0).all()
+    # Arrays Pipe cannot read as they are are named, with what to pass
+    # instead (a byte-swapped one had 'NumPy dtype >i4 has no Pipe
+    # dtype', a strided one named no array).
+    swapped = x.astype('>i4')
+    expect(pipegpu.ArgumentError, lambda: p(swapped, backend='reference'),
+           "input 'x' is byte-swapped (NumPy dtype >i4)", "newbyteorder('=')")
+    strided = np.zeros((3, 8), np.int32)[:, ::2]
+    expect(pipegpu.ArgumentError,
+           lambda: p(x, out=[strided], backend='reference'),
+           "output 'y' is a NumPy array that is not C-contiguous")
+    expect(pipegpu.ArgumentError,
+           lambda: p(x.astype(np.complex64), backend='reference'),
+           "input 'x' is a NumPy complex64 array, which has no Pipe dtype")
+    assert (strided == 0).all()
     # One output may be given alone.
     y = np.zeros((3, 4), np.int32)
     assert p(x, out=y, backend='reference')[0] is y
