@@ -71,6 +71,25 @@ pipec::collectDimChecks(PipelineOp pipeline) {
   std::vector<pipert::PlanDimCheck> checks;
   std::set<std::string> seen;
   pipeline.walk([&](Operation *op) {
+    // A size used as a value (an anchor of W * 4611686018427387904) must be
+    // a 64-bit integer for the run's dims, as a dim must (docs/language.md,
+    // Dim expressions): checked as max(size, 0) >= 0, which only its
+    // evaluation can fail. The reference stopped with an internal error
+    // there; the GPU wrapped.
+    if (auto dim = dyn_cast<DimOp>(op)) {
+      std::optional<pipert::DimExpr> size =
+          pipert::DimExpr::parse(dim.getDim().str());
+      if (!size || size->isConstant() || size->isSymbol())
+        return;
+      std::string location = describeLocation(op->getLoc());
+      std::string expression =
+          pipert::DimExpr::max(*size, pipert::DimExpr::constant(0)).str();
+      std::string message = "the size " + size->str() +
+                            (location.empty() ? "" : " at " + location);
+      if (seen.insert(expression + "\n" + message).second)
+        checks.push_back({expression, message});
+      return;
+    }
     auto attr = op->getAttrOfType<ArrayAttr>("dim_checks");
     if (!attr)
       return;
