@@ -789,8 +789,11 @@ pipec::runReference(PipelineOp pipeline, const std::vector<HostTensor> &inputs,
   dims.dimChecks = collectDimChecks(pipeline);
   pipeline.walk([&](Operation *op) {
     for (Type type : op->getResultTypes())
-      if (auto tensor = dyn_cast<RankedTensorType>(type))
+      if (auto tensor = dyn_cast<RankedTensorType>(type)) {
         dims.buffers.push_back(getPlanBuffer(tensor, ""));
+        dims.buffers.back().location =
+            mlir::pipe::describeLocation(op->getLoc());
+      }
   });
   if (pipert::Status s = pipert::evaluatePlanDims(dims, *sizes); !s.ok())
     return s;

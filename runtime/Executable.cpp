@@ -17,7 +17,19 @@ using namespace pipert;
 
 std::string pipert::describeBuffer(const Plan &plan, int b) {
   const std::string &name = plan.buffers[b].name;
-  return name.empty() ? "intermediate %" + std::to_string(b) : "'" + name + "'";
+  if (!name.empty())
+    return "'" + name + "'";
+  // An intermediate has no name of its own: where the source computes it
+  // says which it is.
+  std::string text = "intermediate %" + std::to_string(b);
+  if (!plan.buffers[b].location.empty())
+    return text + " (computed at " + plan.buffers[b].location + ")";
+  for (const PlanKernel &kernel : plan.kernels)
+    if (!kernel.location.empty() &&
+        std::find(kernel.outputs.begin(), kernel.outputs.end(), b) !=
+            kernel.outputs.end())
+      return text + " (computed at " + kernel.location + ")";
+  return text;
 }
 
 Result<std::unique_ptr<Executable>> Executable::load(Plan plan, int ordinal) {

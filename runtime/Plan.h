@@ -45,6 +45,9 @@ struct PlanBuffer {
   /// For a value the host picks at run time: its PlanChoice, or -1. Such a
   /// buffer has no memory of its own; it is the chosen buffer.
   int choice = -1;
+  /// For an intermediate, where the source computes it ("file:line:col"),
+  /// when known: messages name it by that (describeBuffer).
+  std::string location;
 };
 
 /// A branch or loop iteration the host decides (pipe.choose): buffer

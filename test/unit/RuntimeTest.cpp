@@ -56,6 +56,25 @@ TEST(Runtime, ElementwiseDivisorsDivideExactly) {
   EXPECT_EQ(pipert::ElementwiseDivisor::of(0).shift, 0u);
 }
 
+// An intermediate is named by where the source computes it: its own
+// location (the reference's), else the kernel that writes it.
+TEST(Runtime, IntermediatesAreNamedByWhereTheyAreComputed) {
+  pipert::Plan plan;
+  plan.buffers = {{"x", DType::U8, {}}, {"", DType::F32, {}},
+                  {"", DType::F32, {}}, {"", DType::F32, {}}};
+  plan.buffers[2].location = "f.pipe:3:5";
+  pipert::PlanKernel kernel;
+  kernel.outputs = {1};
+  kernel.location = "f.pipe:2:8";
+  plan.kernels.push_back(kernel);
+  EXPECT_EQ(pipert::describeBuffer(plan, 0), "'x'");
+  EXPECT_EQ(pipert::describeBuffer(plan, 1),
+            "intermediate %1 (computed at f.pipe:2:8)");
+  EXPECT_EQ(pipert::describeBuffer(plan, 2),
+            "intermediate %2 (computed at f.pipe:3:5)");
+  EXPECT_EQ(pipert::describeBuffer(plan, 3), "intermediate %3");
+}
+
 TEST(Runtime, BindsSymbolicDims) {
   char byte = 0;
   auto sizes = pipert::bindDims("p", params(),
