@@ -464,36 +464,6 @@ static std::string resolveWeak(const ExprType &weak, llvm::StringRef strong) {
   return strong.str();
 }
 
-/// The first `~` in a tree of literals (unary and binary operators over
-/// numbers and dims), or null.
-static const UnaryExprAST *findLiteralBitNot(const ExprAST &expr) {
-  if (const auto *unary = llvm::dyn_cast<UnaryExprAST>(&expr))
-    return unary->op == UnaryOp::BitNot ? unary
-                                         : findLiteralBitNot(*unary->operand);
-  if (const auto *binary = llvm::dyn_cast<BinaryExprAST>(&expr)) {
-    if (const UnaryExprAST *found = findLiteralBitNot(*binary->lhs))
-      return found;
-    return findLiteralBitNot(*binary->rhs);
-  }
-  return nullptr;
-}
-
-/// Whether `expr` is number and list literals under unary and binary
-/// operators alone (no names, dims or calls).
-static bool isLiteralTree(const ExprAST &expr) {
-  if (llvm::isa<NumberExprAST>(expr))
-    return true;
-  if (const auto *list = llvm::dyn_cast<ListExprAST>(&expr))
-    return llvm::all_of(list->elements, [](const ExprPtr &element) {
-      return llvm::isa<NumberExprAST>(*element);
-    });
-  if (const auto *unary = llvm::dyn_cast<UnaryExprAST>(&expr))
-    return isLiteralTree(*unary->operand);
-  if (const auto *binary = llvm::dyn_cast<BinaryExprAST>(&expr))
-    return isLiteralTree(*binary->lhs) && isLiteralTree(*binary->rhs);
-  return false;
-}
-
 std::optional<std::string>
 PipelineChecker::operandDType(llvm::ArrayRef<ExprAST *> operands,
                               Accepts accepts, SMLoc loc,
@@ -1001,14 +971,12 @@ bool pipec::checkModule(ModuleAST &module, llvm::SourceMgr &sourceMgr) {
     for (BindingAST &binding : pipeline.body) {
       folded &= foldLiteralTrees(binding.value, sourceMgr, &literals);
       const ExprAST &value = *binding.value;
-      bool numbers = llvm::isa<NumberExprAST>(value);
-      if (auto *list = llvm::dyn_cast<ListExprAST>(&value))
-        numbers = llvm::all_of(list->elements, [](const ExprPtr &element) {
-          return llvm::isa<NumberExprAST>(*element);
-        });
-      // A tree over a `~` (`n = ~1`), which folding leaves, is one too:
-      // the `~` applies in the dtype it takes where it is used.
-      numbers |= isLiteralTree(value) && findLiteralBitNot(value);
+      // A number or list literal, or a tree over a `~` (`n = ~1`), which
+      // folding leaves: the `~` applies in the dtype it takes where used.
+      bool numbers =
+          isLiteralTree(value) &&
+          (llvm::isa<NumberExprAST, ListExprAST>(value) ||
+           findLiteralBitNot(value));
       // (Not an if's condition: `if 1` is an error there, and the merges'
       // selects would say it again about a condition the user never wrote.)
       if (numbers && !llvm::StringRef(binding.name).starts_with("if@"))

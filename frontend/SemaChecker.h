@@ -55,6 +55,13 @@ bool foldLiteralTrees(
     std::unique_ptr<ExprAST> &expr, llvm::SourceMgr &sourceMgr,
     const llvm::StringMap<const ExprAST *> *literals = nullptr);
 
+/// The first `~` in a tree of literals, or null (SemaLiterals.cpp).
+const UnaryExprAST *findLiteralBitNot(const ExprAST &expr);
+
+/// Whether `expr` is number and list literals under unary and binary
+/// operators alone (no names, dims or calls).
+bool isLiteralTree(const ExprAST &expr);
+
 /// The keyword argument `name` of `expr`, or null.
 inline ExprAST *keyword(CallExprAST &expr, llvm::StringRef name) {
   for (KeywordArgAST &kwarg : expr.kwargs)

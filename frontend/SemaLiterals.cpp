@@ -195,6 +195,34 @@ static std::unique_ptr<ExprAST> copyLiteral(const ExprAST &literal, SMLoc loc) {
   return std::make_unique<ListExprAST>(loc, std::move(elements));
 }
 
+/// The first `~` in a tree of literals (unary and binary operators over
+/// numbers and dims), or null.
+const UnaryExprAST *sema::findLiteralBitNot(const ExprAST &expr) {
+  if (const auto *unary = llvm::dyn_cast<UnaryExprAST>(&expr))
+    return unary->op == UnaryOp::BitNot ? unary
+                                         : findLiteralBitNot(*unary->operand);
+  if (const auto *binary = llvm::dyn_cast<BinaryExprAST>(&expr)) {
+    if (const UnaryExprAST *found = findLiteralBitNot(*binary->lhs))
+      return found;
+    return findLiteralBitNot(*binary->rhs);
+  }
+  return nullptr;
+}
+
+bool sema::isLiteralTree(const ExprAST &expr) {
+  if (llvm::isa<NumberExprAST>(expr))
+    return true;
+  if (const auto *list = llvm::dyn_cast<ListExprAST>(&expr))
+    return llvm::all_of(list->elements, [](const ExprPtr &element) {
+      return llvm::isa<NumberExprAST>(*element);
+    });
+  if (const auto *unary = llvm::dyn_cast<UnaryExprAST>(&expr))
+    return isLiteralTree(*unary->operand);
+  if (const auto *binary = llvm::dyn_cast<BinaryExprAST>(&expr))
+    return isLiteralTree(*binary->lhs) && isLiteralTree(*binary->rhs);
+  return false;
+}
+
 bool sema::foldLiteralTrees(std::unique_ptr<ExprAST> &expr,
                             llvm::SourceMgr &sourceMgr,
                             const llvm::StringMap<const ExprAST *> *literals) {

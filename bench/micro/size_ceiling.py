@@ -21,43 +21,34 @@ import numpy as np
 import layout_shapes as shapes
 
 HAND = r"""
-template <int V>
-__device__ __forceinline__ void copy_v(const uint4 *__restrict__ in,
-                                       uint4 *__restrict__ out, unsigned n16) {
-  const unsigned base = blockIdx.x * (V * blockDim.x) + threadIdx.x;
-  uint4 r[V];
-#pragma unroll
-  for (int v = 0; v < V; ++v)
-    if (base + v * blockDim.x < n16)
-      r[v] = __ldg(in + base + v * blockDim.x);
-#pragma unroll
-  for (int v = 0; v < V; ++v)
-    if (base + v * blockDim.x < n16)
-      out[base + v * blockDim.x] = r[v];
+__device__ __forceinline__ uint4 convert(uint4 x) { return x; }
+__device__ __forceinline__ float4 convert(uchar4 x) {
+  return make_float4(x.x, x.y, x.z, x.w);
 }
-template <int V>
-__device__ __forceinline__ void cast_v(const uchar4 *__restrict__ in,
-                                       float4 *__restrict__ out, unsigned n4) {
+// V groups a thread, a block's groups one run: every load, then every
+// store (the source's group converted to the destination's).
+template <int V, class In, class Out>
+__device__ __forceinline__ void move_v(const In *__restrict__ in,
+                                       Out *__restrict__ out, unsigned n) {
   const unsigned base = blockIdx.x * (V * blockDim.x) + threadIdx.x;
-  uchar4 r[V];
+  In r[V];
 #pragma unroll
   for (int v = 0; v < V; ++v)
-    if (base + v * blockDim.x < n4)
+    if (base + v * blockDim.x < n)
       r[v] = __ldg(in + base + v * blockDim.x);
 #pragma unroll
   for (int v = 0; v < V; ++v)
-    if (base + v * blockDim.x < n4)
-      out[base + v * blockDim.x] =
-          make_float4(r[v].x, r[v].y, r[v].z, r[v].w);
+    if (base + v * blockDim.x < n)
+      out[base + v * blockDim.x] = convert(r[v]);
 }
 #define ENTRIES(V)                                                             \
   extern "C" __global__ void __launch_bounds__(256)                            \
       copy_v##V(const uint4 *in, uint4 *out, unsigned n) {                     \
-    copy_v<V>(in, out, n);                                                     \
+    move_v<V>(in, out, n);                                                     \
   }                                                                            \
   extern "C" __global__ void __launch_bounds__(256)                            \
       cast_v##V(const uchar4 *in, float4 *out, unsigned n) {                   \
-    cast_v<V>(in, out, n);                                                     \
+    move_v<V>(in, out, n);                                                     \
   }
 ENTRIES(1)
 ENTRIES(2)

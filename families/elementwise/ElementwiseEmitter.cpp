@@ -322,7 +322,7 @@ void KernelEmitter::emitElement(llvm::raw_ostream &os, const std::string &indent
     os << indent << "const " << getCppType(arg.getType()) << " "
        << nameOf(arg) << " = " << load(k) << ";\n";
   }
-  computeRanges();
+  narrowed.clear();
   for (Operation &op : body.without_terminator()) {
     Value result = op.getResult(0);
     bool map = isa<IndexMapOpInterface, CoordinateOp>(op);
@@ -344,7 +344,7 @@ void KernelEmitter::emitElement(llvm::raw_ostream &os, const std::string &indent
       const bool narrowOperands = narrow || comparesNarrow(op);
       SmallVector<std::string> operands;
       for (Value operand : op.getOperands())
-        operands.push_back(operandAs(op, operand, narrowOperands));
+        operands.push_back(operandAs(operand, narrowOperands));
       expression =
           cast<ElementwiseOpInterface>(op).getScalarExpression(operands);
     }
@@ -394,6 +394,7 @@ void KernelEmitter::emitVariant(llvm::raw_ostream &os, const std::string &name,
                   tuningSwitch("PIPE_TUNE_NARROW_INDICES", true);
   fastDivision = coords && variant != Variant::Coords64 &&
                  tuningSwitch("PIPE_TUNE_FAST_DIVISION", true);
+  computeRanges(); // they depend on narrowIndices
   if (coords) {
     os << "  typedef "
        << (variant == Variant::Coords64 ? "unsigned long long" : "unsigned int")

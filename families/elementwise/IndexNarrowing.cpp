@@ -146,7 +146,6 @@ std::optional<ValueRange> KernelEmitter::computeRange(Operation &op) {
 
 void KernelEmitter::computeRanges() {
   ranges.clear();
-  narrowed.clear();
   for (Operation &op : body.without_terminator())
     if (op.getNumResults() == 1)
       ranges[op.getResult(0)] = computeRange(op);
@@ -164,8 +163,7 @@ bool KernelEmitter::narrowsResult(Operation &op) {
   });
 }
 
-std::string KernelEmitter::operandAs(Operation &op, Value operand,
-                                     bool narrowOp) {
+std::string KernelEmitter::operandAs(Value operand, bool narrowOp) {
   std::string name = nameOf(operand);
   if (!isSigned64(operand))
     return name;

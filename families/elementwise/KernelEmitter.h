@@ -145,7 +145,8 @@ private:
   void emitHoisted(llvm::raw_ostream &os);
 
   // 64-bit integers computed in 32 bits (IndexNarrowing.cpp).
-  /// The ranges of the body's values, for the variant being emitted.
+  /// The ranges of the body's values, for the variant being emitted (once
+  /// per variant: emitVariant).
   void computeRanges();
   std::optional<ValueRange> computeRange(Operation &op);
   std::optional<ValueRange> rangeOf(Value value);
@@ -153,9 +154,9 @@ private:
   bool narrowsResult(Operation &op);
   /// Whether comparison `op` compares its narrowed operands in 32 bits.
   bool comparesNarrow(Operation &op);
-  /// `operand`'s name as `op` takes it: si64 operands as pipe_i32 where
-  /// `narrowOp`, else narrowed ones back as pipe_i64.
-  std::string operandAs(Operation &op, Value operand, bool narrowOp);
+  /// `operand`'s name as its user takes it: si64 operands as pipe_i32
+  /// where `narrowOp`, else narrowed ones back as pipe_i64.
+  std::string operandAs(Value operand, bool narrowOp);
 
   std::string nameOf(Value value) {
     auto it = names.find(value);
@@ -299,7 +300,8 @@ private:
   /// off, for sweeps).
   bool fastDivision = false;
   llvm::DenseMap<Value, std::optional<ValueRange>> ranges;
-  /// The values of the element being emitted declared as pipe_i32.
+  /// The values of the element being emitted declared as pipe_i32 (reset
+  /// by each emitElement: each declares them in its own scope).
   llvm::DenseSet<Value> narrowed;
   /// Passed after n, in name order.
   std::set<std::string> dimArgs;
