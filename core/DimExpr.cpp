@@ -4,7 +4,9 @@
 
 #include <algorithm>
 #include <cctype>
+#include <mutex>
 #include <numeric>
+#include <unordered_map>
 
 using namespace pipert;
 
@@ -539,6 +541,29 @@ std::optional<DimExpr> DimExpr::parse(std::string_view text,
   return DimParser(text).parse(error);
 }
 
+std::shared_ptr<const DimExpr> DimExpr::parseCached(const std::string &text) {
+  // A process sees the expressions of the plans it runs: few, but a JIT
+  // user may compile without end, so the cache starts over at a bound.
+  constexpr size_t kMaxEntries = 4096;
+  static std::mutex mutex;
+  static std::unordered_map<std::string, std::shared_ptr<const DimExpr>>
+      parsed;
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    if (auto it = parsed.find(text); it != parsed.end())
+      return it->second;
+  }
+  std::optional<DimExpr> expr = parse(text);
+  if (!expr)
+    return nullptr;
+  auto shared = std::make_shared<const DimExpr>(std::move(*expr));
+  std::lock_guard<std::mutex> lock(mutex);
+  if (parsed.size() >= kMaxEntries)
+    parsed.clear();
+  parsed.emplace(text, shared);
+  return shared;
+}
+
 std::optional<int64_t>
 DimExpr::evaluate(const std::map<std::string, int64_t> &sizes,
                   std::string *missing, Failure *failure) const {
@@ -617,7 +642,7 @@ pipert::evaluateDim(const std::string &symbol,
                     std::string *missing, DimExpr::Failure *failure) {
   if (auto it = sizes.find(symbol); it != sizes.end())
     return it->second;
-  std::optional<DimExpr> expr = DimExpr::parse(symbol);
+  std::shared_ptr<const DimExpr> expr = DimExpr::parseCached(symbol);
   if (!expr) {
     if (missing)
       *missing = symbol;

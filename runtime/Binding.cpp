@@ -174,11 +174,13 @@ Status pipert::evaluatePlanDims(const Plan &plan,
         continue;
       std::string error, missing;
       DimExpr::Failure failure;
-      std::optional<DimExpr> expr = DimExpr::parse(dim.symbol, &error);
-      if (!expr)
+      std::shared_ptr<const DimExpr> expr = DimExpr::parseCached(dim.symbol);
+      if (!expr) {
+        DimExpr::parse(dim.symbol, &error);
         return Status::error("internal error: pipeline '" + plan.name +
                              "' has a malformed dim '" + dim.symbol +
                              "': " + error);
+      }
       std::optional<int64_t> value = expr->evaluate(sizes, &missing, &failure);
       if (!value)
         return Status::error(
@@ -203,7 +205,8 @@ Status pipert::evaluatePlanDims(const Plan &plan,
   // is what the user wrote, and the huge intermediate it would make (a
   // dim of 2^63 - 1) only follows from it.
   for (const PlanDimCheck &check : plan.dimChecks) {
-    std::optional<DimExpr> expr = DimExpr::parse(check.expression);
+    std::shared_ptr<const DimExpr> expr =
+        DimExpr::parseCached(check.expression);
     std::string missing;
     DimExpr::Failure failure = DimExpr::Failure::Unbound;
     std::optional<int64_t> value =

@@ -80,6 +80,22 @@ TEST(DimExpr, EvaluatesOnceNamesAreBound) {
   EXPECT_EQ(pipert::evaluateDim("W", sizes), 333);
 }
 
+TEST(DimExpr, CachedParsesAreTheParsesRemembered) {
+  const std::string text = "max(-min(32 * ceil(W / 32), N), H - 1)";
+  std::shared_ptr<const DimExpr> first = DimExpr::parseCached(text);
+  ASSERT_TRUE(first);
+  EXPECT_EQ(first->str(), DimExpr::parse(text)->str());
+  // The second is the first, not a new parse.
+  EXPECT_EQ(DimExpr::parseCached(text).get(), first.get());
+  std::map<std::string, int64_t> sizes{{"N", 64}, {"H", 1000}, {"W", 1000}};
+  EXPECT_EQ(first->evaluate(sizes), 999);
+  // What does not parse is not remembered as anything.
+  EXPECT_FALSE(DimExpr::parseCached("ceil(W"));
+  EXPECT_FALSE(DimExpr::parseCached("ceil(W"));
+  // evaluateDim goes through it for what `sizes` does not name.
+  EXPECT_EQ(pipert::evaluateDim("32 * ceil(H / 32)", sizes), 1024);
+}
+
 TEST(DimExpr, TheLeastIntegerParsesBack) {
   // Its digits alone do not fit 64 bits; negated they are its canonical
   // text, which a type carries (a slice's step of -2^63 made a size of
