@@ -34,6 +34,7 @@ namespace pipert {
   X(cuGetErrorString)                                                          \
   X(cuModuleLoadDataEx)                                                        \
   X(cuModuleGetFunction)                                                       \
+  X(cuOccupancyMaxActiveBlocksPerMultiprocessor)                               \
   X(cuModuleUnload)                                                            \
   X(cuLaunchKernel)                                                            \
   X(cuMemAllocAsync)                                                           \

@@ -149,6 +149,26 @@ LogicalResult KernelEmitter::emit(llvm::raw_ostream &os, pipec::ElementwiseInfo 
     info.spanEntry = name + "_span";
     emitVariant(os, name + "_vec", Variant::Vector32);
     emitVariant(os, name + "_span", Variant::Span32);
+    // A group of more than 16 bytes is stored in several chunks, and a
+    // warp's k-th store then takes the k-th chunk of every group: the
+    // staged entry stores each warp's groups as runs instead. Measured on
+    // the H200 (bench/micro/warp_staging.py, pipe_bench): the concat of
+    // two u8[64,512,512,3] on the channels 0.0549 -> 0.0515 ms (86.7% ->
+    // 92.4% of copy); but the pad of u8[64,1000,1000,3] to 1024, whose
+    // rows are clamped and checked, 0.1061 -> 0.1108 at the same 44
+    // registers, and slower still where staging took registers (fewer
+    // blocks an SM). So only kernels whose gathered inputs are all read in
+    // the result's row order get it, and the launcher takes it only where
+    // the occupancy stays (ElementwiseLauncher.cpp).
+    const bool inOrder = llvm::all_of(gathers, [&](Operation *op) {
+      return readsRowsInOrder(reads.find(op)->second);
+    });
+    if (inOrder && llvm::any_of(kernel.getResults(), [&](Value result) {
+          return spanWidth * elementBytes(result) > 16;
+        })) {
+      info.spanStagedEntry = name + "_span_staged";
+      emitVariant(os, info.spanStagedEntry, Variant::Span32Staged);
+    }
     tiled = findTiledInput();
     if (tiled) {
       info.tileEntry = name + "_tiles";
@@ -388,7 +408,8 @@ void KernelEmitter::emitVariant(llvm::raw_ostream &os, const std::string &name,
   bool coords = variant == Variant::Coords32 ||
                 variant == Variant::Coords64 || variant == Variant::Rows32 ||
                 variant == Variant::Tiles32 || variant == Variant::Vector32 ||
-                variant == Variant::Span32;
+                variant == Variant::Span32 || variant == Variant::Span32Staged;
+  stagedStores = variant == Variant::Span32Staged;
   // 32-bit indices where the runtime guarantees every index fits.
   narrowIndices = coords && variant != Variant::Coords64 &&
                   tuningSwitch("PIPE_TUNE_NARROW_INDICES", true);
@@ -490,8 +511,9 @@ void KernelEmitter::emitVariant(llvm::raw_ostream &os, const std::string &name,
                dimExpr(source, s);
     }
   }
-  if (variant == Variant::Vector32 || variant == Variant::Span32) {
-    emitVector(os, rank, variant == Variant::Span32);
+  if (variant == Variant::Vector32 || variant == Variant::Span32 ||
+      variant == Variant::Span32Staged) {
+    emitVector(os, rank, variant != Variant::Vector32);
     return;
   }
   if (variant == Variant::Rows32) {

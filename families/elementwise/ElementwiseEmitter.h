@@ -19,6 +19,9 @@ struct ElementwiseInfo {
   std::string tileEntry;
   std::string vectorEntry;
   std::string spanEntry;
+  /// The span entry with warps' groups stored through shared memory ("" for
+  /// groups of 16 bytes or fewer).
+  std::string spanStagedEntry;
   int vectorWidth = 1;
   /// The vector variant's groups cover this many planes (ElementwiseParams).
   int vectorPlanes = 1;

@@ -100,6 +100,7 @@ public:
     planKernel.entries[pipert::kElementwiseRows] = info.rowEntry;
     planKernel.entries[pipert::kElementwiseTiles] = info.tileEntry;
     planKernel.entries[pipert::kElementwiseSpan] = info.spanEntry;
+    planKernel.entries[pipert::kElementwiseSpanStaged] = info.spanStagedEntry;
     pipert::ElementwiseParams params;
     params.coordinates = info.coordinates;
     params.vectorWidth = info.vectorWidth;

@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <string>
 
 using namespace pipert;
 
@@ -43,6 +44,8 @@ public:
                                    &functions[e]);
             !s.ok())
           return s;
+    if (functions[kElementwiseSpan] && functions[kElementwiseSpanStaged])
+      stagedSpan = prefersStagedSpan(cu);
     return Status();
   }
 
@@ -61,9 +64,32 @@ private:
     return result;
   }
 
+  /// Whether the span entry storing warps' groups through shared memory
+  /// leaves as many blocks resident an SM as the plain one: its stores are
+  /// then faster, but its extra registers can cost a block, and a block
+  /// costs more than the stores save (ElementwiseEmitter.cpp has the
+  /// figures). PIPE_TUNE_STAGED_STORES=0 or 1 decides instead, for
+  /// measurements.
+  bool prefersStagedSpan(const CudaDriver &cu) const {
+    static const char *forced = std::getenv("PIPE_TUNE_STAGED_STORES");
+    if (forced && *forced)
+      return std::string(forced) != "0";
+    int plain = 0, staged = 0;
+    constexpr int kThreads = 256; // as launch() launches the span entries
+    if (cu.cuOccupancyMaxActiveBlocksPerMultiprocessor(
+            &plain, functions[kElementwiseSpan], kThreads, 0) !=
+            CUDA_SUCCESS ||
+        cu.cuOccupancyMaxActiveBlocksPerMultiprocessor(
+            &staged, functions[kElementwiseSpanStaged], kThreads, 0) !=
+            CUDA_SUCCESS)
+      return false;
+    return staged >= plain;
+  }
+
   const PlanKernel &kernel;
   ElementwiseParams params;
   CUfunction functions[kNumElementwiseEntries] = {};
+  bool stagedSpan = false;
 };
 
 Status ElementwiseLauncher::launch(const LaunchContext &ctx) {
@@ -142,7 +168,7 @@ Status ElementwiseLauncher::launch(const LaunchContext &ctx) {
     // Short rows the groups do not divide (channels): groups across rows,
     // each element's (or row's) coordinates carried from the group's
     // first. Long rows go to the row variant.
-    chosen = kElementwiseSpan;
+    chosen = stagedSpan ? kElementwiseSpanStaged : kElementwiseSpan;
     wanted = std::max(1LL, (n / params.spanWidth + threads - 1) / threads);
   } else if (fast && functions[kElementwiseRows] && rowLength >= 128) {
     // 128 threads, 4 elements each per pass over a row.
@@ -169,7 +195,8 @@ Status ElementwiseLauncher::launch(const LaunchContext &ctx) {
   // (ElementwiseVariants.cpp), so their grid covers every group whatever
   // the knob.
   const bool groupPerThread =
-      chosen == kElementwiseVector || chosen == kElementwiseSpan;
+      chosen == kElementwiseVector || chosen == kElementwiseSpan ||
+      chosen == kElementwiseSpanStaged;
   const bool flatWholeGrid =
       fast && !params.coordinates && chosen == kElementwiseMain;
   if (groupPerThread || (flatWholeGrid && blocksPerSm <= 0))

@@ -43,6 +43,10 @@ enum ElementwiseEntry {
   kElementwiseRows,
   kElementwiseTiles,
   kElementwiseSpan,
+  /// `Span` storing each whole warp's groups through shared memory (for
+  /// groups of more than 16 bytes); the launcher takes it instead of
+  /// `Span` where it leaves as many blocks resident an SM.
+  kElementwiseSpanStaged,
   kNumElementwiseEntries
 };
 

@@ -462,8 +462,19 @@ void KernelEmitter::emitVectorGroups(llvm::raw_ostream &os, int64_t rank, bool c
                                     : "g" + std::to_string(id) + "[j]";
       });
   os << "    }\n";
-  for (auto [k, result] : llvm::enumerate(kernel.getResults()))
-    os << "    pipe_store_vec(out" << k << " + i0, r" << k << ");\n";
+  // The staged entry's whole warps (every thread in range; blocks are
+  // whole warps) store their groups through shared memory.
+  if (stagedStores)
+    os << "    const bool whole_warp = (first | 31u) < groups;\n";
+  for (auto [k, result] : llvm::enumerate(kernel.getResults())) {
+    std::string args =
+        "(out" + std::to_string(k) + " + i0, r" + std::to_string(k) + ");\n";
+    if (stagedStores && v * elementBytes(result) > 16)
+      os << "    if (whole_warp)\n      pipe_store_warp" << args
+         << "    else\n      pipe_store_vec" << args;
+    else
+      os << "    pipe_store_vec" << args;
+  }
   if (planes)
     os << "    }\n";
   os << "  }\n";

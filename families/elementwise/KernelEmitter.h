@@ -75,6 +75,9 @@ enum class Variant {
   FlatScalar,
   Vector32,
   Span32,
+  /// Span32 with each warp's groups stored through shared memory
+  /// (pipe_store_warp), emitted where a result's group passes 16 bytes.
+  Span32Staged,
   Rows32,
   Tiles32,
   Coords32,
@@ -299,6 +302,9 @@ private:
   /// launch's divisors (32-bit indices; PIPE_TUNE_FAST_DIVISION=0 turns it
   /// off, for sweeps).
   bool fastDivision = false;
+  /// Whether the variant being emitted stores whole warps' span groups
+  /// through shared memory (Variant::Span32Staged).
+  bool stagedStores = false;
   llvm::DenseMap<Value, std::optional<ValueRange>> ranges;
   /// The values of the element being emitted declared as pipe_i32 (reset
   /// by each emitElement: each declares them in its own scope).

@@ -160,6 +160,32 @@ check('concat promotes', out['k'], np.concatenate([a.astype(np.int16), b.astype(
 check('stack axis 1', out['s'], np.stack([a, a], axis=1))
 check('stack axis -1', out['t'], np.stack([a, (a * 2).astype(np.uint8)], axis=-1))
 
+# Pixels of 3 and 6 channels over many warps, the last cut by the grid's
+# end: the span entries' groups (24 bytes of u8 pixels), the concat's
+# stored plain or a warp at a time through shared memory (layout-gpu.test
+# runs both).
+a, b = random('u8', (3, 37, 41, 3)), random('u8', (3, 37, 41, 3))
+f = random('f32', (3, 37, 41, 3))
+out = run('''pipeline p(a: u8[N, H, W, 3], b: u8[N, H, W, 3])
+    -> (c: u8[N, H, W, 6], q: u8[N, 32 * ceil(H / 32), 32 * ceil(W / 32), 3]) {
+  c = concat([a, b], axis = 3)
+  q = pad(a, shape = [32 * ceil(H / 32), 32 * ceil(W / 32)], axes = [1, 2])
+}''', {'a': a, 'b': b})
+check('concat of 3-channel pixels', out['c'], np.concatenate([a, b], axis=3))
+check('pad of 3-channel pixels to a multiple of 32', out['q'],
+      np.pad(a, ((0, 0), (0, 64 - 37), (0, 64 - 41), (0, 0))))
+# One kernel, two results: groups of 6 elements, 24 bytes of f32 (staged)
+# and 6 of u8 (not).
+out = run('''pipeline p(b: u8[N, H, W, 3], f: f32[N, H, W, 3])
+    -> (g: f32[N, H, W, 6], k: u8[N, H, W, 6]) {
+  g = concat([f, f32(b)], axis = -1)
+  k = concat([b, u8(f > 0)], axis = -1)
+}''', {'b': b, 'f': f})
+check('concat of f32 pixels', out['g'],
+      np.concatenate([f, b.astype(np.float32)], axis=3))
+check('concat of u8 pixels beside it', out['k'],
+      np.concatenate([b, (f > 0).astype(np.uint8)], axis=3))
+
 # take: a batch permutation, negative indices, indices of another rank.
 x = random('f32', (5, 3, 4))
 perm = np.array([4, -1, 0, 2, -5], np.int32)
