@@ -90,9 +90,10 @@ __device__ __forceinline__ void pipe_store_vec(T *dst, const T (&src)[N]) {
 /// each of the warp's stores then writes one contiguous run of 32 chunks,
 /// where pipe_store_vec's k-th store writes the k-th chunk of every group
 /// (3 of 24 bytes of u8 pixels), touching every sector of the run three
-/// times. concat of two u8[64,512,512,3] on the channels: 85.9% -> 91.0%
-/// of copy on the H200 (bench/micro/warp_staging.py). Every thread of the
-/// warp calls it, in blocks of at most 256 threads.
+/// times. concat of two u8[64,512,512,3] on the channels: 86.5% -> 91.5%
+/// of copy on the H200 (pipe_bench; bench/NOTES.md). Every thread of the
+/// warp calls it, in one-dimensional blocks of at most 256 threads, a
+/// multiple of 32 (the emitter keeps 256 * N * sizeof(T) to 16 KiB).
 template <typename T, int N>
 __device__ __forceinline__ void pipe_store_warp(T *dst, const T (&src)[N]) {
   constexpr int BYTES = int(sizeof(T)) * N;

@@ -89,8 +89,8 @@ public:
   static std::optional<DimExpr> parse(std::string_view text,
                                       std::string *error = nullptr);
   /// parse(), remembered: the runtime evaluates the same few expressions
-  /// on every run, and parsing one takes microseconds (pad32's four checks
-  /// took 23 us a run on the H200's host, bench/NOTES.md). Thread-safe;
+  /// on every run, and parsing one takes microseconds (pad32's run took
+  /// 28.6 us of host time on the H200's host, bench/NOTES.md). Thread-safe;
   /// null when `text` does not parse (parse() then says why).
   static std::shared_ptr<const DimExpr> parseCached(const std::string &text);
 

@@ -160,12 +160,18 @@ LogicalResult KernelEmitter::emit(llvm::raw_ostream &os, pipec::ElementwiseInfo 
     // blocks an SM). So only kernels whose gathered inputs are all read in
     // the result's row order get it, and the launcher takes it only where
     // the occupancy stays (ElementwiseLauncher.cpp).
+    // Each staged result takes 256 threads' groups of shared memory
+    // (pipe_store_warp): up to 16 KiB in all, well under the 48 KiB a
+    // kernel may declare (a concat of f32 pixels of 32 channels would ask
+    // 64 KiB, and its whole source would fail to compile).
     const bool inOrder = llvm::all_of(gathers, [&](Operation *op) {
       return readsRowsInOrder(reads.find(op)->second);
     });
-    if (inOrder && llvm::any_of(kernel.getResults(), [&](Value result) {
-          return spanWidth * elementBytes(result) > 16;
-        })) {
+    int64_t stageBytes = 0;
+    for (Value result : kernel.getResults())
+      if (spanWidth * elementBytes(result) > 16)
+        stageBytes += 256 * spanWidth * elementBytes(result);
+    if (inOrder && stageBytes > 0 && stageBytes <= 16 * 1024) {
       info.spanStagedEntry = name + "_span_staged";
       emitVariant(os, info.spanStagedEntry, Variant::Span32Staged);
     }

@@ -19,8 +19,9 @@ struct ElementwiseInfo {
   std::string tileEntry;
   std::string vectorEntry;
   std::string spanEntry;
-  /// The span entry with warps' groups stored through shared memory ("" for
-  /// groups of 16 bytes or fewer).
+  /// The span entry with warps' groups stored through shared memory (""
+  /// unless a result's group passes 16 bytes and every gathered input is
+  /// read in the result's row order: ElementwiseEmitter.cpp).
   std::string spanStagedEntry;
   int vectorWidth = 1;
   /// The vector variant's groups cover this many planes (ElementwiseParams).

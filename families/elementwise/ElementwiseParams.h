@@ -44,7 +44,8 @@ enum ElementwiseEntry {
   kElementwiseTiles,
   kElementwiseSpan,
   /// `Span` storing each whole warp's groups through shared memory (for
-  /// groups of more than 16 bytes); the launcher takes it instead of
+  /// groups of more than 16 bytes, every gathered input read in the
+  /// result's row order); the launcher takes it instead of
   /// `Span` where it leaves as many blocks resident an SM.
   kElementwiseSpanStaged,
   kNumElementwiseEntries

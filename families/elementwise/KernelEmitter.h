@@ -76,7 +76,8 @@ enum class Variant {
   Vector32,
   Span32,
   /// Span32 with each warp's groups stored through shared memory
-  /// (pipe_store_warp), emitted where a result's group passes 16 bytes.
+  /// (pipe_store_warp), emitted where a result's group passes 16 bytes
+  /// and the inputs are read in row order (ElementwiseEmitter.cpp).
   Span32Staged,
   Rows32,
   Tiles32,
