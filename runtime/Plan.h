@@ -196,8 +196,8 @@ struct AotPlanHandle {
 };
 inline constexpr unsigned kAotPlanMagic = 0x45504950u; // "PIPE"
 /// Bumped whenever Plan, PlanKernel or PlanBuffer change their members,
-/// or the meaning of their entries (3: elementwise kernels' seventh entry,
-/// the staged span).
+/// or the meaning of their entries (3: PlanBuffer::location, and the
+/// elementwise kernels' seventh entry, the staged span).
 inline constexpr unsigned kPlanLayoutVersion = 3;
 
 /// How much the results need a buffer, given the choices decided so far.

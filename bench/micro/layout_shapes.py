@@ -498,6 +498,26 @@ def blocks(n, per_thread, threads=256):
     return ((n // per_thread + threads - 1) // threads,)
 
 
+def copy_bandwidth():
+    """The copy engine's rate over 1 GiB, in TB/s of bytes read and
+    written, printed: what every ratio here divides by."""
+    big = cp.empty(1 << 30, dtype=cp.uint8)
+    big2 = cp.empty_like(big)
+    ms = time_ms(lambda: big2.__setitem__(Ellipsis, big), reps=20)
+    copy_tbs = 2 * big.nbytes / (ms * 1e-3) / 1e12
+    print(f"copy 1 GiB: {ms:.4f} ms, {copy_tbs:.3f} TB/s")
+    return copy_tbs
+
+
+def copy_launch(copy16, nbytes):
+    """A launch of HAND's copy16 over `nbytes` (half read, half written)."""
+    half = (nbytes // 2) // 16 * 16
+    src = cp.empty(half, dtype=cp.uint8)
+    dst = cp.empty(half, dtype=cp.uint8)
+    n16 = half // 16
+    return lambda: copy16(blocks(n16, 1), (256,), (src, dst, np.uint32(n16)))
+
+
 def report(name, ms, nbytes, copy_tbs):
     pct = nbytes / (ms * 1e-3) / (copy_tbs * 1e12) * 100
     print(f"  {name:<28} {ms:8.4f} ms  {pct:5.1f}% of copy", flush=True)
@@ -529,12 +549,7 @@ def main():
     FLUSH = flush_buffer()
     dev = cp.cuda.Device()
     print("device:", cp.cuda.runtime.getDeviceProperties(dev.id)["name"].decode())
-    big = cp.empty(1 << 30, dtype=cp.uint8)
-    big2 = cp.empty_like(big)
-    ms = time_ms(lambda: big2.__setitem__(Ellipsis, big), reps=20)
-    copy_tbs = 2 * big.nbytes / (ms * 1e-3) / 1e12
-    print(f"copy 1 GiB: {ms:.4f} ms, {copy_tbs:.3f} TB/s")
-    del big, big2
+    copy_tbs = copy_bandwidth()
 
     hand = cp.RawModule(code=HAND, options=OPTIONS, name_expressions=None)
 
@@ -548,11 +563,7 @@ def main():
     copy16 = hand.get_function("copy16")
 
     def copy_floor(nbytes):
-        half = (nbytes // 2) // 16 * 16
-        src = cp.empty(half, dtype=cp.uint8)
-        dst = cp.empty(half, dtype=cp.uint8)
-        n16 = half // 16
-        return time_ms(lambda: copy16(blocks(n16, 1), (256,), (src, dst, np.uint32(n16))))
+        return time_ms(copy_launch(copy16, nbytes))
 
     rng = np.random.default_rng(1)
 

@@ -30,7 +30,7 @@ STAGING = r"""
 // groups are consecutive: through the stage, each store of the warp one
 // 256-byte run.
 template <typename T, int N>
-__device__ __forceinline__ void pipe_store_warp(T *dst, const T (&src)[N],
+__device__ __forceinline__ void hand_store_warp(T *dst, const T (&src)[N],
                                                 void *stage) {
   constexpr int W = int(sizeof(T)) * N / 8;
   const unsigned lane = threadIdx.x & 31;
@@ -47,7 +47,7 @@ __device__ __forceinline__ void pipe_store_warp(T *dst, const T (&src)[N],
 }
 // Loads this lane's N elements where the warp's 32 runs are consecutive.
 template <int CHUNK, typename T, int N>
-__device__ __forceinline__ void pipe_load_warp(T (&dst)[N], const T *src,
+__device__ __forceinline__ void hand_load_warp(T (&dst)[N], const T *src,
                                                void *stage) {
   typedef typename pipe_chunk<CHUNK>::type C;
   constexpr int W = int(sizeof(T)) * N / CHUNK;
@@ -108,7 +108,7 @@ def staged(source, name, suffix, loads, stores, warp_run=None, blocks=None):
         old = "    pipe_store_vec(out0 + i0, r0);\n"
         assert old in text
         text = text.replace(
-            old, "    if (whole) pipe_store_warp(out0 + i0, r0, stage);\n"
+            old, "    if (whole) hand_store_warp(out0 + i0, r0, stage);\n"
             "    else pipe_store_vec(out0 + i0, r0);\n")
     return text
 
@@ -133,27 +133,25 @@ def generate(pipec, name):
 def main():
     pipec = sys.argv[1] if len(sys.argv) > 1 else shapes.PIPEC
     shapes.FLUSH = shapes.flush_buffer()
-    big = cp.empty(1 << 30, dtype=cp.uint8)
-    big2 = cp.empty_like(big)
-    ms = shapes.time_ms(lambda: big2.__setitem__(Ellipsis, big), reps=20)
-    copy_tbs = 2 * big.nbytes / (ms * 1e-3) / 1e12
-    print(f"copy 1 GiB: {ms:.4f} ms, {copy_tbs:.3f} TB/s")
-    del big, big2
+    copy_tbs = shapes.copy_bandwidth()
     hand = cp.RawModule(code=shapes.HAND, options=shapes.OPTIONS)
     copy16 = hand.get_function("copy16")
     rng = np.random.default_rng(1)
 
-    def copy_floor(nbytes):
-        half = (nbytes // 2) // 16 * 16
-        src, dst = cp.empty(half, cp.uint8), cp.empty(half, cp.uint8)
-        n16 = half // 16
-        return lambda: copy16(shapes.blocks(n16, 1), (256,),
-                              (src, dst, np.uint32(n16)))
+    def in_turns(module, entries, grid, args, out, want, nbytes):
+        """Each (label, entry) of `module` launched with `args`, checked
+        and timed, round after round, beside a copy of the same bytes."""
+        launches = [("copy of the same bytes",
+                     shapes.copy_launch(copy16, nbytes))]
+        for label, name in entries:
+            f = module.get_function(name)
+            launches.append((label, lambda f=f: f(grid, (256,), args)))
+        run_in_turns(launches, out, want, nbytes, copy_tbs)
 
     # concat
     src = divisors_by_pointer(generate(pipec, "concat"))
     loads = [(f"pipe_load_chunks<4>(w, in{i} + g * (I)12);",
-              f"if (whole) pipe_load_warp<4>(w, in{i} + g * (I)12, stage);"
+              f"if (whole) hand_load_warp<4>(w, in{i} + g * (I)12, stage);"
               f" else pipe_load_chunks<4>(w, in{i} + g * (I)12);")
              for i in (0, 1)]
     extra = STAGING + "".join(
@@ -170,17 +168,13 @@ def main():
     want = cp.concatenate([a, b], axis=3)
     args = (a, b, c, np.int64(n), np.int64(H), np.int64(N), np.int64(W),
             divisors([N, H, W, 6]))
-    grid = shapes.blocks(n, 24)
     print(f"\nconcat, {nbytes / 1e6:.1f} MB")
-    floor = copy_floor(nbytes)
-    variants = [("copy of the same bytes", floor)] + [
-        (label, (lambda f: lambda: f(grid, (256,), args))(m.get_function(fn)))
-        for label, fn in [("pipe span", "concat_k0_span"),
-                          ("stores staged", "concat_k0_span_stores"),
-                          ("loads + stores staged", "concat_k0_span_both"),
-                          ("8 blocks an SM", "concat_k0_span_b8"),
-                          ("stores staged, 8 blocks", "concat_k0_span_stores_b8")]]
-    run_in_turns(variants, c, want, nbytes, copy_tbs)
+    in_turns(m, [("pipe span", "concat_k0_span"),
+                 ("stores staged", "concat_k0_span_stores"),
+                 ("loads + stores staged", "concat_k0_span_both"),
+                 ("8 blocks an SM", "concat_k0_span_b8"),
+                 ("stores staged, 8 blocks", "concat_k0_span_stores_b8")],
+             shapes.blocks(n, 24), args, c, want, nbytes)
     del a, b, c, want
 
     # pad to a multiple of 32
@@ -190,7 +184,7 @@ def main():
                 "      const bool wrun = whole && __all_sync(~0u, run && "
                 "at % 8 == 0 && at == at0 + (threadIdx.x & 31) * 24);\n")
     loads = [("pipe_load_chunks<8>(w, in0 + b0[0]);",
-              "if (wrun) pipe_load_warp<8>(w, in0 + b0[0], stage);"
+              "if (wrun) hand_load_warp<8>(w, in0 + b0[0], stage);"
               " else pipe_load_chunks<8>(w, in0 + b0[0]);")]
     extra = STAGING + "".join(
         staged(src, "pad32_k0_span", *v) for v in [
@@ -206,18 +200,14 @@ def main():
     want = cp.pad(x, ((0, 0), (0, Ho - H), (0, Wo - W), (0, 0)))
     args = (x, y, np.int64(n), np.int64(H), np.int64(N), np.int64(W),
             divisors([N, Ho, Wo, 3]))
-    grid = shapes.blocks(n, 24)
     print(f"\npad32, {nbytes / 1e6:.1f} MB")
-    floor = copy_floor(nbytes)
-    variants = [("copy of the same bytes", floor)] + [
-        (label, (lambda f: lambda: f(grid, (256,), args))(m.get_function(fn)))
-        for label, fn in [("pipe span", "pad32_k0_span"),
-                          ("stores staged", "pad32_k0_span_stores"),
-                          ("loads + stores staged", "pad32_k0_span_both"),
-                          ("8 blocks an SM", "pad32_k0_span_b8"),
-                          ("stores staged, 6 blocks", "pad32_k0_span_stores_b6"),
-                          ("stores staged, 8 blocks", "pad32_k0_span_stores_b8")]]
-    run_in_turns(variants, y, want, nbytes, copy_tbs)
+    in_turns(m, [("pipe span", "pad32_k0_span"),
+                 ("stores staged", "pad32_k0_span_stores"),
+                 ("loads + stores staged", "pad32_k0_span_both"),
+                 ("8 blocks an SM", "pad32_k0_span_b8"),
+                 ("stores staged, 6 blocks", "pad32_k0_span_stores_b6"),
+                 ("stores staged, 8 blocks", "pad32_k0_span_stores_b8")],
+             shapes.blocks(n, 24), args, y, want, nbytes)
 
 
 def run_in_turns(variants, out, want, nbytes, copy_tbs, reps=3):

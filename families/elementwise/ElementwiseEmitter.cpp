@@ -152,9 +152,9 @@ LogicalResult KernelEmitter::emit(llvm::raw_ostream &os, pipec::ElementwiseInfo 
     // A group of more than 16 bytes is stored in several chunks, and a
     // warp's k-th store then takes the k-th chunk of every group: the
     // staged entry stores each warp's groups as runs instead. Measured on
-    // the H200 (bench/micro/warp_staging.py, pipe_bench): the concat of
-    // two u8[64,512,512,3] on the channels 0.0549 -> 0.0515 ms (86.7% ->
-    // 92.4% of copy); but the pad of u8[64,1000,1000,3] to 1024, whose
+    // the H200 (pipe_bench, bench/NOTES.md): the concat of two
+    // u8[64,512,512,3] on the channels 0.0551 -> 0.0517 ms (86.5% ->
+    // 91.5% of copy); but the pad of u8[64,1000,1000,3] to 1024, whose
     // rows are clamped and checked, 0.1061 -> 0.1108 at the same 44
     // registers, and slower still where staging took registers (fewer
     // blocks an SM). So only kernels whose gathered inputs are all read in
