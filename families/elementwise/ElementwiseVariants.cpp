@@ -40,27 +40,46 @@ void KernelEmitter::emitVector(llvm::raw_ostream &os, int64_t rank, bool span) {
   const int v = span ? spanWidth : vectorWidth;
   os << "  const I groups = (I)n / "
      << (span ? v : v * vectorPlanes) << ";\n";
+  // The span entry's elements after its last whole group: fewer than a
+  // group, so one a thread (the launcher's grid has at least a block of
+  // 256 threads). Taken before the groups: after them, what ptxas kept
+  // live for them across the groups cost registers. Pad32's span entry
+  // took 44 (5 blocks an SM) against 40 (6), and ran at 87.2% of the copy
+  // bandwidth against 90.5% on an H200; color_jitter's kernels, whose
+  // registers did not change, lost 2% (bench/NOTES.md).
+  // PIPE_TUNE_SPAN_TAIL_FIRST=0 puts a grid-stride loop after the groups,
+  // for measurements.
+  assert((!span || v < 256) && "a span group must be fewer elements than a "
+                                "block has threads");
+  const bool tailFirst =
+      span && tuningSwitch("PIPE_TUNE_SPAN_TAIL_FIRST", true);
+  if (tailFirst)
+    emitSpanTail(os, rank, v, /*loop=*/false);
   emitVectorGroups(os, rank, /*carry=*/span);
-  if (span) {
-    // The rest, element by element.
-    os << "  for (I i = groups * " << v
-       << " + first; i < (I)n; i += stride) {\n"
-       << "    I rest = i;\n";
-    SmallVector<int64_t> allDims =
-        llvm::to_vector(llvm::seq<int64_t>(0, rank));
-    emitDecode(os, allDims, "    ");
-    pipec::IndexStyle style = indexStyle();
-    elementStyle = style;
-    emitElement(
-        os, "    ",
-        [](unsigned k) { return "in" + std::to_string(k) + "[i]"; },
-        [](unsigned k, StringRef value) {
-          return ("out" + std::to_string(k) + "[i] = " + value + ";").str();
-        },
-        [&](Operation *op) { return gatherAt(op, style); });
-    os << "  }\n";
-  }
+  if (span && !tailFirst)
+    emitSpanTail(os, rank, v, /*loop=*/true);
   os << "}\n\n";
+}
+
+void KernelEmitter::emitSpanTail(llvm::raw_ostream &os, int64_t rank, int v,
+                                 bool loop) {
+  if (loop)
+    os << "  for (I i = groups * " << v
+       << " + first; i < (I)n; i += stride) {\n";
+  else
+    os << "  if (const I i = groups * " << v << " + first; i < (I)n) {\n";
+  os << "    I rest = i;\n";
+  SmallVector<int64_t> allDims = llvm::to_vector(llvm::seq<int64_t>(0, rank));
+  emitDecode(os, allDims, "    ");
+  pipec::IndexStyle style = indexStyle();
+  elementStyle = style;
+  emitElement(
+      os, "    ", [](unsigned k) { return "in" + std::to_string(k) + "[i]"; },
+      [](unsigned k, StringRef value) {
+        return ("out" + std::to_string(k) + "[i] = " + value + ";").str();
+      },
+      [&](Operation *op) { return gatherAt(op, style); });
+  os << "  }\n";
 }
 
 /// Whether span groups load gathered input `read`'s rows as runs
