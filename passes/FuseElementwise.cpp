@@ -149,10 +149,14 @@ bool hasNonElementwiseUser(Operation *op) {
 /// that `isCloned` says will be cloned into the group (scalars, recomputed
 /// values) are not outside it: reading the group through them is no cycle.
 /// An op of another group stands for its whole group: that kernel runs
-/// after every input of every op in it. Ops before the group's first op
-/// cannot reach it (the block is in program order), so the walk stops
-/// there: it covers the ops since the group began, not all of the
-/// pipeline's (which made long unrolled loops quadratic to compile).
+/// after every input of every op in it, its later ops' too. An op before
+/// the group's first op cannot reach it through its own operands (the
+/// block is in program order), so the walk does not follow them: it covers
+/// the ops since the group began, not all of the pipeline's (which made
+/// long unrolled loops quadratic to compile). Its group's later ops it
+/// still follows: a kernel that began earlier and whose later op reads
+/// this group through a reduction would otherwise be missed (a cycle,
+/// "operand does not dominate this use").
 bool dependsOnGroupThroughOutside(
     Value value, ArrayRef<Group> groups,
     const DenseMap<Operation *, int> &groupOf, int groupId,
@@ -160,24 +164,29 @@ bool dependsOnGroupThroughOutside(
   // (op, whether the path to it left the group through an op not cloned)
   SmallVector<std::pair<Operation *, bool>> worklist;
   DenseSet<Operation *> visited[2]; // by `outside`
+  DenseSet<int> groupsFollowed;
   if (Operation *def = value.getDefiningOp())
     worklist.push_back({def, false});
   Operation *first = groups[groupId].ops.front();
   while (!worklist.empty()) {
     auto [op, outside] = worklist.pop_back_val();
-    if (op->isBeforeInBlock(first) || !visited[outside].insert(op).second)
+    if (!visited[outside].insert(op).second)
       continue;
     auto it = groupOf.find(op);
-    bool inGroup = it != groupOf.end() && it->second == groupId;
-    if (inGroup) {
+    if (it != groupOf.end() && it->second == groupId) {
       if (outside)
         return true;
       continue;
     }
-    if (it != groupOf.end())
+    // (A group whose last op is older than `first` cannot reach it.)
+    if (it != groupOf.end() &&
+        !groups[it->second].ops.back()->isBeforeInBlock(first) &&
+        groupsFollowed.insert(it->second).second)
       for (Operation *member : groups[it->second].ops)
         if (member != op)
           worklist.push_back({member, true});
+    if (op->isBeforeInBlock(first))
+      continue;
     // Through an index map, the group's value would have to be a kernel
     // input: the map leaves the group.
     bool leaves = outside || !isCloned(op) || isIndexMap(op);

@@ -176,3 +176,29 @@ pipe.pipeline @cycle_through_sibling(%x: tensor<?x?x?xui8, ["N", "H", "W"]> {pip
   %y = pipe.choose %c, %xb, %bb : tensor<i1>, tensor<?x?x?xi1, ["N", "H", "W"]>
   pipe.return %y : tensor<?x?x?xi1, ["N", "H", "W"]>
 }
+
+// -----
+
+// %t begins kernel k0 and %r joins it later; %r reads %s1, a reduction of
+// %cc (kernel k1). %gt, over %cc's domain, reads %s2, a reduction of %t: it
+// cannot join k1, which would then run after k0 (through %s2) and before
+// it (through %s1). The walk that looks for such a path stopped at ops
+// older than k1's first (%t) and missed %r behind it (a cycle, "operand
+// does not dominate this use", found by random_oracle.py).
+// CHECK-LABEL: pipe.pipeline @cycle_through_earlier_kernel
+// CHECK:       %[[CC:.*]] = kernel "cycle_through_earlier_kernel_k1"(%c
+// CHECK:       %[[S1:.*]] = reduce sum %[[CC]]
+// CHECK:       %[[K0:.*]]:2 = kernel "cycle_through_earlier_kernel_k0"(%a, %[[S1]]
+// CHECK:       %[[S2:.*]] = reduce sum %[[K0]]#0
+// CHECK:       %[[GT:.*]] = kernel "cycle_through_earlier_kernel_k2"(%[[S2]], %c
+// CHECK:       return %[[K0]]#1, %[[GT]]
+pipe.pipeline @cycle_through_earlier_kernel(%a: tensor<?x?x?xf32, ["N", "H", "W"]> {pipe.name = "a"}, %c: tensor<1x?x?xf32, ["H", "W"]> {pipe.name = "c"}) -> (tensor<?x?x?xf32, ["N", "H", "W"]> {pipe.name = "r0"}, tensor<1x?x?xi1, ["H", "W"]> {pipe.name = "r2"}) {
+  %t = pipe.add %a, %a : tensor<?x?x?xf32, ["N", "H", "W"]>, tensor<?x?x?xf32, ["N", "H", "W"]> -> tensor<?x?x?xf32, ["N", "H", "W"]>
+  %cc = pipe.mul %c, %c : tensor<1x?x?xf32, ["H", "W"]>, tensor<1x?x?xf32, ["H", "W"]> -> tensor<1x?x?xf32, ["H", "W"]>
+  %s1 = pipe.reduce sum %cc [0, 2] keepdims : tensor<1x?x?xf32, ["H", "W"]> to tensor<1x?x1xf32, ["H"]>
+  %b1 = pipe.broadcast %s1 [0, 1, 2] : tensor<1x?x1xf32, ["H"]> to tensor<?x?x?xf32, ["N", "H", "W"]>
+  %r = pipe.add %b1, %t : tensor<?x?x?xf32, ["N", "H", "W"]>, tensor<?x?x?xf32, ["N", "H", "W"]> -> tensor<?x?x?xf32, ["N", "H", "W"]>
+  %s2 = pipe.reduce sum %t [0] keepdims : tensor<?x?x?xf32, ["N", "H", "W"]> to tensor<1x?x?xf32, ["H", "W"]>
+  %gt = pipe.gt %s2, %c : tensor<1x?x?xf32, ["H", "W"]>, tensor<1x?x?xf32, ["H", "W"]> -> tensor<1x?x?xi1, ["H", "W"]>
+  pipe.return %r, %gt : tensor<?x?x?xf32, ["N", "H", "W"]>, tensor<1x?x?xi1, ["H", "W"]>
+}
