@@ -16,6 +16,7 @@
 #include "llvm/ADT/SetVector.h"
 #include "llvm/Support/Debug.h"
 
+#include <algorithm>
 #include <functional>
 
 #define DEBUG_TYPE "pipe-fuse-elementwise"
@@ -36,6 +37,44 @@ namespace {
 struct Group {
   RankedTensorType domain;
   llvm::SetVector<Operation *> ops;
+};
+
+/// Where the ops of the block and the groups lie, in program order, for
+/// the cycle check's cutoff (dependsOnGroupThroughOutside). An "active"
+/// group for a position P has an op at or after P; `floorOf(P)` is the
+/// first op of the oldest such group: from an op before it, reading
+/// backwards, no active group can be reached.
+class GroupOrder {
+public:
+  explicit GroupOrder(Block &block) {
+    unsigned next = 0;
+    for (Operation &op : block)
+      position[&op] = next++;
+  }
+  unsigned of(Operation *op) const { return position.lookup(op); }
+  /// Records that `op` (the newest op placed so far) joined group `id`,
+  /// a new group when `id` is the number of groups so far.
+  void placed(Operation *op, size_t id) {
+    unsigned at = of(op);
+    if (id == firstOf.size()) {
+      firstOf.push_back(at);
+      lastUpTo.push_back(at);
+      return;
+    }
+    // `at` is the latest position yet: the running maximum of the groups'
+    // last ops is `at` from group `id` on.
+    for (size_t k = id; k < lastUpTo.size(); ++k)
+      lastUpTo[k] = at;
+  }
+  unsigned floorOf(unsigned at) const {
+    auto it = std::lower_bound(lastUpTo.begin(), lastUpTo.end(), at);
+    return it == lastUpTo.end() ? at : firstOf[it - lastUpTo.begin()];
+  }
+
+private:
+  DenseMap<Operation *, unsigned> position;
+  SmallVector<unsigned> firstOf;  // each group's first op's position
+  SmallVector<unsigned> lastUpTo; // the latest last op of groups 0..k
 };
 
 /// Whether `op` computes a scalar (rank 0) elementwise. Such ops are cloned
@@ -149,17 +188,18 @@ bool hasNonElementwiseUser(Operation *op) {
 /// that `isCloned` says will be cloned into the group (scalars, recomputed
 /// values) are not outside it: reading the group through them is no cycle.
 /// An op of another group stands for its whole group: that kernel runs
-/// after every input of every op in it, its later ops' too. An op before
-/// the group's first op cannot reach it through its own operands (the
-/// block is in program order), so the walk does not follow them: it covers
-/// the ops since the group began, not all of the pipeline's (which made
-/// long unrolled loops quadratic to compile). Its group's later ops it
-/// still follows: a kernel that began earlier and whose later op reads
-/// this group through a reduction would otherwise be missed (a cycle,
-/// "operand does not dominate this use").
+/// after every input of every op in it, its later ops' too. The walk
+/// covers the ops since the oldest group still growing when `group` began
+/// (GroupOrder::floorOf), not all of the pipeline's (which made long
+/// unrolled loops quadratic to compile): an older op reads only older ops
+/// and groups that ended before `group` began, none of which can reach
+/// it. (Cutting at `group`'s own first op instead missed kernels begun
+/// earlier whose later ops read `group` through a reduction: a cycle,
+/// "operand does not dominate this use".)
 bool dependsOnGroupThroughOutside(
     Value value, ArrayRef<Group> groups,
     const DenseMap<Operation *, int> &groupOf, int groupId,
+    const GroupOrder &order,
     const std::function<bool(Operation *)> &isCloned) {
   // (op, whether the path to it left the group through an op not cloned)
   SmallVector<std::pair<Operation *, bool>> worklist;
@@ -167,10 +207,11 @@ bool dependsOnGroupThroughOutside(
   DenseSet<int> groupsFollowed;
   if (Operation *def = value.getDefiningOp())
     worklist.push_back({def, false});
-  Operation *first = groups[groupId].ops.front();
+  const unsigned floor =
+      order.floorOf(order.of(groups[groupId].ops.front()));
   while (!worklist.empty()) {
     auto [op, outside] = worklist.pop_back_val();
-    if (!visited[outside].insert(op).second)
+    if (order.of(op) < floor || !visited[outside].insert(op).second)
       continue;
     auto it = groupOf.find(op);
     if (it != groupOf.end() && it->second == groupId) {
@@ -178,15 +219,10 @@ bool dependsOnGroupThroughOutside(
         return true;
       continue;
     }
-    // (A group whose last op is older than `first` cannot reach it.)
-    if (it != groupOf.end() &&
-        !groups[it->second].ops.back()->isBeforeInBlock(first) &&
-        groupsFollowed.insert(it->second).second)
+    if (it != groupOf.end() && groupsFollowed.insert(it->second).second)
       for (Operation *member : groups[it->second].ops)
         if (member != op)
           worklist.push_back({member, true});
-    if (op->isBeforeInBlock(first))
-      continue;
     // Through an index map, the group's value would have to be a kernel
     // input: the map leaves the group.
     bool leaves = outside || !isCloned(op) || isIndexMap(op);
@@ -321,6 +357,7 @@ void FuseElementwisePass::runOnOperation() {
 
   std::vector<Group> groups;
   DenseMap<Operation *, int> groupOf;
+  GroupOrder order(block);
   // Ops cloned into the kernels that read them: not in a group of their own.
   auto isCloned = [&](Operation *op) {
     return (isClonable(op) || recomputable.contains(op)) &&
@@ -342,7 +379,7 @@ void FuseElementwisePass::runOnOperation() {
         continue;
       bool makesCycle = llvm::any_of(op.getOperands(), [&](Value operand) {
         return dependsOnGroupThroughOutside(operand, groups, groupOf, g,
-                                            isCloned);
+                                            order, isCloned);
       });
       // An index map indexes a kernel input: it cannot read a value
       // computed in the same kernel. (Through a chain of cloned maps, the
@@ -364,6 +401,7 @@ void FuseElementwisePass::runOnOperation() {
     }
     groups[chosen].ops.insert(&op);
     groupOf[&op] = chosen;
+    order.placed(&op, chosen);
   }
 
   for (auto [index, group] : llvm::enumerate(groups)) {

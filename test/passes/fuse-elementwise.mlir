@@ -202,3 +202,28 @@ pipe.pipeline @cycle_through_earlier_kernel(%a: tensor<?x?x?xf32, ["N", "H", "W"
   %gt = pipe.gt %s2, %c : tensor<1x?x?xf32, ["H", "W"]>, tensor<1x?x?xf32, ["H", "W"]> -> tensor<1x?x?xi1, ["H", "W"]>
   pipe.return %r, %gt : tensor<?x?x?xf32, ["N", "H", "W"]>, tensor<1x?x?xi1, ["H", "W"]>
 }
+
+// -----
+
+// The same through an older op: %t2 (kernel k0) is reduced to %s1 before
+// %s3 begins kernel k1, whose reduction %u the later %r of k0 reads. %y
+// reads %s1 and cannot join k1. A walk cut at k1's first op (%s3) stopped
+// at %s1; it now covers the ops since the oldest kernel still growing
+// when k1 began (k0).
+// CHECK-LABEL: pipe.pipeline @cycle_through_older_op
+// CHECK:       %[[S3:.*]] = kernel "cycle_through_older_op_k1"(%s
+// CHECK:       %[[U:.*]] = reduce sum %[[S3]]
+// CHECK:       %[[K0:.*]]:2 = kernel "cycle_through_older_op_k0"(%a, %[[U]]
+// CHECK:       %[[S1:.*]] = reduce sum %[[K0]]#0
+// CHECK:       %[[Y:.*]] = kernel "cycle_through_older_op_k2"(%[[S1]]
+// CHECK:       return %[[K0]]#1, %[[Y]]
+pipe.pipeline @cycle_through_older_op(%a: tensor<?x?x?xf32, ["N", "H", "W"]> {pipe.name = "a"}, %s: tensor<1x1x1xf32> {pipe.name = "s"}) -> (tensor<?x?x?xf32, ["N", "H", "W"]> {pipe.name = "r"}, tensor<1x1x1xf32> {pipe.name = "y"}) {
+  %t2 = pipe.add %a, %a : tensor<?x?x?xf32, ["N", "H", "W"]>, tensor<?x?x?xf32, ["N", "H", "W"]> -> tensor<?x?x?xf32, ["N", "H", "W"]>
+  %s1 = pipe.reduce sum %t2 [0, 1, 2] keepdims : tensor<?x?x?xf32, ["N", "H", "W"]> to tensor<1x1x1xf32>
+  %s3 = pipe.mul %s, %s : tensor<1x1x1xf32>, tensor<1x1x1xf32> -> tensor<1x1x1xf32>
+  %u = pipe.reduce sum %s3 [0] keepdims : tensor<1x1x1xf32> to tensor<1x1x1xf32>
+  %ub = pipe.broadcast %u [0, 1, 2] : tensor<1x1x1xf32> to tensor<?x?x?xf32, ["N", "H", "W"]>
+  %r = pipe.add %t2, %ub : tensor<?x?x?xf32, ["N", "H", "W"]>, tensor<?x?x?xf32, ["N", "H", "W"]> -> tensor<?x?x?xf32, ["N", "H", "W"]>
+  %y = pipe.mul %s1, %s1 : tensor<1x1x1xf32>, tensor<1x1x1xf32> -> tensor<1x1x1xf32>
+  pipe.return %r, %y : tensor<?x?x?xf32, ["N", "H", "W"]>, tensor<1x1x1xf32>
+}
