@@ -342,6 +342,26 @@ bool PipelineChecker::check() {
     std::optional<ExprType> weakUse;
     if (type.isWeakLiteral())
       weakUse = type;
+    // Not so a result that an `if` or a `for` updates (the parser's
+    // versions of its name, `r@k`, which folding leaves as names): from its
+    // first binding it is a value of the result's dtype, so that `r = 0` then `r = i32(r - c)` in a loop
+    // subtracts in i32 from the first iteration on, as in every later one
+    // (a loop keeps an updated value's dtype), not in c's dtype.
+    if (auto version = results.find(internal);
+        ok && type.isWeakLiteral() && !type.weakDim &&
+        internal != binding.name && version != results.end()) {
+      const std::string &dtype = version->second->type.dtype;
+      if (!llvm::isa<NumberExprAST, ListExprAST>(*binding.value) ||
+          checkLiteralFits(*binding.value, dtype)) {
+        if (type.dims.empty())
+          scalarLiteralVersions.insert(binding.name);
+        type = ExprType{dtype, type.dims};
+        binding.value->type = type;
+        weakUse.reset();
+      } else {
+        ok = false;
+      }
+    }
     auto result = results.find(binding.name);
     if (ok && result != results.end()) {
       const TypeAST &declaredType = result->second->type;
@@ -898,8 +918,12 @@ bool PipelineChecker::checkElementwiseCall(CallExprAST &expr) {
   if (!expr.loopCarried.empty()) {
     // select(i < n, updated, before) for a name a `for` body updates.
     const ExprType &updated = expr.args[1]->type, &before = expr.args[2]->type;
+    // A result's scalar literal (`acc = 0`) the loop may make a tensor.
+    auto *name = llvm::dyn_cast<NameExprAST>(expr.args[2].get());
+    bool literalBefore = name && scalarLiteralVersions.contains(name->name);
     if (!updated.isWeakLiteral() && !before.isWeakLiteral() &&
-        (updated.dtype != before.dtype || updated.dims != before.dims))
+        (updated.dtype != before.dtype ||
+         (updated.dims != before.dims && !literalBefore)))
       return error(expr.getLoc(),
                    "'" + expr.loopCarried + "' is " + before.str() +
                        " before the loop but the loop makes it " +
@@ -968,6 +992,9 @@ bool pipec::checkModule(ModuleAST &module, llvm::SourceMgr &sourceMgr) {
     // name is bound once: the parser versions a loop's or an if's).
     bool folded = true;
     llvm::StringMap<const ExprAST *> literals;
+    llvm::StringSet<> resultNames;
+    for (const ValueDeclAST &result : pipeline.results)
+      resultNames.insert(result.name);
     for (BindingAST &binding : pipeline.body) {
       folded &= foldLiteralTrees(binding.value, sourceMgr, &literals);
       const ExprAST &value = *binding.value;
@@ -978,8 +1005,12 @@ bool pipec::checkModule(ModuleAST &module, llvm::SourceMgr &sourceMgr) {
           (llvm::isa<NumberExprAST, ListExprAST>(value) ||
            findLiteralBitNot(value));
       // (Not an if's condition: `if 1` is an error there, and the merges'
-      // selects would say it again about a condition the user never wrote.)
-      if (numbers && !llvm::StringRef(binding.name).starts_with("if@"))
+      // selects would say it again about a condition the user never wrote.
+      // Nor a version of a result that an `if` or a `for` updates, `r@k`:
+      // that is a value of the result's dtype, PipelineChecker::check.)
+      auto [base, version] = llvm::StringRef(binding.name).split('@');
+      bool updatedResult = !version.empty() && resultNames.contains(base);
+      if (numbers && base != "if" && !updatedResult)
         literals[binding.name] = &value;
     }
     ok &= folded && PipelineChecker(pipeline, sourceMgr).check();

@@ -266,6 +266,10 @@ private:
     bool poisoned = false;
   };
   llvm::StringMap<Binding> bindings;
+  /// Versions of results that an `if` or a `for` updates, bound to a
+  /// scalar literal and given the result's dtype (check()): a loop may
+  /// still make them a tensor, as it could the literal.
+  llvm::StringSet<> scalarLiteralVersions;
   /// Dims that parameters bind at run time.
   llvm::StringSet<> knownDims;
 };
