@@ -28,6 +28,8 @@ int64_t getColorChannels(llvm::StringRef imageType);
 /// The dtypes: bool u8 i8 u16 i16 u32 i32 u64 i64 f16 bf16 f32 f64.
 bool isDType(llvm::StringRef name);
 llvm::ArrayRef<const char *> getDTypeNames();
+/// The dtypes' names in one line, for messages.
+const char *getDTypeList();
 bool isFloatDType(llvm::StringRef name);
 bool isUnsignedDType(llvm::StringRef name);
 bool isIntegerDType(llvm::StringRef name);

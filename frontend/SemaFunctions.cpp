@@ -19,9 +19,6 @@
 using namespace pipec;
 using namespace pipec::sema;
 
-static const char *const kDTypeList =
-    "bool u8 i8 u16 i16 u32 i32 u64 i64 f16 bf16 f32 f64";
-
 ExprAST *PipelineChecker::layoutOperand(CallExprAST &expr,
                                         llvm::StringRef keyword,
                                         llvm::StringRef usage) {
@@ -181,7 +178,7 @@ PipelineChecker::axesInOrder(CallExprAST &expr, ExprAST &value,
 std::optional<std::string> PipelineChecker::dtypeArgument(ExprAST &value) {
   auto *name = llvm::dyn_cast<NameExprAST>(&value);
   if (!name || !isDType(name->name)) {
-    error(value.getLoc(), std::string("dtype = names a dtype (") + kDTypeList +
+    error(value.getLoc(), std::string("dtype = names a dtype (") + getDTypeList() +
                               ")");
     return std::nullopt;
   }
