@@ -257,24 +257,21 @@ bool PipelineChecker::check() {
     if (type.isWeakLiteral())
       weakUse = type;
     // Not so a result that an `if` or a `for` updates (the parser's
-    // versions of its name, `r@k`, which folding leaves as names): from its
-    // first binding it is a value of the result's dtype, so that `r = 0` then `r = i32(r - c)` in a loop
-    // subtracts in i32 from the first iteration on, as in every later one
-    // (a loop keeps an updated value's dtype), not in c's dtype.
+    // versions of its name, `r@k`, which folding leaves as names): from
+    // its first binding it is a value of the result's dtype, so that `r =
+    // 0` then `r = i32(r - c)` in a loop subtracts in i32 from the first
+    // iteration on, as in every later one (a loop keeps an updated value's
+    // dtype), not in c's dtype.
     if (auto version = results.find(internal);
         ok && type.isWeakLiteral() && !type.weakDim &&
         internal != binding.name && version != results.end()) {
-      const std::string &dtype = version->second->type.dtype;
-      if (!llvm::isa<NumberExprAST, ListExprAST>(*binding.value) ||
-          checkLiteralFits(*binding.value, dtype)) {
-        if (type.dims.empty())
-          scalarLiteralVersions.insert(binding.name);
-        type = ExprType{dtype, type.dims};
-        binding.value->type = type;
+      bool scalar = type.dims.empty();
+      ok = literalTakes(binding,
+                        ExprType{version->second->type.dtype, type.dims}, type);
+      if (ok && scalar)
+        scalarLiteralVersions.insert(binding.name);
+      if (ok)
         weakUse.reset();
-      } else {
-        ok = false;
-      }
     }
     auto result = results.find(binding.name);
     if (ok && result != results.end()) {
@@ -298,11 +295,8 @@ bool PipelineChecker::check() {
                     (type.dims.empty()
                          ? std::string("a scalar literal")
                          : "a list of " + type.dims[0].str() + " elements"));
-        } else if (llvm::isa<NumberExprAST, ListExprAST>(*binding.value)
-                       ? checkLiteralFits(*binding.value, expected.dtype)
-                       : true) {
-          binding.value->type = expected;
-          type = expected;
+        } else {
+          literalTakes(binding, expected, type);
         }
       } else if (type.dtype != expected.dtype) {
         error(binding.loc, "type mismatch: result '" + binding.name +
@@ -325,6 +319,16 @@ bool PipelineChecker::check() {
                       [&](auto &b) { return b.name == result.name; }))
       error(result.loc, "result '" + result.name + "' is never assigned");
   return numErrors == 0;
+}
+
+bool PipelineChecker::literalTakes(BindingAST &binding, const ExprType &as,
+                                   ExprType &type) {
+  if (llvm::isa<NumberExprAST, ListExprAST>(*binding.value) &&
+      !checkLiteralFits(*binding.value, as.dtype))
+    return false;
+  binding.value->type = as;
+  type = as;
+  return true;
 }
 
 bool PipelineChecker::checkLiteralFits(const ExprAST &literal,

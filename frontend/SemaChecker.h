@@ -253,6 +253,10 @@ private:
                 const std::string &what);
   /// Whether the weak literal `literal` can take `dtype`; reports if not.
   bool checkLiteralFits(const ExprAST &literal, llvm::StringRef dtype);
+  /// Gives `binding`'s weakly typed value (a literal or a tree of them) the
+  /// type `as`, and `type` too, where its literals fit `as`'s dtype; false
+  /// after saying which does not.
+  bool literalTakes(BindingAST &binding, const ExprType &as, ExprType &type);
 
   PipelineAST &pipeline;
   llvm::SourceMgr &sourceMgr;
