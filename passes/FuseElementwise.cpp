@@ -16,7 +16,6 @@
 #include "llvm/ADT/SetVector.h"
 #include "llvm/Support/Debug.h"
 
-#include <algorithm>
 #include <functional>
 
 #define DEBUG_TYPE "pipe-fuse-elementwise"
@@ -39,42 +38,36 @@ struct Group {
   llvm::SetVector<Operation *> ops;
 };
 
-/// Where the ops of the block and the groups lie, in program order, for
-/// the cycle check's cutoff (dependsOnGroupThroughOutside). An "active"
-/// group for a position P has an op at or after P; `floorOf(P)` is the
-/// first op of the oldest such group: from an op before it, reading
-/// backwards, no active group can be reached.
+/// Where the groups lie in program order, for the cycle check's cutoff
+/// (dependsOnGroupThroughOutside). A group is "active" at an op when it
+/// has an op there or after; `floorOf(op)` is the first op of the oldest
+/// such group: from an op before it, reading backwards, no active group
+/// can be reached.
 class GroupOrder {
 public:
-  explicit GroupOrder(Block &block) {
-    unsigned next = 0;
-    for (Operation &op : block)
-      position[&op] = next++;
-  }
-  unsigned of(Operation *op) const { return position.lookup(op); }
-  /// Records that `op` (the newest op placed so far) joined group `id`,
-  /// a new group when `id` is the number of groups so far.
+  /// Records that `op` (the latest op placed so far) joined group `id`, a
+  /// new group when `id` is the number of groups so far.
   void placed(Operation *op, size_t id) {
-    unsigned at = of(op);
-    if (id == firstOf.size()) {
-      firstOf.push_back(at);
-      lastUpTo.push_back(at);
+    if (id == firsts.size()) {
+      firsts.push_back(op);
+      lastUpTo.push_back(op);
       return;
     }
-    // `at` is the latest position yet: the running maximum of the groups'
-    // last ops is `at` from group `id` on.
+    // `op` is the latest op yet: the latest last op of groups 0..k is
+    // `op` from group `id` on.
     for (size_t k = id; k < lastUpTo.size(); ++k)
-      lastUpTo[k] = at;
+      lastUpTo[k] = op;
   }
-  unsigned floorOf(unsigned at) const {
-    auto it = std::lower_bound(lastUpTo.begin(), lastUpTo.end(), at);
-    return it == lastUpTo.end() ? at : firstOf[it - lastUpTo.begin()];
+  Operation *floorOf(Operation *op) const {
+    auto it = llvm::partition_point(lastUpTo, [&](Operation *last) {
+      return last->isBeforeInBlock(op);
+    });
+    return it == lastUpTo.end() ? op : firsts[it - lastUpTo.begin()];
   }
 
 private:
-  DenseMap<Operation *, unsigned> position;
-  SmallVector<unsigned> firstOf;  // each group's first op's position
-  SmallVector<unsigned> lastUpTo; // the latest last op of groups 0..k
+  SmallVector<Operation *> firsts;   // each group's first op
+  SmallVector<Operation *> lastUpTo; // the latest last op of groups 0..k
 };
 
 /// Whether `op` computes a scalar (rank 0) elementwise. Such ops are cloned
@@ -207,11 +200,10 @@ bool dependsOnGroupThroughOutside(
   DenseSet<int> groupsFollowed;
   if (Operation *def = value.getDefiningOp())
     worklist.push_back({def, false});
-  const unsigned floor =
-      order.floorOf(order.of(groups[groupId].ops.front()));
+  Operation *floor = order.floorOf(groups[groupId].ops.front());
   while (!worklist.empty()) {
     auto [op, outside] = worklist.pop_back_val();
-    if (order.of(op) < floor || !visited[outside].insert(op).second)
+    if (op->isBeforeInBlock(floor) || !visited[outside].insert(op).second)
       continue;
     auto it = groupOf.find(op);
     if (it != groupOf.end() && it->second == groupId) {
@@ -357,7 +349,7 @@ void FuseElementwisePass::runOnOperation() {
 
   std::vector<Group> groups;
   DenseMap<Operation *, int> groupOf;
-  GroupOrder order(block);
+  GroupOrder order;
   // Ops cloned into the kernels that read them: not in a group of their own.
   auto isCloned = [&](Operation *op) {
     return (isClonable(op) || recomputable.contains(op)) &&
