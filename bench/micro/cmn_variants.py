@@ -327,15 +327,10 @@ def main():
     gen = cp.RawModule(code=source, options=OPTIONS)
 
     rng = np.random.default_rng(1)
-    N, H, W = 256, 256, 256
-    images = cp.asarray(rng.integers(0, 256, (N, H, W, 3), dtype=np.uint8))
-    anchor = cp.asarray(rng.integers(0, 33, (N, 2), dtype=np.int32))
-    mirror = cp.asarray(rng.integers(0, 2, (N,), dtype=np.uint8))
-    mean = cp.asarray(np.array([123.675, 116.28, 103.53], np.float32))
-    std = cp.asarray(np.array([58.395, 57.12, 57.375], np.float32))
-    out = cp.empty((N, 3, 224, 224), cp.float32)
-    n = out.size
-    nbytes = 5 * n
+    c = shapes.cmn_case(rng)
+    N, H, W, n, nbytes = c.N, c.H, c.W, c.n, c.nbytes
+    images, anchor, mirror, mean, std, out = (c.images, c.anchor, c.mirror,
+                                              c.mean, c.std, c.out)
     print(f"crop_mirror_normalize, {nbytes / 1e6:.1f} MB")
 
     def pct(ms_):

@@ -17,7 +17,7 @@ import cupy as cp
 import numpy as np
 
 import layout_shapes as shapes
-from warp_staging import divisors, divisors_by_pointer, generate
+from warp_staging import divisors_by_pointer, generate
 
 READ_FLUSH = r"""
 extern "C" __global__ void read_all(const uint4 *__restrict__ in, unsigned n,
@@ -71,17 +71,8 @@ def main():
     src = divisors_by_pointer(generate(pipec, "cmn"))
     vec = cp.RawModule(code=src, options=shapes.OPTIONS).get_function(
         "crop_mirror_normalize_k0_vec")
-    N, H, W = 256, 256, 256
-    images = cp.asarray(rng.integers(0, 256, (N, H, W, 3), dtype=np.uint8))
-    anchor = cp.asarray(rng.integers(0, 33, (N, 2), dtype=np.int32))
-    mirror = cp.asarray(rng.integers(0, 2, (N,), dtype=np.uint8))
-    mean = cp.asarray(np.array([123.675, 116.28, 103.53], np.float32))
-    std = cp.asarray(np.array([58.395, 57.12, 57.375], np.float32))
-    out = cp.empty((N, 3, 224, 224), cp.float32)
-    n = out.size
-    nbytes = 5 * n
-    args = (images, anchor, mirror, mean, std, out, np.int64(n), np.int64(H),
-            np.int64(N), np.int64(W), divisors([N, 3, 224, 224]))
+    c = shapes.cmn_case(rng)
+    out, n, nbytes, args = c.out, c.n, c.nbytes, c.args
     flat = cp.empty(n, cp.uint8)
 
     launches = [

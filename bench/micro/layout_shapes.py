@@ -12,6 +12,7 @@ calls. The generated entries are launched as ElementwiseLauncher would.
 import os
 import subprocess
 import sys
+import types
 
 import cupy as cp
 import numpy as np
@@ -472,6 +473,55 @@ HAND = ("template <bool B, class T, class F> struct pick { typedef T type; };\n"
         "template <class T, class F> struct pick<false, T, F> { typedef F type; };\n") + HAND
 
 
+def divisors(dims):
+    """The divisors Pipe's launcher passes for a domain of `dims`
+    (ElementwiseParams.h), as a device array: multipliers, then shifts."""
+    mul, shift = [], []
+    for d in dims:
+        s = 0
+        while (1 << s) < d:
+            s += 1
+        mul.append(((1 << 32) * ((1 << s) - d)) // d + 1)
+        shift.append(s)
+    return cp.asarray(np.array(mul + shift, dtype=np.uint64).astype(np.uint32))
+
+
+def cmn_case(rng, N=256, H=256, W=256):
+    """crop_mirror_normalize as issue 12 sizes it: u8[N, H, W, 3] images,
+    anchors in 0 .. 32, flip flags, mean and std, an f32[N, 3, 224, 224]
+    output; `args` are the generated entries' (divisors by pointer)."""
+    c = types.SimpleNamespace(N=N, H=H, W=W)
+    c.images = cp.asarray(rng.integers(0, 256, (N, H, W, 3), dtype=np.uint8))
+    c.anchor = cp.asarray(rng.integers(0, 33, (N, 2), dtype=np.int32))
+    c.mirror = cp.asarray(rng.integers(0, 2, (N,), dtype=np.uint8))
+    c.mean = cp.asarray(np.array([123.675, 116.28, 103.53], np.float32))
+    c.std = cp.asarray(np.array([58.395, 57.12, 57.375], np.float32))
+    c.out = cp.empty((N, 3, 224, 224), cp.float32)
+    c.n = c.out.size
+    c.nbytes = 5 * c.n
+    c.args = (c.images, c.anchor, c.mirror, c.mean, c.std, c.out,
+              np.int64(c.n), np.int64(H), np.int64(N), np.int64(W),
+              divisors([N, 3, 224, 224]))
+    return c
+
+
+def pad32_case(rng, N=64, H=1000, W=1000):
+    """pad32 as issue 12 sizes it: u8[N, H, W, 3] padded to multiples of 32,
+    NumPy's result in `want`; `args` are the generated entries' (divisors
+    by pointer)."""
+    Ho, Wo = -(-H // 32) * 32, -(-W // 32) * 32
+    c = types.SimpleNamespace(N=N, H=H, W=W)
+    c.x = cp.asarray(rng.integers(0, 256, (N, H, W, 3), dtype=np.uint8))
+    c.y = cp.empty((N, Ho, Wo, 3), cp.uint8)
+    c.n = c.y.size
+    c.nbytes = c.x.size + c.y.size
+    c.want = cp.pad(c.x, ((0, 0), (0, Ho - H), (0, Wo - W), (0, 0)))
+    c.divisor_dims = [N, Ho, Wo, 3]
+    c.args = (c.x, c.y, np.int64(c.n), np.int64(H), np.int64(N), np.int64(W),
+              divisors(c.divisor_dims))
+    return c
+
+
 def flush_buffer():
     return cp.empty(256 << 20, dtype=cp.uint8)
 
@@ -568,15 +618,10 @@ def main():
     rng = np.random.default_rng(1)
 
     # crop_mirror_normalize
-    N, H, W = 256, 256, 256
-    images = cp.asarray(rng.integers(0, 256, (N, H, W, 3), dtype=np.uint8))
-    anchor = cp.asarray(rng.integers(0, 33, (N, 2), dtype=np.int32))
-    mirror = cp.asarray(rng.integers(0, 2, (N,), dtype=np.uint8))
-    mean = cp.asarray(np.array([123.675, 116.28, 103.53], np.float32))
-    std = cp.asarray(np.array([58.395, 57.12, 57.375], np.float32))
-    out = cp.empty((N, 3, 224, 224), cp.float32)
-    n = out.size
-    nbytes = n + 4 * n
+    c = cmn_case(rng)
+    N, H, W, n, nbytes = c.N, c.H, c.W, c.n, c.nbytes
+    images, anchor, mirror, mean, std, out = (c.images, c.anchor, c.mirror,
+                                              c.mean, c.std, c.out)
     print(f"\ncrop_mirror_normalize, {nbytes / 1e6:.1f} MB")
     report("copy of the same bytes", copy_floor(nbytes), nbytes, copy_tbs)
     cast4 = hand.get_function("cast4")

@@ -30,7 +30,7 @@ import cupy as cp
 import numpy as np
 
 import layout_shapes as shapes
-from warp_staging import divisors, divisors_by_pointer, entry, generate
+from warp_staging import divisors_by_pointer, entry, generate
 
 DIVISION = r"""
 // q = a / b, correctly rounded, given y = RN(1/b): q0 = RN(a y) is within
@@ -131,43 +131,28 @@ def main():
         "_by_value(", "_by_value6(").replace("__launch_bounds__(256)",
                                              "__launch_bounds__(256, 6)")
     m = cp.RawModule(code=src + extra, options=shapes.OPTIONS)
-    N, H, W, Ho, Wo = 64, 1000, 1000, 1024, 1024
-    x = cp.asarray(rng.integers(0, 256, (N, H, W, 3), dtype=np.uint8))
-    y = cp.empty((N, Ho, Wo, 3), cp.uint8)
-    n = y.size
-    nbytes = x.size + y.size
-    want = cp.pad(x, ((0, 0), (0, Ho - H), (0, Wo - W), (0, 0)))
-    args = (x, y, np.int64(n), np.int64(H), np.int64(N), np.int64(W),
-            divisors([N, Ho, Wo, 3]))
+    pad = shapes.pad32_case(rng)
+    y, want, n, nbytes, args = pad.y, pad.want, pad.n, pad.nbytes, pad.args
     print(f"\npad32, {nbytes / 1e6:.1f} MB")
     run_in_turns(m, [("pipe span", "pad32_k0_span"),
                      ("ends tested, bytes copied", "pad32_k0_span_ends")],
                  shapes.blocks(n, 24), args, y, want, nbytes)
-    div = divisors([N, Ho, Wo, 3]).get()
+    div = shapes.divisors(pad.divisor_dims).get()
     by_value = args[:-1] + tuple(np.uint32(v) for v in div)
     run_in_turns(m, [("pipe span, divisors by value",
                       "pad32_k0_span_by_value", by_value),
                      ("same, 6 blocks an SM asked",
                       "pad32_k0_span_by_value6", by_value)],
                  shapes.blocks(n, 24), args, y, want, nbytes, reps=2)
-    del x, y, want
+    del pad, y, want, args
 
     # crop_mirror_normalize (clamp)
     src = divisors_by_pointer(generate(pipec, "cmn"))
     name = "crop_mirror_normalize_k0_vec"
     m = cp.RawModule(code=src + cmn_divisions(src, name),
                      options=shapes.OPTIONS)
-    N, H, W = 256, 256, 256
-    images = cp.asarray(rng.integers(0, 256, (N, H, W, 3), dtype=np.uint8))
-    anchor = cp.asarray(rng.integers(0, 33, (N, 2), dtype=np.int32))
-    mirror = cp.asarray(rng.integers(0, 2, (N,), dtype=np.uint8))
-    mean = cp.asarray(np.array([123.675, 116.28, 103.53], np.float32))
-    std = cp.asarray(np.array([58.395, 57.12, 57.375], np.float32))
-    out = cp.empty((N, 3, 224, 224), cp.float32)
-    n = out.size
-    nbytes = n + 4 * n
-    args = (images, anchor, mirror, mean, std, out, np.int64(n), np.int64(H),
-            np.int64(N), np.int64(W), divisors([N, 3, 224, 224]))
+    c = shapes.cmn_case(rng)
+    out, n, nbytes, args = c.out, c.n, c.nbytes, c.args
     grid = shapes.blocks(n, 12)
     m.get_function(name)(grid, (256,), args)
     want = out.copy()

@@ -21,6 +21,7 @@ import cupy as cp
 import numpy as np
 
 import layout_shapes as shapes
+from layout_shapes import divisors  # noqa: F401 (for the other micros)
 
 STAGING = r"""
 // A warp's stage: 32 groups of up to 24 bytes (launch bounds of 256).
@@ -113,17 +114,6 @@ def staged(source, name, suffix, loads, stores, warp_run=None, blocks=None):
     return text
 
 
-def divisors(dims):
-    mul, shift = [], []
-    for d in dims:
-        s = 0
-        while (1 << s) < d:
-            s += 1
-        mul.append(((1 << 32) * ((1 << s) - d)) // d + 1)
-        shift.append(s)
-    return cp.asarray(np.array(mul + shift, dtype=np.uint64).astype(np.uint32))
-
-
 def generate(pipec, name):
     return subprocess.run([pipec, "-", "--emit=cuda"],
                           input=shapes.PIPELINES[name], text=True,
@@ -192,14 +182,8 @@ def main():
             ("b8", [], False, None, 8), ("stores_b6", [], True, None, 6),
             ("stores_b8", [], True, None, 8)])
     m = cp.RawModule(code=src + extra, options=shapes.OPTIONS)
-    N, H, W, Ho, Wo = 64, 1000, 1000, 1024, 1024
-    x = cp.asarray(rng.integers(0, 256, (N, H, W, 3), dtype=np.uint8))
-    y = cp.empty((N, Ho, Wo, 3), cp.uint8)
-    n = y.size
-    nbytes = x.size + y.size
-    want = cp.pad(x, ((0, 0), (0, Ho - H), (0, Wo - W), (0, 0)))
-    args = (x, y, np.int64(n), np.int64(H), np.int64(N), np.int64(W),
-            divisors([N, Ho, Wo, 3]))
+    pad = shapes.pad32_case(rng)
+    y, want, n, nbytes, args = pad.y, pad.want, pad.n, pad.nbytes, pad.args
     print(f"\npad32, {nbytes / 1e6:.1f} MB")
     in_turns(m, [("pipe span", "pad32_k0_span"),
                  ("stores staged", "pad32_k0_span_stores"),
