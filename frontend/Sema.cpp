@@ -127,7 +127,8 @@ bool PipelineChecker::checkType(const TypeAST &type, llvm::StringRef what,
                                 llvm::StringRef name) {
   if (!isDType(type.dtype))
     return error(type.loc, "unknown dtype '" + type.dtype + "' for " + what +
-                               " '" + name + "' (dtypes: " + getDTypeList() + ")");
+                               " '" + name + "' (dtypes: " + getDTypeList() +
+                               ")");
   for (const DimAST &dim : type.dims)
     if (dim.isSymbolic())
       if (auto expr = pipert::DimExpr::parse(dim.symbol);

@@ -178,8 +178,8 @@ PipelineChecker::axesInOrder(CallExprAST &expr, ExprAST &value,
 std::optional<std::string> PipelineChecker::dtypeArgument(ExprAST &value) {
   auto *name = llvm::dyn_cast<NameExprAST>(&value);
   if (!name || !isDType(name->name)) {
-    error(value.getLoc(), std::string("dtype = names a dtype (") + getDTypeList() +
-                              ")");
+    error(value.getLoc(), std::string("dtype = names a dtype (") +
+                              getDTypeList() + ")");
     return std::nullopt;
   }
   return name->name;

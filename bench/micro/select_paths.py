@@ -77,8 +77,8 @@ def cmn_divisions(src, name):
     """crop_mirror_normalize's vector entry `name` with its division
     through the reciprocal (exact), times it (inexact), and left out."""
     return (DIVISION +
-            variant(src, name, "rcp", [("pipe_div(v3, v4)",
-                                        "hand_div_by(v3, v4, __frcp_rn(v4))")]) +
+            variant(src, name, "rcp", [(
+                "pipe_div(v3, v4)", "hand_div_by(v3, v4, __frcp_rn(v4))")]) +
             variant(src, name, "mul", [("pipe_div(v3, v4)",
                                         "(v3 * __frcp_rn(v4))")]) +
             variant(src, name, "nodiv", [("pipe_div(v3, v4)", "v3")]))

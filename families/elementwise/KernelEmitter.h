@@ -189,9 +189,9 @@ private:
   /// divide (3 or 6 channels): groups of `spanWidth` that span rows, each
   /// element's (or each whole row's) coordinates stepped from the group's
   /// first with carries; the elements after the last whole group are taken
-  /// one by one (emitSpanTail). A separate entry, not a branch of the vector one: with
-  /// both in one kernel, erase of f32[64,2,1024,1024] took 0.404 ms against
-  /// 0.363 on the H100.
+  /// one by one (emitSpanTail). A separate entry, not a branch of the
+  /// vector one: with both in one kernel, erase of f32[64,2,1024,1024]
+  /// took 0.404 ms against 0.363 on the H100.
   void emitVector(llvm::raw_ostream &os, int64_t rank, bool span);
   /// The span entry's elements after its whole groups of `v`: one a thread
   /// (`loop` false), or a grid-stride loop.
