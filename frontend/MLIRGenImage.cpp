@@ -84,11 +84,14 @@ Value Generator::emitResampleOp(const CallExprAST &call, RankedTensorType type,
   if (call.callee == "rotate") {
     transform = pipe::ResampleTransform::rotate;
     const ExprAST &angle = *keywordValue(call, "angle");
-    param = castTo(emitExpr(angle, "f32"), "f32", where);
+    Value degrees = emitDegrees(angle, "f32");
     // A NaN or infinite angle (from a tensor) fails the run; a literal or
-    // a draw of literal parameters is finite already.
+    // a draw of literal parameters is finite already. The check sees the
+    // angle as given, before its turns are taken out.
     if (!llvm::isa<NumberExprAST>(angle) && !isFiniteDraw(angle))
-      param = checkedFinite(param, prefix + "the angle of sample {at}", where);
+      degrees =
+          checkedFinite(degrees, prefix + "the angle of sample {at}", where);
+    param = castTo(withoutWholeTurns(angle, degrees, where), "f32", where);
   } else if (call.callee == "warp_affine") {
     transform = pipe::ResampleTransform::affine;
     const ExprAST &matrix = *keywordValue(call, "matrix");
@@ -277,6 +280,55 @@ Value Generator::checkedRange(Value value, llvm::StringRef lo,
       builder.getArrayAttr({builder.getStringAttr(message)}));
 }
 
+Value Generator::reduceTurns(Value degrees, Location where) {
+  auto type = cast<RankedTensorType>(degrees.getType());
+  Type element = type.getElementType();
+  Value full = pipe::ConstantOp::create(
+      builder, where,
+      isa<FloatType>(element)
+          ? TypedAttr(builder.getFloatAttr(element, 360.0))
+          : TypedAttr(builder.getIntegerAttr(element, 360)));
+  Value small = pipe::LtOp::create(
+      builder, where, pipe::withElementType(type, builder.getI1Type()),
+      pipe::AbsOp::create(builder, where, type, degrees), full);
+  return pipe::SelectOp::create(
+      builder, where, type, small, degrees,
+      pipe::RemOp::create(builder, where, type, degrees, full));
+}
+
+Value Generator::emitDegrees(const ExprAST &given,
+                             llvm::StringRef literalDType) {
+  if (llvm::isa<NumberExprAST>(given))
+    return emitExpr(given, literalDType);
+  if (given.type.isWeakLiteral())
+    return emitExpr(given, given.type.weakFloat ? "f64" : "i64");
+  return emitExpr(given, given.type.dtype);
+}
+
+Value Generator::withoutWholeTurns(const ExprAST &given, Value degrees,
+                                   Location where) {
+  if (auto *literal = llvm::dyn_cast<NumberExprAST>(&given)) {
+    double reduced;
+    if (literal->isFloat) {
+      double value = literal->asDouble();
+      if (!(std::fabs(value) >= 360.0))
+        return degrees;
+      reduced = std::fmod(value, 360.0); // exact
+    } else {
+      __int128 value = literal->exactValue();
+      if (value > -360 && value < 360)
+        return degrees;
+      reduced = double(value % 360);
+    }
+    return pipe::ConstantOp::create(
+        builder, where, builder.getFloatAttr(elementType("f64"), reduced));
+  }
+  Type element = getElementTypeOrSelf(degrees.getType());
+  if (element.isF64() || (element.isInteger() && !element.isInteger(1)))
+    return reduceTurns(degrees, where);
+  return degrees;
+}
+
 Value Generator::checkedFinite(Value value, const std::string &what,
                                Location where) {
   return checkedRange(value, "0 - 4611686018427387904", "4611686018427387904",
@@ -377,18 +429,28 @@ Value Generator::emitChannelMixOp(const CallExprAST &call,
     Value excess = spread(sub(param("contrast", 1), number(1)));
     Value product =
         pipe::MulOp::create(builder, where, pixels, centred, excess);
-    // At contrast 1 the term is 0 also for an infinite input (inf * 0
-    // would make it NaN), so every value passes.
+    // At contrast 1 the term is -0.0 also for an infinite input (inf * 0
+    // would make it NaN), so every value passes: x + -0.0 is x, -0.0
+    // included (x + 0.0 would make it 0.0).
     Value unchanged = pipe::EqOp::create(
         builder, where, pipe::withElementType(pixels, builder.getI1Type()),
         excess, number(0));
     Value stretched = pipe::SelectOp::create(builder, where, pixels,
-                                             unchanged, number(0), product);
+                                             unchanged, number(-0.0), product);
     Value moved =
         pipe::AddOp::create(builder, where, pixels, x, stretched);
     Value bright = pipe::MulOp::create(builder, where, pixels, moved,
                                        spread(param("brightness", 1)));
+    // A shift of 0 adds -0.0, which keeps a -0.0 pixel's sign, as above.
     Value shift = mul(param("brightness_shift", 0), number(outRange));
+    auto shiftType = cast<RankedTensorType>(shift.getType());
+    shift = pipe::SelectOp::create(
+        builder, where, shiftType,
+        pipe::EqOp::create(builder, where,
+                           pipe::withElementType(shiftType,
+                                                 builder.getI1Type()),
+                           shift, number(0)),
+        number(-0.0), shift);
     Value sum =
         pipe::AddOp::create(builder, where, pixels, spread(shift), bright);
     return castTo(sum, out, where);
@@ -408,41 +470,21 @@ Value Generator::emitChannelMixOp(const CallExprAST &call,
     // M = value * brightness * contrast * (A0 + s cos(h) A1 + s sin(h) A2),
     // the product Yiq2Rgb * hue * saturation * Rgb2Yiq expanded.
     pipert::ColorYiqTerms terms = pipert::getColorYiqTerms();
-    // Degrees of a turn or more reduced to [0, 360) (`full` is 360 in
-    // `h`'s dtype; the remainder is exact). Smaller ones are kept as they
-    // are: -20 as 340 would take the sine further from 0, where CUDA's and
-    // the host's differ in more bits.
-    auto reduceTurns = [&](Value h, Value full) -> Value {
-      auto hType = cast<RankedTensorType>(h.getType());
-      Value small = pipe::LtOp::create(
-          builder, where, pipe::withElementType(hType, builder.getI1Type()),
-          pipe::AbsOp::create(builder, where, hType, h), full);
-      return pipe::SelectOp::create(
-          builder, where, hType, small, h,
-          pipe::RemOp::create(builder, where, hType, h, full));
-    };
-    Value h = param("hue", 0), s = param("saturation", 1);
-    // An integer hue is reduced in its own dtype (or exactly, a literal)
-    // before it becomes f32, which would round 16777217 degrees first.
+    // The hue's whole turns are taken out before it becomes f32 (or f64),
+    // which would round 16777217 degrees first (withoutWholeTurns), then
+    // again in that dtype. Smaller angles are kept as they are: -20 as
+    // 340 would take the sine further from 0, where CUDA's and the host's
+    // differ in more bits.
+    Value h = number(0), s = param("saturation", 1);
     if (const ExprAST *given = keywordValue(call, "hue")) {
-      auto *literal = llvm::dyn_cast<NumberExprAST>(given);
-      if (literal && !literal->isFloat) {
-        __int128 degrees = literal->exactValue();
-        if (degrees <= -360 || degrees >= 360)
-          h = number(double((degrees % 360 + 360) % 360));
-      } else if (isIntegerDType(given->type.dtype)) {
-        Value whole = emitExpr(*given, given->type.dtype);
-        Value full = pipe::ConstantOp::create(
-            builder, where,
-            builder.getIntegerAttr(getElementTypeOrSelf(whole.getType()),
-                                   360));
-        h = spreadLeading(castTo(reduceTurns(whole, full), f, where), samples,
-                          where);
-      }
+      Value degrees = emitDegrees(*given, f);
+      h = spreadLeading(castTo(withoutWholeTurns(*given, degrees, where), f,
+                               where),
+                        samples, where);
     }
     // (Unreduced, an angle of 36000032 turned by f32(36000032 * pi / 180)
     // was off by 0.06 rad.)
-    Value radians = mul(reduceTurns(h, number(360)), number(M_PI / 180));
+    Value radians = mul(reduceTurns(h, where), number(M_PI / 180));
     auto trig = [&](bool sine) -> Value {
       auto t = cast<RankedTensorType>(radians.getType());
       return sine ? Value(pipe::SinOp::create(builder, where, t, radians))

@@ -228,6 +228,22 @@ private:
   /// pipeline runs where only the run knows it (MLIRGenImage.cpp).
   Value randintBound(const ExprAST *bound, bool isLo, const CallExprAST &call,
                      Location where);
+  /// `degrees` with its whole turns taken out, exactly, where their
+  /// magnitude is 360 or more (in `degrees`' dtype: the remainder by 360
+  /// rounds nothing).
+  Value reduceTurns(Value degrees, Location where);
+  /// An angle in degrees as given: a number literal as `literalDType`, a
+  /// tree of literals (or a name bound to one) in f64 or i64, a tensor in
+  /// its own dtype (withoutWholeTurns then takes its turns out).
+  Value emitDegrees(const ExprAST &given, llvm::StringRef literalDType);
+  /// An angle in degrees (`degrees`, the value of `given`) with its whole
+  /// turns taken out before it becomes f32, which would round them first
+  /// (1000000087 degrees are 1000000064 in f32, a turn of 344 degrees
+  /// instead of 7): a literal of a turn or more when compiling, as an f64
+  /// constant; an integer or f64 tensor in its own dtype. f32, f16 and
+  /// bf16 angles come back as they are (f32 holds them; their turns are
+  /// taken out there).
+  Value withoutWholeTurns(const ExprAST &given, Value degrees, Location where);
   /// A parameter only the run knows, checked to be finite (within
   /// +-2^62: angles and matrices past that are no geometry either).
   Value checkedFinite(Value value, const std::string &what, Location where);

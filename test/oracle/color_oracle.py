@@ -188,6 +188,22 @@ check('brightness_contrast with a contrast of 10^4 (within 1e-4)',
       np.asarray(np.max(np.abs(got['w'] - want) / np.abs(want)) <= 1e-4),
       np.asarray(True))
 
+# At the defaults, and with a shift of 0 (literal or per sample), every
+# f32 and f64 value passes with its bits: -0.0 stays -0.0 (x + 0.0 and a
+# shift of 0.0 added made it 0.0), infinities and NaN pass.
+for dtype, t in (('f32', np.float32), ('f64', np.float64)):
+    x = np.array([-0.0, 0.0, np.inf, -np.inf, np.nan, 1e-45, -1.5, 3e38,
+                  -3e38, 0.25, 7, 8], t).reshape(2, 1, 2, 3)
+    got = run(f'''pipeline p(x: {dtype}[N, H, W, 3], s: f32[N]) -> (
+    a: {dtype}[N, H, W, 3], b: {dtype}[N, H, W, 3], c: {dtype}[N, H, W, 3]) {{
+  a = brightness_contrast(x)
+  b = brightness_contrast(x, brightness_shift = s)
+  c = brightness_contrast(x, contrast = 1, brightness_shift = 0)
+}}''', {'x': x, 's': np.zeros(2, np.float32)})
+    for name in 'abc':
+        check(f'brightness_contrast of {dtype} passes -0.0 ({name})',
+              got[name], x)
+
 # 32- and 64-bit integer images: at contrast 1 each value passes exactly
 # (the default centres, 2^30 to 2^63, took a small value's low bits in
 # f32: 1 came back 0), and at another contrast the result is within 1
@@ -232,6 +248,27 @@ near('hue of 100000 turns and 32 degrees', got['a'], mix(x, m, np.zeros((2, 3)),
 m = np.stack([twist_matrix(r, 0.8) for r in reduced])
 near('hsv of 100000 turns and 32 degrees (u8)', got['b'],
      mix(xu, m, np.zeros((2, 3)), 'u8'), 'u8')
+
+# Whole turns leave the hue before it becomes f32, which would round them
+# first: a float literal of 1000000087.5 degrees turns as 7.5 did, and so
+# does an f64 tensor (1000000064 and 344 degrees, rounded first).
+h = np.array([1000000087.5, -1000000087.5], np.float64)
+got = run('''pipeline p(x: f32[N, H, W, 3], xu: u8[N, H, W, 3], h: f64[N]) -> (
+    a: f32[N, H, W, 3], b: u8[N, H, W, 3], c: f32[N, H, W, 3]) {
+  a = hue(x, hue = h)
+  b = hsv(xu, hue = 1000000087.5, saturation = 0.8)
+  c = hue(x, hue = -1000000087.5)
+}''', {'x': x, 'xu': xu, 'h': h})
+reduced = np.mod(h, 360)
+m = np.stack([twist_matrix(r) for r in reduced])
+near('hue of an f64 tensor of 2777778 turns and 7.5 degrees', got['a'],
+     mix(x, m, np.zeros((2, 3)), 'f32'), 'f32')
+m = np.stack([twist_matrix(reduced[0], 0.8)] * 2)
+near('hsv of a literal of 2777778 turns and 7.5 degrees (u8)', got['b'],
+     mix(xu, m, np.zeros((2, 3)), 'u8'), 'u8')
+m = np.stack([twist_matrix(reduced[1])] * 2)
+near('hue of a literal of -2777778 turns and -7.5 degrees', got['c'],
+     mix(x, m, np.zeros((2, 3)), 'f32'), 'f32')
 
 # color_space_conversion sums only its formula's terms: an inf or NaN
 # channel reaches the outputs that read it and no other (0 x inf is NaN),

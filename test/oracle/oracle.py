@@ -87,9 +87,14 @@ def check(name, got, want, tol=0):
     print(f'MISMATCH {name} (seed {SEED}): got {got.dtype}{list(got.shape)}, '
           f'want {want.dtype}{list(want.shape)}')
     if got.shape == want.shape:
-        bad = np.argwhere(~((got == want) | ((got != got) & (want != want))))
-        print(f'  {len(bad)} elements differ, first at {bad[0].tolist()}: '
-              f'{got[tuple(bad[0])]} vs {want[tuple(bad[0])]}')
+        same = (got == want) | ((got != got) & (want != want))
+        if not tol and np.issubdtype(got.dtype, np.floating) and \
+                got.dtype == want.dtype:
+            same &= (np.signbit(got) == np.signbit(want)) | (want != want)
+        bad = np.argwhere(~same)
+        if len(bad):
+            print(f'  {len(bad)} elements differ, first at {bad[0].tolist()}: '
+                  f'{got[tuple(bad[0])]!r} vs {want[tuple(bad[0])]!r}')
     failures.append(name)
 
 

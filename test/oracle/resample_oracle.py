@@ -385,6 +385,32 @@ for i in range(len(angle)):
          to(affine(x[i], rotation(float(angle[i]), 15, 17, 15, 17), 15, 17),
             np.uint8))
 
+# Whole turns leave an angle before it becomes f32, which would round them
+# first (1000000087 degrees are 1000000064 in f32: 344 degrees, not 7): a
+# literal's when compiling, an integer or f64 tensor's in its dtype.
+x = rng.integers(0, 256, (3, 15, 17, 3), dtype=np.uint8)
+ai = np.array([1000000087, -1000000087, 2147483647], np.int32)
+al = np.array([-(1 << 62) + 7, 1 << 62, 1000000087], np.int64)
+ad = np.array([1000000087.5, -1e17 - 7.25, 4e18 + 512], np.float64)
+got = run("""pipeline p(x: u8[N, H, W, 3], ai: i32[N], al: i64[N], ad: f64[N])
+    -> (i: u8[N, H, W, 3], l: u8[N, H, W, 3], d: u8[N, H, W, 3],
+        n: u8[N, H, W, 3], f: u8[N, H, W, 3]) {
+  i = rotate(x, angle = ai)
+  l = rotate(x, angle = al)
+  d = rotate(x, angle = ad)
+  n = rotate(x, angle = 1000000087)
+  f = rotate(x, angle = -1000000087.5)
+}""", {'x': x, 'ai': ai, 'al': al, 'ad': ad})
+for name, angles in (('i', ai), ('l', al), ('d', ad),
+                     ('n', [1000000087] * 3), ('f', [-1000000087.5] * 3)):
+    for s in range(3):
+        a = angles[s]
+        turn = float(int(a) % 360) if isinstance(a, (int, np.integer)) \
+            else float(np.fmod(np.float64(a), 360))
+        near(f'rotate by {a} degrees ({name}, as {turn:g})', got[name][s],
+             to(affine(x[s], rotation(turn, 15, 17, 15, 17), 15, 17),
+                np.uint8))
+
 # Bad parameters only the run knows (docs/language.md, Resampling): a NaN
 # or infinite angle or matrix element fails the run naming the sample and
 # its value, and writes nothing; a coin_flip's probability outside [0, 1]
