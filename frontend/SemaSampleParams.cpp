@@ -188,6 +188,20 @@ PipelineChecker::checkSampleValues(ExprAST &param, const ExprType &input,
       leading.dims.resize(rank - trailing);
       return isSamplePrefix(leading, input, firstAxis);
     };
+    // [..., R, k] with R a name: the boxes a sample has are counted when
+    // compiling, so R must be a literal.
+    if (per > 1 && last == per && rank >= 2 &&
+        type.dims[rank - 2].isSymbolic() && samples(2)) {
+      std::string example = "[";
+      for (size_t d = 0; d + 2 < rank; ++d)
+        example += type.dims[d].str() + ", ";
+      example += "4, " + std::to_string(per) + "]";
+      error(param.getLoc(),
+            what + " " + type.str() + " has '" + type.dims[rank - 2].str() +
+                "' boxes a sample: their count must be a literal, known "
+                "when compiling (e.g. " + example + " for 4 boxes)");
+      return std::nullopt;
+    }
     bool two = rank >= 2 && !type.dims[rank - 2].isSymbolic() && last == per;
     preferTwo = two && (per > 1 ? samples(2) || !samples(1)
                                 : samples(2) && !samples(1));

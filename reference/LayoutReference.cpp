@@ -202,7 +202,8 @@ Status pipec::runLayoutReference(
                       std::to_string(axis) + " of sample " +
                       describeSample(lead) + " is " + std::to_string(a) +
                       ", outside [0, " + std::to_string(size - window) +
-                      "]; nothing was written";
+                      "]" + (size < window ? pipert::kEmptyRangeNote : "") +
+                      "; nothing was written";
               return;
             }
             // The anchor into [-window, size] first: the same positions
@@ -295,7 +296,9 @@ Status pipec::runLayoutReference(
             error = "take" + where(op) + ": index " + std::to_string(index) +
                     " at " + describeSample(at) +
                     " of the indices is outside [" + std::to_string(-size) +
-                    ", " + std::to_string(size - 1) + "]; nothing was written";
+                    ", " + std::to_string(size - 1) + "]" +
+                    (size == 0 ? pipert::kEmptyRangeNote : "") +
+                    "; nothing was written";
             return false;
           }
           s[axis] = index < 0 ? index + size : index;

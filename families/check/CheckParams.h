@@ -90,6 +90,10 @@ inline std::string formatCheckFloat(double value) {
   return text;
 }
 
+/// What follows a range that holds no value in a check's message.
+inline constexpr const char *kEmptyRangeNote =
+    " (an empty range: no value passes)";
+
 /// `message` with {at} (the bad element's coordinates), {value} (as
 /// text: a u64 may exceed every long long), {lo} and {hi} filled in.
 inline std::string formatCheckMessage(std::string message,
@@ -104,6 +108,13 @@ inline std::string formatCheckMessage(std::string message,
     for (size_t at = message.find(key); at != std::string::npos;
          at = message.find(key, at + text.size()))
       message.replace(at, key.size(), text);
+  // A range with nothing in it ([0, -1] of an empty dim) says so.
+  if (lo > hi) {
+    std::string range =
+        "[" + std::to_string(lo) + ", " + std::to_string(hi) + "]";
+    if (size_t at = message.find(range); at != std::string::npos)
+      message.insert(at + range.size(), kEmptyRangeNote);
+  }
   return message;
 }
 

@@ -202,6 +202,23 @@ code, err = run('''pipeline p(x: f32[N, C], perm: i32[N]) -> (a: f32[N, C]) {
 oracle.expect_failure('take error names the index', code, err,
                       'index 3 at [1] of the indices is outside [-3, 2]')
 
+# A range with nothing in it says so: an index into an empty dim, an
+# anchor for a window larger than the image.
+code, err = run('''pipeline p(x: f32[N, C], i: i32[K]) -> (a: f32[K, C]) {
+  a = take(x, i, axis = 0)
+}''', {'x': np.zeros((0, 2), np.float32), 'i': np.array([0], np.int32)},
+    expect_error=True)
+oracle.expect_failure('take from an empty dim', code, err,
+                      'index 0 at [0] of the indices is outside [0, -1] '
+                      '(an empty range: no value passes); nothing was written')
+code, err = run('''pipeline p(x: u8[N, H, W], a: i32[N, 2]) -> (y: u8[N, 5, 4]) {
+  y = crop(x, anchor = a, shape = [5, 4])
+}''', {'x': random('u8', (2, 3, 9)), 'a': np.zeros((2, 2), np.int32)},
+    expect_error=True)
+oracle.expect_failure('crop of a window larger than the image', code, err,
+                      'sample [0] is 0, outside [0, -2] (an empty range: '
+                      'no value passes); nothing was written')
+
 # erase: several regions per sample, per-sample fill, regions past the edge.
 m = random('f32', (3, 2, 9, 11))
 ys = np.array([[0, 6], [4, -2], [8, 1]], np.int32)
