@@ -188,10 +188,12 @@ PipelineChecker::checkSampleValues(ExprAST &param, const ExprType &input,
       leading.dims.resize(rank - trailing);
       return isSamplePrefix(leading, input, firstAxis);
     };
-    // [..., R, k] with R a name: the boxes a sample has are counted when
-    // compiling, so R must be a literal.
+    // [..., R, k] with R a name, where only that reading's leading dims
+    // are the samples' ([N, 2] over samples [N, C] is one box a sample):
+    // the boxes a sample has are counted when compiling, so R must be a
+    // literal.
     if (per > 1 && last == per && rank >= 2 &&
-        type.dims[rank - 2].isSymbolic() && samples(2)) {
+        type.dims[rank - 2].isSymbolic() && samples(2) && !samples(1)) {
       std::string example = "[";
       for (size_t d = 0; d + 2 < rank; ++d)
         example += type.dims[d].str() + ", ";
