@@ -100,8 +100,12 @@ Token Lexer::next() {
         ++cur;
       continue;
     }
-    if (c == '\n') {
-      const char *start = cur++;
+    // "\r\n" is one end of line, located at its '\r' (at the '\n', a
+    // diagnostic pointed past the line's end: line 2, column 1, no text).
+    bool crlf = c == '\r' && cur + 1 != buffer.end() && cur[1] == '\n';
+    if (c == '\n' || crlf) {
+      const char *start = cur;
+      cur += crlf ? 2 : 1;
       if (nesting > 0)
         continue;
       return make(TokenKind::Newline, start);

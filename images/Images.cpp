@@ -122,9 +122,20 @@ Result<HostTensor> pipeimg::readImage(const std::string &path) {
   auto bytes = readWhole(path);
   if (!bytes)
     return bytes.status();
+  // By the file's signature, not its name: a PNG named .jpg (or nothing)
+  // is still a PNG. Neither signature: the name says which decoder's
+  // message is the more useful.
+  static const unsigned char png[8] = {0x89, 'P', 'N', 'G', '\r', '\n',
+                                       0x1a, '\n'};
+  const std::vector<unsigned char> &data = *bytes;
+  if (data.size() >= 8 && std::memcmp(data.data(), png, 8) == 0)
+    return decodePng(path, data);
+  if (data.size() >= 3 && data[0] == 0xff && data[1] == 0xd8 &&
+      data[2] == 0xff)
+    return decodeJpeg(path, data);
   if (endsWith(lower(path), ".png"))
-    return decodePng(path, *bytes);
-  return decodeJpeg(path, *bytes);
+    return decodePng(path, data);
+  return decodeJpeg(path, data);
 }
 
 Result<HostTensor> pipeimg::readImageFolder(const std::string &dir) {

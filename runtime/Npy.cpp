@@ -256,9 +256,48 @@ Status pipert::writeFilesAllOrNothing(
     for (const std::string &path : paths)
       unlink(path.c_str());
   };
-  for (const auto &[path, write] : files) {
-    std::string temporary = path + suffix;
-    Status status = write(temporary);
+  // Where each file goes: through a symbolic link to its target (renaming
+  // over the link would replace the link, not write the file), and only
+  // onto a regular file or nothing (renaming over a FIFO or a device such
+  // as /dev/null would replace it, as root). A file there keeps its mode.
+  std::vector<std::string> targets;
+  std::vector<int> modes;
+  for (const auto &entry : files) {
+    const std::string &path = entry.first;
+    std::string target = path;
+    int mode = -1;
+    struct stat info;
+    if (lstat(path.c_str(), &info) == 0) {
+      if (S_ISLNK(info.st_mode)) {
+        char *real = realpath(path.c_str(), nullptr);
+        if (!real)
+          return Status::error("cannot write '" + path +
+                               "': it is a symbolic link to nothing (" +
+                               strerror(errno) + ")");
+        target = real;
+        free(real);
+        if (stat(target.c_str(), &info) != 0)
+          return Status::error("cannot write '" + path + "': " +
+                               strerror(errno));
+      }
+      if (!S_ISREG(info.st_mode))
+        return Status::error("cannot write '" + path + "': " +
+                             (S_ISDIR(info.st_mode)
+                                  ? "it is a directory"
+                                  : "it is not a regular file (a FIFO, a "
+                                    "device or a socket), which a new file "
+                                    "would replace"));
+      mode = int(info.st_mode & 07777);
+    }
+    targets.push_back(target);
+    modes.push_back(mode);
+  }
+  for (size_t i = 0; i < files.size(); ++i) {
+    const std::string &path = files[i].first;
+    std::string temporary = targets[i] + suffix;
+    Status status = files[i].second(temporary);
+    if (status.ok() && modes[i] >= 0)
+      chmod(temporary.c_str(), mode_t(modes[i]));
     if (!status.ok()) {
       unlink(temporary.c_str());
       removeAll(temporaries);
@@ -277,20 +316,20 @@ Status pipert::writeFilesAllOrNothing(
   // directory, say) can put back the ones already replaced.
   std::vector<std::string> backups(files.size());
   for (size_t i = 0; i < files.size(); ++i) {
-    std::string backup = files[i].first + suffix + ".old";
-    if (link(files[i].first.c_str(), backup.c_str()) == 0)
+    std::string backup = targets[i] + suffix + ".old";
+    if (link(targets[i].c_str(), backup.c_str()) == 0)
       backups[i] = backup;
   }
   for (size_t i = 0; i < files.size(); ++i) {
-    if (rename(temporaries[i].c_str(), files[i].first.c_str()) == 0)
+    if (rename(temporaries[i].c_str(), targets[i].c_str()) == 0)
       continue;
     Status status = Status::error("cannot write '" + files[i].first + "': " +
                                   strerror(errno));
     for (size_t j = 0; j < i; ++j) {
       if (backups[j].empty())
-        unlink(files[j].first.c_str());
+        unlink(targets[j].c_str());
       else
-        rename(backups[j].c_str(), files[j].first.c_str());
+        rename(backups[j].c_str(), targets[j].c_str());
     }
     removeAll(std::vector<std::string>(temporaries.begin() + i,
                                        temporaries.end()));

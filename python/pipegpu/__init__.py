@@ -140,6 +140,12 @@ class PipeError(Exception):
         super().__init__(message)
         self.status = status
 
+    def __reduce__(self):
+        # Rebuilt with its status: pickle and copy (a worker process of
+        # multiprocessing or a DataLoader sends its exception back pickled;
+        # one that cannot be rebuilt hangs a Pool's get()).
+        return type(self), (str(self), self.status)
+
 
 class CompileError(PipeError):
     """The source has an error: file:line:col: error: ... with a caret."""
@@ -288,6 +294,7 @@ def _number_array(obj, dtype, name):
     the input, not a silent wrap."""
     import numpy as np
     target, low, high = _target_of(tuple(dtype))
+    obj = _plain_number(obj)
     # The common case first, without the warnings machinery below (about
     # 18 us a number): a Python int in an integer dtype's range, or a
     # Python number no larger than a float dtype's largest.
@@ -345,6 +352,32 @@ def _number_array(obj, dtype, name):
     return converted
 
 
+def _is_number_like(obj):
+    """Whether `obj` is what the number rules convert (_number_array): a
+    Python or NumPy number, or a (nested) list or tuple of them."""
+    import numbers
+    numpy = sys.modules.get('numpy')
+    return isinstance(obj, (numbers.Number, list, tuple)) or (
+        numpy is not None and isinstance(obj, numpy.generic))
+
+
+def _plain_number(obj):
+    """A number of another kind (fractions.Fraction, decimal.Decimal) as
+    the int it equals, else the float nearest it; others as they are."""
+    import numbers
+    if type(obj) in (int, float, bool, complex) or \
+            not isinstance(obj, numbers.Number) or \
+            type(obj).__module__ == 'numpy':
+        return obj
+    try:
+        whole = int(obj)
+        if whole == obj:
+            return whole
+        return float(obj)
+    except (TypeError, ValueError, OverflowError):
+        return obj
+
+
 def _dlpack_view(obj, stream, dtype=None, output=False, name='?'):
     """A DLTensor of any object with __dlpack__, and what keeps it alive.
     NumPy arrays go through NumPy as they are; NumPy scalars and Python
@@ -357,7 +390,8 @@ def _dlpack_view(obj, stream, dtype=None, output=False, name='?'):
         # A subclass: its own __dlpack__ refuses some arrays NumPy's path
         # takes (read-only ones); a masked array's mask would be ignored.
         if isinstance(obj, numpy.ma.MaskedArray):
-            raise ArgumentError(f"input '{name}' is a masked array, whose mask "
+            raise ArgumentError(f"{'output' if output else 'input'} '{name}' "
+                                'is a masked array, whose mask '
                                 'Pipe would not see; pass .filled(value) or '
                                 '.data', 2)
         obj = numpy.asarray(obj)
@@ -369,6 +403,22 @@ def _dlpack_view(obj, stream, dtype=None, output=False, name='?'):
         if output:
             raise ArgumentError(f"output '{name}' is a "
                                 f'{type(obj).__name__}, not an array', 2)
+        if not _is_number_like(obj):
+            # A buffer or an array interface (memoryview, array.array, an
+            # object with __array_interface__) has a dtype of its own:
+            # taken as the array it is, and refused unless it is the
+            # parameter's, as a NumPy array would be (not converted).
+            try:
+                array = np.asarray(obj)
+            except (TypeError, ValueError) as e:
+                raise ArgumentError(f"input '{name}' is a "
+                                    f'{type(obj).__name__}, not an array '
+                                    f'({e})', 2) from None
+            if array.dtype.kind not in 'biuf':
+                raise ArgumentError(f"input '{name}' is a "
+                                    f'{type(obj).__name__}, not an array of '
+                                    'numbers', 2)
+            return _numpy_view(array, name=name)
         if dtype is None or dtype[0] == kDLBfloat:
             return _numpy_view(np.asarray(obj), name=name)
         return _numpy_view(_number_array(obj, dtype, name), name=name)
@@ -882,18 +932,33 @@ def compile(source, pipeline=None, name='<string>'):
     if not isinstance(source, str):
         raise TypeError(f'the source is text (str or bytes), not '
                         f'{type(source).__name__}')
-    for text, what in ((name, 'name'), (pipeline or '', 'pipeline')):
-        if '\0' in text:
-            raise ArgumentError(f'{what} {text!r} has a NUL character', 2)
+    _check_text(name, 'name')
+    _check_text(pipeline, 'pipeline')
     if '\0' in source:
         # The C API takes the source as a C string: it would end there.
         raise CompileError(f'{name}: the source has a NUL character at '
                            f'offset {source.index(chr(0))}', 1)
     handle = _P()
     _check(_lib.pipe_compile(source.encode(), name.encode(),
-                             pipeline.encode() if pipeline else None,
+                             pipeline.encode() if pipeline is not None else None,
                              ctypes.byref(handle)))
     return Pipeline(handle, _MADE_BY_COMPILE)
+
+
+def _check_text(value, what):
+    """`value` (a name, or a pipeline's name or None) as the C API takes
+    it: a str without a NUL character, which would end it early there."""
+    if value is None and what == 'pipeline':
+        return
+    if not isinstance(value, str):
+        raise ArgumentError(f'{what} is a str, not {type(value).__name__} '
+                            f'{value!r}', 2)
+    if '\0' in value:
+        raise ArgumentError(f'{what} {value!r} has a NUL character', 2)
+    if not value:
+        raise ArgumentError(f'{what} is empty' + (
+            ': name one, or pass None for the only one'
+            if what == 'pipeline' else ''), 2)
 
 
 def _path(path, what):
@@ -908,6 +973,7 @@ def _path(path, what):
 def compile_file(path, pipeline=None):
     """Compiles pipeline `pipeline` (or the only one) of the file `path`."""
     encoded = _path(path, 'the path')
+    _check_text(pipeline, 'pipeline')
     if not os.path.isfile(path):
         # A file that is not there is an OSError, as read_image's is; one
         # that is there but no regular file (a FIFO, a device) says so.
@@ -917,7 +983,7 @@ def compile_file(path, pipeline=None):
         raise FileError(f"cannot open '{os.fsdecode(path)}': {why}", 5)
     handle = _P()
     _check(_lib.pipe_compile_file(encoded,
-                                  pipeline.encode() if pipeline else None,
+                                  pipeline.encode() if pipeline is not None else None,
                                   ctypes.byref(handle)))
     return Pipeline(handle, _MADE_BY_COMPILE)
 

@@ -919,6 +919,129 @@ def test_numpy_subclasses_go_through_numpy():
     expect(pipegpu.ArgumentError, lambda: p(masked, backend='reference'),
            "input 'x' is a masked array")
 
+def test_errors_survive_pickle_and_copy():
+    """A worker's exception goes back pickled (multiprocessing, a
+    DataLoader): PipeError's status was a required argument the unpickler
+    did not pass, which hung a Pool's get()."""
+    import copy
+    import pickle
+    p = pipegpu.compile('pipeline p(x: f32[N]) -> (y: f32[N]) { y = x }')
+    try:
+        p(np.zeros(2), backend='reference')
+        raise AssertionError('an f64 input was taken for f32')
+    except pipegpu.ArgumentError as e:
+        error = e
+    for back in (pickle.loads(pickle.dumps(error)), copy.copy(error),
+                 copy.deepcopy(error)):
+        assert type(back) is pipegpu.ArgumentError
+        assert back.status == 2 and str(back) == str(error)
+        assert isinstance(back, ValueError)
+    try:
+        pipegpu.compile_file('/no/such/file.pipe')
+    except pipegpu.FileError as e:
+        back = pickle.loads(pickle.dumps(e))
+        assert type(back) is pipegpu.FileError and back.status == 5
+        assert isinstance(back, OSError) and str(back) == str(e)
+
+
+def test_buffers_keep_their_dtype_and_numbers_of_any_kind_convert():
+    """A memoryview or array.array went through the number rules: f64
+    values were rounded to an f32 parameter, i64 ones taken by an f32 one.
+    They are arrays with a dtype, refused unless it is the parameter's.
+    Fractions and Decimals are numbers, converted as numbers are."""
+    import array
+    import decimal
+    import fractions
+    p = pipegpu.compile('pipeline p(x: f32[N], s: f32) -> (y: f32[N]) {\n'
+                        '  y = x * s\n}')
+    x = np.array([1.5, 2.0], np.float32)
+    for wrong in (memoryview(np.array([0.1, 1e-46])), array.array('q', [1, 2])):
+        expect(pipegpu.ArgumentError,
+               lambda: p(wrong, 1.0, backend='reference'),
+               "input 'x' is ")
+    np.testing.assert_array_equal(
+        p(memoryview(x), 2.0, backend='reference').numpy(), x * 2)
+    np.testing.assert_array_equal(
+        p(array.array('f', [1.5, 2.0]), 2.0, backend='reference').numpy(),
+        x * 2)
+    for number, value in ((fractions.Fraction(1, 2), 0.5),
+                          (decimal.Decimal('1.5'), 1.5),
+                          (fractions.Fraction(4, 2), 2.0)):
+        np.testing.assert_array_equal(
+            p(x, number, backend='reference').numpy(), x * np.float32(value))
+    q = pipegpu.compile('pipeline q(s: i32) -> (y: i32) { y = s }')
+    assert q(fractions.Fraction(6, 3), backend='reference').numpy() == 2
+    expect(pipegpu.ArgumentError,
+           lambda: q(fractions.Fraction(1, 2), backend='reference'),
+           'does not fit its dtype i32')
+
+
+def test_pipeline_names_are_checked_not_cut(tmp_path):
+    """compile_file passed a pipeline name with a NUL to C, which cut it
+    there ('a\\0b' compiled pipeline a); other types were raw TypeErrors
+    and AttributeErrors, and '' was taken for None."""
+    path = tmp_path / 'two.pipe'
+    path.write_text('pipeline a(x: f32[N]) -> (y: f32[N]) { y = x }\n'
+                    'pipeline b(x: f32[N]) -> (y: f32[N]) { y = x }\n')
+    source = path.read_text()
+    for compile_ in (lambda name: pipegpu.compile_file(path, pipeline=name),
+                     lambda name: pipegpu.compile(source, pipeline=name)):
+        expect(pipegpu.ArgumentError, lambda: compile_('a\0b'),
+               'has a NUL character')
+        expect(pipegpu.ArgumentError, lambda: compile_(3),
+               'pipeline is a str, not int')
+        expect(pipegpu.ArgumentError, lambda: compile_(b'a'),
+               'pipeline is a str, not bytes')
+        expect(pipegpu.ArgumentError, lambda: compile_(''),
+               'pipeline is empty')
+        assert compile_('b').name == 'b'
+    expect(pipegpu.ArgumentError,
+           lambda: pipegpu.compile(source, pipeline='a', name=None),
+           'name is a str')
+
+
+def test_images_are_read_by_content_and_written_through_links(tmp_path):
+    """read_image chose its decoder by the name's extension: a PNG named
+    .jpg failed. write_image renamed its new file over the path: a link
+    became a file (its target unchanged), a FIFO or /dev/null was
+    replaced, a file's mode was lost."""
+    import stat
+    image = rng.integers(0, 256, (4, 5, 3), dtype=np.uint8)
+    pipegpu.write_image(tmp_path / 'png.jpg', image)
+    np.testing.assert_array_equal(
+        pipegpu.read_image(tmp_path / 'png.jpg').numpy(), image)
+    (tmp_path / 'png.jpg').rename(tmp_path / 'noname')
+    np.testing.assert_array_equal(
+        pipegpu.read_image(tmp_path / 'noname').numpy(), image)
+    target = tmp_path / 'target.png'
+    pipegpu.write_image(target, image)
+    os.chmod(target, 0o640)
+    link = tmp_path / 'link.png'
+    os.symlink(target, link)
+    pipegpu.write_image(link, image // 2)
+    assert os.path.islink(link)
+    np.testing.assert_array_equal(pipegpu.read_image(target).numpy(),
+                                  image // 2)
+    assert stat.S_IMODE(os.stat(target).st_mode) == 0o640
+    fifo = tmp_path / 'fifo'
+    os.mkfifo(fifo)
+    expect(pipegpu.FileError, lambda: pipegpu.write_image(fifo, image),
+           'it is not a regular file')
+    assert stat.S_ISFIFO(os.stat(fifo).st_mode)
+    os.symlink(tmp_path / 'nothing' / 'here.png', tmp_path / 'dangling.png')
+    expect(pipegpu.FileError,
+           lambda: pipegpu.write_image(tmp_path / 'dangling.png', image),
+           'a symbolic link to nothing')
+
+
+def test_a_masked_output_is_called_an_output():
+    p = pipegpu.compile('pipeline p(x: f32[N]) -> (y: f32[N]) { y = x }')
+    x = np.zeros(2, np.float32)
+    expect(pipegpu.ArgumentError,
+           lambda: p(x, out=np.ma.masked_array(x.copy()), backend='reference'),
+           "output 'y' is a masked array")
+
+
 if __name__ == '__main__':
     import inspect
     import pathlib
