@@ -10,6 +10,7 @@
 
 #include <dirent.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 using namespace pipetest;
 using pipert::DType;
@@ -210,4 +211,51 @@ TEST(Npy, WritesAreAllOrNothing) {
     ASSERT_TRUE(again.ok());
     EXPECT_TRUE(sameBits(*again, fresh)) << path;
   }
+}
+
+// Renaming a new file over the path replaced a symbolic link (its target
+// unchanged) and, as root, a FIFO or a device such as /dev/null. Links are
+// written through; anything but a regular file is refused and left; a file
+// replaced keeps its mode.
+TEST(Npy, WritesGoThroughLinksAndOnlyOntoRegularFiles) {
+  std::string dir = ::testing::TempDir() + "/pipe_npy_links";
+  mkdir(dir.c_str(), 0700);
+  std::string target = dir + "/target.npy", link = dir + "/link.npy";
+  HostTensor old = randomTensor(DType::F32, {4}, 3);
+  ASSERT_TRUE(pipert::writeNpy(target, old).ok());
+  ASSERT_EQ(chmod(target.c_str(), 0640), 0);
+  unlink(link.c_str());
+  ASSERT_EQ(symlink(target.c_str(), link.c_str()), 0);
+
+  HostTensor fresh = randomTensor(DType::F32, {6}, 4);
+  pipert::Status status = pipert::writeNpy(link, fresh);
+  ASSERT_TRUE(status.ok()) << status.message();
+  struct stat info;
+  ASSERT_EQ(lstat(link.c_str(), &info), 0);
+  EXPECT_TRUE(S_ISLNK(info.st_mode));
+  auto read = pipert::readNpy(target);
+  ASSERT_TRUE(read.ok());
+  EXPECT_TRUE(sameBits(*read, fresh));
+  ASSERT_EQ(stat(target.c_str(), &info), 0);
+  EXPECT_EQ(info.st_mode & 07777, 0640u);
+
+  std::string fifo = dir + "/fifo.npy";
+  unlink(fifo.c_str());
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  status = pipert::writeNpy(fifo, fresh);
+  ASSERT_FALSE(status.ok());
+  EXPECT_NE(status.message().find("not a regular file"), std::string::npos)
+      << status.message();
+  ASSERT_EQ(lstat(fifo.c_str(), &info), 0);
+  EXPECT_TRUE(S_ISFIFO(info.st_mode));
+
+  std::string dangling = dir + "/dangling.npy";
+  unlink(dangling.c_str());
+  ASSERT_EQ(symlink((dir + "/no/such/file.npy").c_str(), dangling.c_str()),
+            0);
+  status = pipert::writeNpy(dangling, fresh);
+  ASSERT_FALSE(status.ok());
+  EXPECT_NE(status.message().find("symbolic link to nothing"),
+            std::string::npos)
+      << status.message();
 }
