@@ -283,7 +283,7 @@ Status pipert::writeFilesAllOrNothing(
       if (!S_ISREG(info.st_mode))
         return Status::error("cannot write '" + path + "': " +
                              (S_ISDIR(info.st_mode)
-                                  ? "it is a directory"
+                                  ? std::string(strerror(EISDIR))
                                   : "it is not a regular file (a FIFO, a "
                                     "device or a socket), which a new file "
                                     "would replace"));
