@@ -75,9 +75,10 @@ pipe_status pipe_image_write(const char *path, const DLTensor *image) {
     bool isBool = t.code == kDLBool && t.bits == 8 && t.lanes == 1;
     if (!isU8 && !isBool)
       return fail(PIPE_ERROR_ARGUMENT,
-                  "image for '" + name + "' is not u8 (DLPack type code " +
-                      std::to_string(t.code) + ", " + std::to_string(t.bits) +
-                      " bits): an image is u8, or bool written as 0 and 255");
+                  "image for '" + name + "' is " +
+                      pipecapi::describeDLPack(t) +
+                      ", not u8: an image is u8, or bool written as 0 and "
+                      "255");
     DType dtype = isBool ? DType::Bool : DType::U8;
     auto ref = toTensorRef(*image, dtype, "image for", name, nullptr);
     if (!ref)

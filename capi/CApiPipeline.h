@@ -91,6 +91,10 @@ DLDataType toDLPack(pipert::DType dtype);
 /// bytes (no copy), the caller's to delete with its deleter.
 DLManagedTensorVersioned *adoptHostTensor(pipert::HostTensor tensor);
 
+/// A DLPack dtype as NumPy names it: "uint8", "float32", "bool8",
+/// "float32x4".
+std::string describeDLPack(DLDataType t);
+
 /// `tensor` as a TensorRef of `dtype`, or why not: `kind` and `name` name
 /// it in the message ("input 'x' is ..."). Checks what the runtime assumes:
 /// the dtype, a compact row-major layout, memory it can reach. With

@@ -105,10 +105,7 @@ DLDataType pipecapi::toDLPack(DType dtype) {
   return make(kDLOpaqueHandle, 0);
 }
 
-namespace {
-
-/// "uint8", "float32", "bool8", "float32x4".
-std::string describeDLPack(DLDataType t) {
+std::string pipecapi::describeDLPack(DLDataType t) {
   std::string code;
   switch (t.code) {
   case kDLInt: code = "int"; break;
@@ -123,6 +120,8 @@ std::string describeDLPack(DLDataType t) {
     text += "x" + std::to_string(t.lanes);
   return text;
 }
+
+namespace {
 
 std::string describeDevice(DLDevice device) {
   switch (device.device_type) {

@@ -1028,6 +1028,9 @@ def test_images_are_read_by_content_and_written_through_links(tmp_path):
     expect(pipegpu.FileError, lambda: pipegpu.write_image(fifo, image),
            'it is not a regular file')
     assert stat.S_ISFIFO(os.stat(fifo).st_mode)
+    expect(pipegpu.ArgumentError,
+           lambda: pipegpu.write_image(tmp_path / 'i.png', [[1, 2]]),
+           'is int64, not u8')
     os.symlink(tmp_path / 'nothing' / 'here.png', tmp_path / 'dangling.png')
     expect(pipegpu.FileError,
            lambda: pipegpu.write_image(tmp_path / 'dangling.png', image),
