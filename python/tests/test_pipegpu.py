@@ -124,7 +124,7 @@ def test_bad_images_are_named_and_nothing_is_written(tmp_path):
            lambda: pipegpu.read_image(tmp_path / 'mixed'), "b.png")
     # Not an image: named, and the file already there is kept as it was.
     before = good.read_bytes()
-    for bad, words in [(x.astype(np.float32), "is not u8"),
+    for bad, words in [(x.astype(np.float32), "is float32, not u8"),
                        (np.zeros((2, 3, 4, 3), np.uint8), "[H, W, C]"),
                        (np.zeros((4, 5, 6), np.uint8), "C of 1"),
                        (x[:, ::2], "C-contiguous")]:
