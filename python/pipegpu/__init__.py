@@ -246,7 +246,10 @@ def _whole_number(what, value, bits):
     except TypeError:
         raise ArgumentError(f'{what} is an integer, not {_shown(value)}', 2) \
             from None
-    if _is_bool(value) or not 0 <= number < 1 << bits:
+    if _is_bool(value):
+        raise ArgumentError(f'{what} is an integer, not the bool '
+                            f'{_shown(value)}', 2)
+    if not 0 <= number < 1 << bits:
         raise ArgumentError(
             f'{what} is {_shown(value)}' + (', which is negative' if number < 0
                                       else '') +

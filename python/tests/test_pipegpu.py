@@ -409,6 +409,8 @@ def test_random_runs_advance_and_replay():
     assert p.random_run == 0
     expect(pipegpu.ArgumentError, lambda: setattr(p, 'seed', np.int64(-3)),
            'seed is -3, which is negative')
+    expect(pipegpu.ArgumentError, lambda: setattr(p, 'seed', True),
+           'seed is an integer, not the bool True')
     # Standard normal noise: moments within 5 sigma of 0 and 1.
     assert abs(first.mean()) < 5 / np.sqrt(first.size)
     assert abs(first.std() - 1) < 0.2
