@@ -942,8 +942,8 @@ def compile(source, pipeline=None, name='<string>'):
         raise CompileError(f'{name}: the source has a NUL character at '
                            f'offset {source.index(chr(0))}', 1)
     handle = _P()
-    _check(_lib.pipe_compile(source.encode(), name.encode(),
-                             pipeline.encode() if pipeline is not None else None,
+    chosen = pipeline.encode() if pipeline is not None else None
+    _check(_lib.pipe_compile(source.encode(), name.encode(), chosen,
                              ctypes.byref(handle)))
     return Pipeline(handle, _MADE_BY_COMPILE)
 
@@ -985,9 +985,8 @@ def compile_file(path, pipeline=None):
                'no such file')
         raise FileError(f"cannot open '{os.fsdecode(path)}': {why}", 5)
     handle = _P()
-    _check(_lib.pipe_compile_file(encoded,
-                                  pipeline.encode() if pipeline is not None else None,
-                                  ctypes.byref(handle)))
+    chosen = pipeline.encode() if pipeline is not None else None
+    _check(_lib.pipe_compile_file(encoded, chosen, ctypes.byref(handle)))
     return Pipeline(handle, _MADE_BY_COMPILE)
 
 
