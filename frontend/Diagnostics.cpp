@@ -76,6 +76,14 @@ void pipec::printSourceDiagnostic(const SMDiagnostic &diag, raw_ostream &os) {
     diag.print(nullptr, os, os.has_colors());
     return;
   }
+  // A byte order mark opening the file (the lexer skips it) is neither
+  // shown nor counted in the column.
+  int columnNo = diag.getColumnNo();
+  if (diag.getLineNo() == 1 && line.starts_with("\xEF\xBB\xBF") &&
+      columnNo >= 3) {
+    line = line.drop_front(3);
+    columnNo -= 3;
+  }
   // The location and the message as LLVM writes them, in its colors on a
   // terminal (without the line, which it would print without a caret),
   // then the line and the caret.
@@ -85,8 +93,7 @@ void pipec::printSourceDiagnostic(const SMDiagnostic &diag, raw_ostream &os) {
   if (colors)
     os.changeColor(raw_ostream::SAVEDCOLOR, true);
   if (!where.empty())
-    os << where << ':' << diag.getLineNo() << ':' << diag.getColumnNo() + 1
-       << ": ";
+    os << where << ':' << diag.getLineNo() << ':' << columnNo + 1 << ": ";
   auto label = [&](raw_ostream::Colors color, const char *text) {
     if (colors)
       os.changeColor(color, true);
@@ -112,7 +119,7 @@ void pipec::printSourceDiagnostic(const SMDiagnostic &diag, raw_ostream &os) {
   if (colors)
     os.resetColor();
   size_t column = 0;
-  os << expandLine(line, size_t(diag.getColumnNo()), &column) << '\n';
+  os << expandLine(line, size_t(columnNo), &column) << '\n';
   if (colors)
     os.changeColor(raw_ostream::GREEN, true);
   os << std::string(column, ' ') << '^';

@@ -43,7 +43,11 @@ const char *getTokenKindName(TokenKind kind);
 
 class Lexer {
 public:
-  explicit Lexer(llvm::StringRef buffer) : buffer(buffer), cur(buffer.begin()) {}
+  /// A UTF-8 byte order mark at the start (some Windows editors write
+  /// one) is skipped: it is no token.
+  explicit Lexer(llvm::StringRef buffer)
+      : buffer(buffer),
+        cur(buffer.begin() + (buffer.starts_with("\xEF\xBB\xBF") ? 3 : 0)) {}
 
   /// Lexes and returns the next token.
   Token next();

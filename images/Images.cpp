@@ -98,6 +98,9 @@ Result<HostTensor> decodeJpeg(const std::string &path,
                          tjGetErrorStr2(handle));
   if (int64_t(width) * height > kMaxPixels)
     return Status::error("'" + path + "' has more than 2^31 pixels");
+  if (colorspace == TJCS_CMYK || colorspace == TJCS_YCCK)
+    return Status::error("'" + path + "' is a CMYK JPEG: Pipe reads gray "
+                         "and RGB ones (convert it, e.g. to an RGB PNG)");
   bool gray = colorspace == TJCS_GRAY;
   HostTensor tensor(DType::U8, {height, width, gray ? 1 : 3});
   // A warning (a truncated file TurboJPEG pads out) is an error here: the

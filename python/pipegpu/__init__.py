@@ -376,6 +376,9 @@ def _plain_number(obj):
         whole = int(obj)
         if whole == obj:
             return whole
+    except (TypeError, ValueError, OverflowError):
+        pass  # NaN and the infinities have no int
+    try:
         return float(obj)
     except (TypeError, ValueError, OverflowError):
         return obj
@@ -404,8 +407,9 @@ def _dlpack_view(obj, stream, dtype=None, output=False, name='?'):
         if isinstance(obj, np.ndarray):
             return _numpy_view(obj, output, name)
         if output:
-            raise ArgumentError(f"output '{name}' is a "
-                                f'{type(obj).__name__}, not an array', 2)
+            raise ArgumentError(f"output '{name}' is of type "
+                                f'{type(obj).__name__}, not an array (a NumPy '
+                                'array or a DLPack tensor)', 2)
         if not _is_number_like(obj):
             # A buffer or an array interface (memoryview, array.array, an
             # object with __array_interface__) has a dtype of its own:
@@ -433,22 +437,25 @@ def _dlpack_view(obj, stream, dtype=None, output=False, name='?'):
         capsule = obj.__dlpack__(max_version=(1, 1), **kwargs)
     except TypeError:  # a producer of DLPack before 1.0
         capsule = obj.__dlpack__(**kwargs)
-    name = _api.PyCapsule_GetName(capsule)
-    pointer = _api.PyCapsule_GetPointer(capsule, name)
-    if name == b'dltensor_versioned':
+    which = f"{'output' if output else 'input'} '{name}'"
+    kind = _api.PyCapsule_GetName(capsule)
+    pointer = _api.PyCapsule_GetPointer(capsule, kind)
+    if kind == b'dltensor_versioned':
         managed = DLManagedTensorVersioned.from_address(pointer)
         if managed.version.major != 1:
-            raise ArgumentError(f'a DLPack {managed.version.major}.'
+            raise ArgumentError(f'{which} is a DLPack '
+                                f'{managed.version.major}.'
                                 f'{managed.version.minor} tensor (Pipe '
                                 'reads 1.x)', 2)
         if output and managed.flags & DLPACK_FLAG_READ_ONLY:
-            raise ArgumentError(f'an output ({type(obj).__name__}) is '
+            raise ArgumentError(f'{which} ({type(obj).__name__}) is '
                                 'read-only', 2)
         tensor = managed.dl_tensor
-    elif name == b'dltensor':
+    elif kind == b'dltensor':
         tensor = DLManagedTensor.from_address(pointer).dl_tensor
     else:
-        raise ArgumentError(f'__dlpack__ gave a capsule named {name!r}', 2)
+        raise ArgumentError(f'{which}: __dlpack__ gave a capsule named '
+                            f'{kind!r}', 2)
     # The capsule stays unconsumed: its destructor frees the tensor once
     # the run is done with it.
     return tensor, capsule
@@ -574,10 +581,27 @@ class Tensor(_Owner):
                             'not from ' + type(managed).__name__)
         self._managed = managed  # POINTER(DLManagedTensorVersioned)
         t = managed.contents.dl_tensor
-        self.shape = tuple(t.shape[i] for i in range(t.ndim))
+        self._shape = tuple(t.shape[i] for i in range(t.ndim))
         self._dtype = (t.dtype.code, t.dtype.bits)
-        self.device = (t.device.device_type, t.device.device_id)
-        self.data_ptr = t.data or 0
+        self._device = (t.device.device_type, t.device.device_id)
+        self._data_ptr = t.data or 0
+
+    # Read-only: what the memory is. (A writable shape, set as NumPy's
+    # in-place reshape is, made .numpy() read past the allocation.)
+    @property
+    def shape(self):
+        """The dims, as a tuple of ints."""
+        return self._shape
+
+    @property
+    def device(self):
+        """(DLPack device type, device id): (1, 0) host, (2, 0) cuda:0."""
+        return self._device
+
+    @property
+    def data_ptr(self):
+        """The address of the first element."""
+        return self._data_ptr
 
     def __del__(self):
         managed = getattr(self, '_managed', None)
@@ -782,7 +806,8 @@ class Pipeline(_Owner):
                 return done
         code = _BACKENDS.get(backend)
         if code is None:
-            raise ValueError(f"backend is 'gpu' or 'reference', not {backend!r}")
+            raise ArgumentError(f"backend is 'gpu' or 'reference', not "
+                                f'{backend!r}', 2)
         torch_stream = False
         if stream is None:
             stream, torch_stream = _current_stream(
@@ -941,9 +966,15 @@ def compile(source, pipeline=None, name='<string>'):
         # The C API takes the source as a C string: it would end there.
         raise CompileError(f'{name}: the source has a NUL character at '
                            f'offset {source.index(chr(0))}', 1)
+    try:
+        encoded = source.encode()
+    except UnicodeEncodeError as e:  # a lone surrogate ('\udcff')
+        raise CompileError(f'{name}: the source has a character UTF-8 '
+                           f'cannot hold ({e.reason} at offset {e.start})',
+                           1) from None
     handle = _P()
     chosen = pipeline.encode() if pipeline is not None else None
-    _check(_lib.pipe_compile(source.encode(), name.encode(), chosen,
+    _check(_lib.pipe_compile(encoded, name.encode(), chosen,
                              ctypes.byref(handle)))
     return Pipeline(handle, _MADE_BY_COMPILE)
 
@@ -984,6 +1015,14 @@ def compile_file(path, pipeline=None):
                'it is not a regular file' if os.path.exists(path) else
                'no such file')
         raise FileError(f"cannot open '{os.fsdecode(path)}': {why}", 5)
+    try:
+        with open(path, 'rb'):
+            pass
+    except OSError as e:
+        # Unreadable (its permissions): an OSError as a missing file's is,
+        # not the CompileError the C API would report.
+        raise FileError(f"cannot open '{os.fsdecode(path)}': "
+                        f'{e.strerror}', 5) from None
     handle = _P()
     chosen = pipeline.encode() if pipeline is not None else None
     _check(_lib.pipe_compile_file(encoded, chosen, ctypes.byref(handle)))

@@ -1047,6 +1047,40 @@ def test_a_masked_output_is_called_an_output():
            "output 'y' is a masked array")
 
 
+def test_tensor_attributes_are_read_only():
+    """Tensor.shape was a plain attribute: setting it, as NumPy's in-place
+    reshape does, made .numpy() read past the allocation (a segfault)."""
+    p = pipegpu.compile('pipeline p(x: f32[N]) -> (y: f32[N]) { y = x }')
+    t = p(np.ones(6, np.float32), backend='reference')
+    for attribute, value in (('shape', (100_000_000,)), ('device', (2, 0)),
+                             ('data_ptr', 0)):
+        expect(AttributeError, lambda: setattr(t, attribute, value))
+    assert t.shape == (6,) and t.numpy().sum() == 6
+
+
+def test_more_arguments_get_pipe_errors():
+    """backend='cpu' was a plain ValueError; Decimal NaN and infinities
+    were refused for a float parameter; a lone surrogate in a source was a
+    raw UnicodeEncodeError; a byte order mark was a syntax error."""
+    import decimal
+    p = pipegpu.compile('pipeline p(s: f32) -> (y: f32) { y = s }')
+    expect(pipegpu.ArgumentError, lambda: p(1.0, backend='cpu'),
+           "backend is 'gpu' or 'reference', not 'cpu'")
+    assert np.isnan(p(decimal.Decimal('NaN'), backend='reference').numpy())
+    assert p(decimal.Decimal('-Infinity'), backend='reference').numpy() \
+        == -np.inf
+    expect(pipegpu.CompileError,
+           lambda: pipegpu.compile('pipeline p(x: f32) -> (y: f32) '
+                                   '{ y = x }\n# \udcff'),
+           'a character UTF-8 cannot hold')
+    q = pipegpu.compile('\ufeffpipeline q(x: f32) -> (y: f32) { y = x }')
+    assert q.name == 'q'
+    expect(pipegpu.ArgumentError,
+           lambda: p(1.0, out=[memoryview(bytearray(4))],
+                     backend='reference'),
+           "output 'y' is of type memoryview, not an array")
+
+
 if __name__ == '__main__':
     import inspect
     import pathlib
