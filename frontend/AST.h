@@ -110,6 +110,10 @@ public:
   int64_t intValue;
   double floatValue;
   bool exceedsInt64;
+  /// For `a / b` of two integer literals folded to a float: a and b, so
+  /// that ceil(a / b) and floor(a / b) are still exact sizes (a crop's
+  /// shape, a slice's bound: docs/language.md, Dim expressions).
+  std::optional<std::pair<int64_t, int64_t>> integerQuotient;
   /// Its value as a double (an integer past the i64s as the u64 it is).
   double asDouble() const {
     if (isFloat)

@@ -64,10 +64,14 @@ bool PipelineChecker::isSize(ExprAST &expr) {
     if (!call->kwargs.empty())
       return false;
     if ((call->callee == "ceil" || call->callee == "floor") &&
-        call->args.size() == 1)
+        call->args.size() == 1) {
       if (auto *div = llvm::dyn_cast<BinaryExprAST>(call->args[0].get()))
         return div->op == BinaryOp::Div && isSize(*div->lhs) &&
                isSize(*div->rhs);
+      // ceil(37 / 32): the quotient of literals was folded.
+      if (auto *number = llvm::dyn_cast<NumberExprAST>(call->args[0].get()))
+        return number->integerQuotient.has_value();
+    }
     if ((call->callee == "min" || call->callee == "max") &&
         call->args.size() == 2)
       return isSize(*call->args[0]) && isSize(*call->args[1]);
@@ -143,6 +147,16 @@ std::optional<DimExpr> PipelineChecker::sizeTerm(ExprAST &expr,
     lhs = binary->lhs.get();
     rhs = binary->rhs.get();
   } else if (rounded) {
+    if (auto *number = llvm::dyn_cast<NumberExprAST>(call->args[0].get())) {
+      auto [n, d] = *number->integerQuotient;
+      if (d == 0) {
+        error(number->getLoc(), what + " divides by zero");
+        return std::nullopt;
+      }
+      DimExpr a = DimExpr::constant(n), b = DimExpr::constant(d);
+      return call->callee == "ceil" ? DimExpr::ceilDiv(a, b)
+                                    : DimExpr::floorDiv(a, b);
+    }
     auto &div = llvm::cast<BinaryExprAST>(*call->args[0]);
     lhs = div.lhs.get();
     rhs = div.rhs.get();

@@ -51,7 +51,11 @@ static std::unique_ptr<NumberExprAST> foldLiterals(BinaryOp op,
     case BinaryOp::Add: folded->floatValue = lf + rf; break;
     case BinaryOp::Sub: folded->floatValue = lf - rf; break;
     case BinaryOp::Mul: folded->floatValue = lf * rf; break;
-    case BinaryOp::Div: folded->floatValue = lf / rf; break;
+    case BinaryOp::Div:
+      folded->floatValue = lf / rf;
+      if (!l.isFloat && !r.isFloat && !l.exceedsInt64 && !r.exceedsInt64)
+        folded->integerQuotient = {l.intValue, r.intValue};
+      break;
     case BinaryOp::Pow: folded->floatValue = std::pow(lf, rf); break;
     // Python's (the run time's: core/PipeScalar.h).
     case BinaryOp::FloorDiv: folded->floatValue = pipe_floordiv(lf, rf); break;
@@ -175,11 +179,14 @@ static std::unique_ptr<ListExprAST> mapNumberList(
 /// A copy of a number or list literal, or of an operator tree over them
 /// (`~0 & 255`), at `loc` (its inner nodes where they were written).
 static std::unique_ptr<ExprAST> copyLiteral(const ExprAST &literal, SMLoc loc) {
-  if (auto *number = llvm::dyn_cast<NumberExprAST>(&literal))
-    return std::make_unique<NumberExprAST>(loc, number->isFloat,
-                                           number->intValue,
-                                           number->floatValue,
-                                           number->exceedsInt64);
+  if (auto *number = llvm::dyn_cast<NumberExprAST>(&literal)) {
+    auto copy = std::make_unique<NumberExprAST>(loc, number->isFloat,
+                                                number->intValue,
+                                                number->floatValue,
+                                                number->exceedsInt64);
+    copy->integerQuotient = number->integerQuotient;
+    return copy;
+  }
   if (auto *unary = llvm::dyn_cast<UnaryExprAST>(&literal))
     return std::make_unique<UnaryExprAST>(
         loc, unary->op,
