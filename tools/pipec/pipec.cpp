@@ -151,7 +151,8 @@ static cl::list<std::string> inputs("input",
                                              "parameter"), cl::cat(pipecCategory));
 static cl::opt<std::string> outputDir("output",
                                       cl::desc("run: directory for the "
-                                               "results, one NAME.npy each"),
+                                               "results, one NAME.npy each "
+                                               "(default: the current one)"),
                                       cl::init("."), cl::cat(pipecCategory));
 static cl::opt<Backend, false, EnumParser<Backend>> backend(
     "backend", cl::desc("run: where to run"), cl::init(Backend::Auto),
