@@ -186,3 +186,9 @@ __device__ __forceinline__ long long pipe_dim_floordiv(long long a,
 __device__ __forceinline__ long long pipe_dim_mod(long long a, long long b) {
   return pipe_index_mod<long long>(a, b);
 }
+__device__ __forceinline__ long long pipe_dim_min(long long a, long long b) {
+  return a < b ? a : b;
+}
+__device__ __forceinline__ long long pipe_dim_max(long long a, long long b) {
+  return a > b ? a : b;
+}

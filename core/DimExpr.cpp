@@ -14,7 +14,8 @@ struct DimExpr::Atom {
   enum Kind { Name, FloorDiv, CeilDiv, Mod, Min, Max } kind = Name;
   std::string name;
   DimExpr a, b;
-  std::string key; ///< Its canonical text.
+  std::string key;    ///< Its canonical text.
+  unsigned depth = 0; ///< 1 + its operands' depth() for a function.
 };
 
 namespace {
@@ -38,10 +39,13 @@ bool isSimple(const std::string &text) {
   if (std::all_of(text.begin(), text.end(),
                   [](char c) { return std::isdigit((unsigned char)c); }))
     return true;
-  if (!(std::isalpha((unsigned char)text[0]) || text[0] == '_'))
+  // A remainder's own text is in parentheses: "(W % H)".
+  bool parenthesized = text[0] == '(';
+  if (!(parenthesized || std::isalpha((unsigned char)text[0]) ||
+        text[0] == '_'))
     return false;
   // A name, or a function call (a name, then parentheses that close at the
-  // end): "H - floor(W / 2)" is neither.
+  // end), or a parenthesized text: "H - floor(W / 2)" is none of them.
   size_t open = text.find('(');
   if (open == std::string::npos)
     return text.find(' ') == std::string::npos;
@@ -174,6 +178,19 @@ int64_t DimExpr::knownFactor() const {
   return factor > uint64_t(INT64_MAX) ? int64_t(factor / 2) : int64_t(factor);
 }
 
+std::string pipert::describeTooDeep() {
+  return "its functions (ceil, floor, //, %, min, max) nest more than " +
+         std::to_string(DimExpr::kMaxDepth) + " levels deep";
+}
+
+unsigned DimExpr::depth() const {
+  unsigned deepest = 0;
+  for (const Term &term : terms)
+    for (const auto &atom : term.atoms)
+      deepest = std::max(deepest, atom->depth);
+  return deepest;
+}
+
 bool DimExpr::isSymbol() const {
   return terms.size() == 1 && terms[0].coefficient == 1 &&
          terms[0].atoms.size() == 1 && terms[0].atoms[0]->kind == Atom::Name;
@@ -248,6 +265,7 @@ DimExpr DimExpr::foldFunction(int kindValue, const DimExpr &a,
   atom->kind = kind;
   atom->a = a;
   atom->b = b;
+  atom->depth = 1 + std::max(a.depth(), b.depth());
   std::string x = a.str(), y = b.str();
   // min and max are symmetric: a canonical order of their operands.
   if ((kind == Atom::Min || kind == Atom::Max) && y < x) {
@@ -299,8 +317,10 @@ std::string DimExpr::toC(const std::string &prefix) const {
     case Atom::FloorDiv: return "pipe_dim_floordiv(" + a + ", " + b + ")";
     case Atom::CeilDiv: return "(-pipe_dim_floordiv(-" + a + ", " + b + "))";
     case Atom::Mod: return "pipe_dim_mod(" + a + ", " + b + ")";
-    case Atom::Min: return "(" + a + " < " + b + " ? " + a + " : " + b + ")";
-    case Atom::Max: return "(" + a + " > " + b + " ? " + a + " : " + b + ")";
+    // Calls, not `a < b ? a : b`: that writes each operand twice, so a
+    // size of nested mins grew as 2^depth (25 levels took minutes).
+    case Atom::Min: return "pipe_dim_min(" + a + ", " + b + ")";
+    case Atom::Max: return "pipe_dim_max(" + a + ", " + b + ")";
     }
     return "";
   };
@@ -358,20 +378,19 @@ private:
     return std::nullopt;
   }
 
-  /// Sizes nested deeper (parentheses, functions, unary minus) are
-  /// refused: every walk of a DimExpr recurses through its nesting.
-  static constexpr unsigned kMaxNesting = 100;
-
-  /// One level of nesting while it is in scope; false past kMaxNesting.
+  /// One level of nesting (parentheses, a function, unary minus) while it
+  /// is in scope; false past DimExpr::kMaxTextNesting, which bounds the
+  /// parser's recursion.
   struct Nested {
     DimParser &parser;
     explicit Nested(DimParser &parser) : parser(parser) { ++parser.nesting; }
     ~Nested() { --parser.nesting; }
     bool ok() {
-      if (parser.nesting <= kMaxNesting)
+      if (parser.nesting <= DimExpr::kMaxTextNesting)
         return true;
-      parser.fail("a size nested more than " + std::to_string(kMaxNesting) +
-                  " levels deep");
+      parser.fail("a size nested more than " +
+                  std::to_string(DimExpr::kMaxTextNesting) +
+                  " levels deep (parentheses included)");
       return false;
     }
   };

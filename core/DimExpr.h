@@ -73,6 +73,13 @@ public:
   /// take minutes). Past it, tooLarge() holds and the terms are not kept.
   static constexpr size_t kMaxTerms = 256;
   bool tooLarge() const { return large; }
+  /// The most functions (ceil, floor, %, min, max) a size may nest in one
+  /// another. Every walk of a DimExpr (str, evaluate, the CUDA of toC)
+  /// recurses through its nesting; the frontend refuses a deeper size,
+  /// written or made by the ops (a chain of x[::2]), with a caret.
+  static constexpr unsigned kMaxDepth = 100;
+  /// How deep its functions nest: 0 for "H + 1", 2 for "ceil(min(H, W) / 2)".
+  unsigned depth() const;
   /// A positive integer that divides its value whatever the names' sizes
   /// (the gcd of its coefficients: 32 for "32 * ceil(W / 32)", 1 for
   /// "W + 1"); 0 for the constant 0.
@@ -85,7 +92,11 @@ public:
   std::string toC(const std::string &prefix) const;
   /// Parses the canonical form, and what a person writes in a type:
   /// integers, names, + - * // %, ceil(a / b), floor(a / b), min(a, b),
-  /// max(a, b), parentheses. On failure, `error` says why.
+  /// max(a, b), parentheses. On failure, `error` says why. It reads back
+  /// the text of any size str() writes (depth() past kMaxDepth included:
+  /// callers that take sizes from users check that); text nested more
+  /// than kMaxTextNesting levels (parentheses included) is refused.
+  static constexpr unsigned kMaxTextNesting = 1000;
   static std::optional<DimExpr> parse(std::string_view text,
                                       std::string *error = nullptr);
   /// parse(), remembered: the runtime evaluates the same few expressions
@@ -132,6 +143,9 @@ private:
   static DimExpr makeFunction(int kind, const DimExpr &a, const DimExpr &b);
   static DimExpr foldFunction(int kind, const DimExpr &a, const DimExpr &b);
 };
+
+/// Why a size whose depth() passes DimExpr::kMaxDepth is refused.
+std::string describeTooDeep();
 
 /// Its value under `sizes`: a literal dim's own, a symbol's, an
 /// expression's; nothing when some name is unbound (`missing` names it).

@@ -253,7 +253,9 @@ bool Parser::parseType(TypeAST &type) {
       return expect(TokenKind::Identifier, "or an integer as a dim");
     std::string why;
     std::optional<pipert::DimExpr> expr = pipert::DimExpr::parse(text, &why);
-    if (!expr) {
+    if (expr && expr->depth() > pipert::DimExpr::kMaxDepth)
+      why = pipert::describeTooDeep();
+    if (!expr || !why.empty()) {
       // The caret shows where; a long text is cut to what a line holds.
       if (text.size() > 60)
         text = text.substr(0, 57) + "...";

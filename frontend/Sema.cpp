@@ -543,6 +543,29 @@ PipelineChecker::broadcastDims(llvm::ArrayRef<ExprAST *> operands, SMLoc loc,
 }
 
 bool PipelineChecker::checkExpr(ExprAST &expr) {
+  if (!checkExprOfKind(expr))
+    return false;
+  // An op's dims are sizes it derives from its operands' (a chain of
+  // x[::2] nests ceil in ceil): each must be one the later stages read.
+  for (size_t d = 0; d < expr.type.dims.size(); ++d) {
+    const DimAST &dim = expr.type.dims[d];
+    if (!dim.isSymbolic() || llvm::isa<NameExprAST>(expr))
+      continue;
+    std::shared_ptr<const pipert::DimExpr> size =
+        pipert::DimExpr::parseCached(dim.symbol);
+    if (size && size->depth() <= pipert::DimExpr::kMaxDepth)
+      continue;
+    std::string text = dim.symbol.size() > 60
+                           ? dim.symbol.substr(0, 57) + "..."
+                           : dim.symbol;
+    return error(expr.getLoc(), "dim " + std::to_string(d) +
+                                    " of this value would be '" + text +
+                                    "': " + pipert::describeTooDeep());
+  }
+  return true;
+}
+
+bool PipelineChecker::checkExprOfKind(ExprAST &expr) {
   switch (expr.getKind()) {
   case ExprAST::Kind::Number:
     expr.type = ExprType{};

@@ -117,7 +117,10 @@ private:
 
   bool checkType(const TypeAST &type, llvm::StringRef what,
                  llvm::StringRef name);
+  /// Checks `expr` and gives it its type; false after an error.
   bool checkExpr(ExprAST &expr);
+  /// checkExpr's dispatch on the kind of expression.
+  bool checkExprOfKind(ExprAST &expr);
   bool checkName(NameExprAST &expr);
   bool checkBinary(BinaryExprAST &expr);
   bool checkUnary(UnaryExprAST &expr);

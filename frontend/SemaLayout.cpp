@@ -93,6 +93,10 @@ std::optional<DimExpr> PipelineChecker::sizeOf(ExprAST &expr,
                                 "constant arithmetic");
     return std::nullopt;
   }
+  if (size && size->depth() > DimExpr::kMaxDepth) {
+    error(expr.getLoc(), what + " is no size: " + pipert::describeTooDeep());
+    return std::nullopt;
+  }
   return size;
 }
 

@@ -42,6 +42,51 @@ TEST(DimExpr, CanonicalTextParsesBackToItself) {
   }
 }
 
+TEST(DimExpr, DepthCountsNestedFunctions) {
+  EXPECT_EQ(DimExpr::parse("H + 2 * W")->depth(), 0u);
+  EXPECT_EQ(DimExpr::parse("ceil(min(H, W) / 2) + H % 3")->depth(), 2u);
+  EXPECT_EQ(DimExpr::parse("((((H))))")->depth(), 0u);
+}
+
+TEST(DimExpr, DeepSizesParseBack) {
+  // Every size str() writes reads back, however deep the ops nested it:
+  // a remainder's text in a remainder once took two parentheses a level,
+  // so 51 levels of (e + H) % (W + k) did not read back (and pipec
+  // crashed on it).
+  DimExpr h = DimExpr::symbol("H"), w = DimExpr::symbol("W");
+  DimExpr mods = w, mins = w;
+  for (int k = 1; k <= 2 * int(DimExpr::kMaxDepth); ++k) {
+    mods = DimExpr::mod(mods + h, w + DimExpr::constant(k));
+    mins = k % 2 ? DimExpr::min(mins, h + DimExpr::constant(k))
+                 : DimExpr::max(mins, h - DimExpr::constant(k));
+  }
+  for (const DimExpr &deep : {mods, mins}) {
+    EXPECT_EQ(deep.depth(), 2 * DimExpr::kMaxDepth);
+    std::string error;
+    std::optional<DimExpr> back = DimExpr::parse(deep.str(), &error);
+    ASSERT_TRUE(back) << error;
+    EXPECT_EQ(back->str(), deep.str());
+    EXPECT_EQ(back->evaluate({{"H", 7}, {"W", 1000}}),
+              deep.evaluate({{"H", 7}, {"W", 1000}}));
+  }
+  EXPECT_EQ(DimExpr::mod(DimExpr::mod(w, h), h).str(), "((W % H) % H)");
+  // The C writes each operand once: 2 * kMaxDepth calls, not 2^200 terms.
+  std::string c = mins.toC("d_");
+  EXPECT_LT(c.size(), 200 * 60u);
+  EXPECT_EQ(c.find('?'), std::string::npos);
+  // Text nested past kMaxTextNesting (parentheses count) is refused, as
+  // the parser's recursion would be unbounded.
+  std::string error;
+  size_t deepest = DimExpr::kMaxTextNesting;
+  EXPECT_TRUE(DimExpr::parse(std::string(deepest - 1, '(') + "H" +
+                             std::string(deepest - 1, ')')));
+  EXPECT_FALSE(DimExpr::parse(std::string(deepest + 1, '(') + "H" +
+                                  std::string(deepest + 1, ')'),
+                              &error));
+  EXPECT_EQ(error, "a size nested more than 1000 levels deep (parentheses "
+                   "included)");
+}
+
 TEST(DimExpr, EvaluatesOnceNamesAreBound) {
   std::map<std::string, int64_t> sizes{{"H", 250}, {"W", 333}};
   auto value = [&](const char *text) {
@@ -181,6 +226,8 @@ TEST(DimExpr, MalformedTextSaysWhy) {
 TEST(DimExpr, PrintsAsCWithPrefixedNames) {
   EXPECT_EQ(DimExpr::parse("H - 32")->toC("d_"), "(1LL * d_H + -32LL)");
   EXPECT_EQ(DimExpr::parse("7")->toC("d_"), "(7LL)");
+  EXPECT_EQ(DimExpr::parse("min(H, W + 1)")->toC("d_"),
+            "(1LL * pipe_dim_min((1LL * d_H), (1LL * d_W + 1LL)))");
 }
 
 } // namespace

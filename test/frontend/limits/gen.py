@@ -27,4 +27,33 @@ if kind == 'dim':
     head = ('pipeline p(x: f32[N], k: i32) -> (y: f32[' + '(' * n + 'N' +
             ')' * n + ']) {\n')
     body = '  y = x\n'
+
+
+
+def nested(depth, inner, wrap):
+    for i in range(depth):
+        inner = wrap(inner, i)
+    return inner
+
+
+# Sizes whose functions nest N deep: in a result's type (ceil), in the
+# body (iota's shape), made by the ops (a chain of x[::2], each a ceil),
+# and min and max in turn (whose CUDA once wrote each operand twice).
+ceils = nested(n, 'N', lambda e, i: f'ceil({e} / 2)')
+minmax = nested(n, 'N', lambda e, i: f'min({e}, K + {i})' if i % 2
+                else f'max({e}, K - {i})')
+if kind == 'dimfuncs':
+    head = f'pipeline p(x: f32[N], k: i32) -> (y: i32[{ceils}]) {{\n'
+    body = f'  y = iota([{ceils}])\n'
+if kind == 'bodyfuncs':
+    head = 'pipeline p(x: f32[N], k: i32) -> (y: i64) {\n'
+    body = f'  y = sum(iota([{ceils}]))\n'
+if kind == 'steps':
+    head = 'pipeline p(x: f32[N], k: i32) -> (y: f32) {\n'
+    body = '  a0 = x\n' + ''.join(f'  a{i} = a{i - 1}[::2]\n'
+                                   for i in range(1, n + 1))
+    body += f'  y = sum(a{n})\n'
+if kind == 'minmax':
+    head = f'pipeline p(x: f32[N, K]) -> (y: i32[{minmax}]) {{\n'
+    body = f'  y = iota([{minmax}])\n'
 open(out, 'w').write(head + body + tail)
