@@ -167,6 +167,9 @@ std::string pipec::describeTransfers(PipelineOp pipeline,
           !copy.empty())
         badSampleReports.push_back(copy);
   std::vector<int> conditions = pipert::getConditionBuffers(plan);
+  // Whether the host computes every condition itself, whatever the caller
+  // passes: then none is copied.
+  bool hostComputesConditions = false;
   if (!conditions.empty()) {
     // How many times a run may wait: a condition computed from a value
     // that a choice picks is read after that choice.
@@ -190,33 +193,40 @@ std::string pipec::describeTransfers(PipelineOp pipeline,
           depth[b] = std::max(depth[b], depth[input]);
       }
     }
-    // Conditions computed from scalar parameters alone: from host memory,
-    // the host computes them itself (the kernel's host steps).
-    std::vector<int> fromHost(plan.buffers.size(), -1);
+    // Conditions the host computes itself (the kernels' host steps): from
+    // constants, dims and @host scalars always; from scalar parameters in
+    // the caller's memory when that is host memory.
+    enum Source : int8_t { Unknown = -1, Device, IfHostCaller, Host };
+    std::vector<Source> source(plan.buffers.size(), Unknown);
     std::set<std::string> scalars;
-    std::function<bool(int)> hostComputable = [&](int b) -> bool {
-      if (fromHost[b] >= 0)
-        return fromHost[b];
+    std::function<Source(int)> sourceOf = [&](int b) -> Source {
+      if (source[b] != Unknown)
+        return source[b];
       const pipert::PlanBuffer &buffer = plan.buffers[b];
-      bool yes = false;
+      Source from = Device;
       if (b < plan.numParams) {
-        yes = buffer.dims.empty() && buffer.memory != pipert::PlanMemory::Device;
-        if (yes)
-          scalars.insert(buffer.name);
+        if (buffer.dims.empty() &&
+            buffer.memory != pipert::PlanMemory::Device) {
+          from = buffer.memory == pipert::PlanMemory::Host ? Host
+                                                           : IfHostCaller;
+          if (from == IfHostCaller)
+            scalars.insert(buffer.name);
+        }
       } else if (!buffer.constantData.empty()) {
-        yes = true;
+        from = Host;
       } else if (producer[b] >= 0 &&
                  !plan.kernels[producer[b]].hostSteps.empty()) {
-        yes = true;
+        from = Host;
         for (int input : plan.kernels[producer[b]].inputs)
-          yes &= hostComputable(input);
+          from = std::min(from, sourceOf(input));
       }
-      fromHost[b] = yes;
-      return yes;
+      source[b] = from;
+      return from;
     };
-    bool allFromHost = true;
+    Source least = Host;
     for (int b : conditions)
-      allFromHost &= hostComputable(b);
+      least = std::min(least, sourceOf(b));
+    hostComputesConditions = least == Host;
     std::string names;
     for (const std::string &name : scalars)
       names += (names.empty() ? "" : ", ") + name;
@@ -232,16 +242,17 @@ std::string pipec::describeTransfers(PipelineOp pipeline,
         std::string(rounds > 1 ? "at most " + std::to_string(rounds) + " times"
                                : "once") +
         " per run), after the work that does not depend on them is queued";
-    if (allFromHost)
+    if (least == IfHostCaller)
       why = "only if the caller passes " + names +
             " in device memory: from host memory the host computes the "
             "conditions itself (no copy, no wait); else " + why;
-    perRun.push_back({"D2H", count, int64_t(conditions.size()),
-                      "bool[] x " + count + ": conditions of the " +
-                          std::to_string(plan.choices.size()) +
-                          " choices the host decides",
-                      where, why, /*always=*/true,
-                      /*onlyFromDevice=*/allFromHost});
+    if (least != Host)
+      perRun.push_back({"D2H", count, int64_t(conditions.size()),
+                        "bool[] x " + count + ": conditions of the " +
+                            std::to_string(plan.choices.size()) +
+                            " choices the host decides",
+                        where, why, /*always=*/true,
+                        /*onlyFromDevice=*/least == IfHostCaller});
   }
   for (size_t r = 0; r < plan.results.size(); ++r) {
     const pipert::PlanBuffer &buffer = plan.buffers[plan.results[r]];
@@ -355,6 +366,14 @@ std::string pipec::describeTransfers(PipelineOp pipeline,
     os << "control values sent to the host: none (allocation sizes and "
           "launch shapes depend on the dims only; branches and loop bounds "
           "are predicated on the GPU)\n";
+  else if (hostComputesConditions)
+    os << "control values sent to the host: none (the host computes the "
+       << (conditions.size() == 1 ? "branch condition"
+                                  : std::to_string(conditions.size()) +
+                                        " branch conditions")
+       << " above itself, from constants, dims and @host scalars: no copy, "
+          "no wait; allocation sizes and launch shapes depend on the dims "
+          "only)\n";
   else
     os << "control values sent to the host: the " << conditions.size()
        << (conditions.size() == 1 ? " branch condition" : " branch conditions")

@@ -36,6 +36,41 @@ namespace {
 struct Group {
   RankedTensorType domain;
   llvm::SetVector<Operation *> ops;
+  /// For scalars: whether the host could compute them (see
+  /// HostScalarSources). Such a kernel is kept apart from scalars computed
+  /// from the GPU's data, or the host could not compute its values alone.
+  bool fromHostScalars = false;
+};
+
+/// Which scalars the runtime can compute on the host, with no copy from
+/// the device (PlanKernel::hostSteps): from constants, dims, and scalar
+/// parameters not pinned to device memory, through scalar elementwise ops
+/// (random draws need the GPU's seed and run number).
+class HostScalarSources {
+public:
+  explicit HostScalarSources(PipelineOp pipeline) : pipeline(pipeline) {}
+
+  bool contains(Value value) {
+    if (cast<RankedTensorType>(value.getType()).getRank() != 0)
+      return false;
+    if (auto arg = dyn_cast<BlockArgument>(value))
+      return pipeline.getArgMemory(arg.getArgNumber()) != MemorySpace::device;
+    Operation *op = value.getDefiningOp();
+    if (auto it = known.find(op); it != known.end())
+      return it->second;
+    bool yes = false;
+    if (isa<ConstantOp, DimOp>(op))
+      yes = true;
+    else if (isa<ElementwiseOpInterface>(op) && !isa<RandomOp>(op))
+      yes = llvm::all_of(op->getOperands(),
+                         [&](Value operand) { return contains(operand); });
+    known[op] = yes;
+    return yes;
+  }
+
+private:
+  PipelineOp pipeline;
+  DenseMap<Operation *, bool> known;
 };
 
 /// Where the groups lie in program order, for the cycle check's cutoff
@@ -349,6 +384,7 @@ void FuseElementwisePass::runOnOperation() {
 
   std::vector<Group> groups;
   DenseMap<Operation *, int> groupOf;
+  HostScalarSources hostScalars(pipeline);
   GroupOrder order;
   // Ops cloned into the kernels that read them: not in a group of their own.
   auto isCloned = [&](Operation *op) {
@@ -361,13 +397,15 @@ void FuseElementwisePass::runOnOperation() {
          !hasNonElementwiseUser(&op)))
       continue;
     auto domain = cast<RankedTensorType>(op.getResult(0).getType());
+    bool fromHostScalars = hostScalars.contains(op.getResult(0));
     // Join the latest kernel over the same domain, unless an operand depends
     // on that kernel through an op outside it (joining would make a cycle).
     // Independent ops over one domain thus share a kernel too (horizontal
     // fusion): one launch, and inputs they share are loaded once.
     int chosen = -1;
     for (int g = int(groups.size()) - 1; g >= 0 && chosen < 0; --g) {
-      if (!haveSameShape(groups[g].domain, domain))
+      if (!haveSameShape(groups[g].domain, domain) ||
+          groups[g].fromHostScalars != fromHostScalars)
         continue;
       bool makesCycle = llvm::any_of(op.getOperands(), [&](Value operand) {
         return dependsOnGroupThroughOutside(operand, groups, groupOf, g,
@@ -389,7 +427,7 @@ void FuseElementwisePass::runOnOperation() {
     }
     if (chosen < 0) {
       chosen = groups.size();
-      groups.push_back(Group{domain, {}});
+      groups.push_back(Group{domain, {}, fromHostScalars});
     }
     groups[chosen].ops.insert(&op);
     groupOf[&op] = chosen;

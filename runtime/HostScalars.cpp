@@ -2,6 +2,7 @@
 
 #include "runtime/HostScalars.h"
 
+#include "core/DimExpr.h"
 #include "core/ElementwiseOps.h"
 #include "core/StorageTypes.h"
 
@@ -117,6 +118,7 @@ pipert::evaluateScalarOp(const std::string &op, DType dtype, DType resultDType,
 
 Status pipert::evaluateHostSteps(const Plan &plan, const PlanKernel &kernel,
                                  const std::vector<const void *> &inputs,
+                                 const std::map<std::string, int64_t> &sizes,
                                  std::vector<std::string> &outputs) {
   std::vector<Register> registers(inputs.size() + kernel.hostSteps.size());
   for (size_t i = 0; i < inputs.size(); ++i)
@@ -129,6 +131,19 @@ Status pipert::evaluateHostSteps(const Plan &plan, const PlanKernel &kernel,
         return Status::error("kernel '" + kernel.name + "': host step " +
                              std::to_string(s) + " reads register " +
                              std::to_string(arg) + ", not yet computed");
+    if (step.op == "dim") {
+      std::string missing;
+      std::optional<int64_t> value =
+          evaluateDim(step.constant, sizes, &missing);
+      if (!value)
+        return Status::error("kernel '" + kernel.name + "': host step " +
+                             std::to_string(s) + " needs dim '" +
+                             step.constant + "', which the run does not " +
+                             "bind" + (missing.empty() ? "" : " (" + missing +
+                                                                 ")"));
+      registers[inputs.size() + s].set(*value);
+      continue;
+    }
     if (!runStep(step, registers, registers[inputs.size() + s]))
       return Status::error("kernel '" + kernel.name + "': the host cannot run "
                            "step " + std::to_string(s) + " ('" + step.op +

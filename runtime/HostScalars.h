@@ -15,6 +15,7 @@
 #include "runtime/Status.h"
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -22,10 +23,12 @@
 namespace pipert {
 
 /// Runs the host steps of `kernel` (one of `plan`'s) on `inputs` (each
-/// input's element, in its dtype's bytes) and sets `outputs` to each
-/// output's element. An error names a step the host cannot run.
+/// input's element, in its dtype's bytes), with the run's dims `sizes`, and
+/// sets `outputs` to each output's element. An error names a step the host
+/// cannot run.
 Status evaluateHostSteps(const Plan &plan, const PlanKernel &kernel,
                          const std::vector<const void *> &inputs,
+                         const std::map<std::string, int64_t> &sizes,
                          std::vector<std::string> &outputs);
 
 /// One elementwise op (as a PlanScalarStep names it: `op`, the operands'

@@ -71,7 +71,9 @@ struct PlanChoice {
 /// "lt", "select", "cast") or "constant"; it reads the registers `args`
 /// (the kernel's inputs are registers 0 .. inputs.size()-1, then each step
 /// writes the next) as `dtype` (for "cast", the source dtype; for "select",
-/// the values') and gives `resultDType`. A constant's bytes are `constant`.
+/// the values') and gives `resultDType`. A constant's bytes are `constant`;
+/// "dim" gives the value of the dim or dim expression `constant` (text) in
+/// the run, as an i64.
 struct PlanScalarStep {
   std::string op;
   DType dtype = DType::F32;

@@ -60,8 +60,8 @@ Status Executable::schedule(RunState &st) {
   };
 
   // Scalars the host has without asking the GPU: parameters in host
-  // memory, constants, and what scalar kernels compute from them (their
-  // host steps). A choice whose condition is one of them is decided at
+  // memory, constants, and what scalar kernels compute from them and the
+  // dims (their host steps). A choice whose condition is one of them is decided at
   // once, with no copy, and the kernel computing the condition on the GPU
   // is skipped unless something else reads it.
   std::vector<const void *> hostValue;
@@ -79,7 +79,8 @@ Status Executable::schedule(RunState &st) {
       if (args.size() != kernel.inputs.size())
         continue;
       std::vector<std::string> results;
-      if (Status s = evaluateHostSteps(plan, kernel, args, results); !s.ok())
+      if (Status s = evaluateHostSteps(plan, kernel, args, st.ctx.sizes,
+                                       results); !s.ok())
         return s;
       for (size_t r = 0; r < results.size(); ++r) {
         hostComputed[kernel.outputs[r]] = std::move(results[r]);

@@ -49,6 +49,11 @@ void addHostSteps(KernelOp kernel, pipert::PlanKernel &planKernel) {
       step.op = "constant";
       step.dtype = step.resultDType;
       step.constant = pipec::getConstantBytes(dense);
+    } else if (auto dim = dyn_cast<DimOp>(op)) {
+      // A dim's size, which the host binds before anything runs.
+      step.op = "dim";
+      step.dtype = step.resultDType;
+      step.constant = dim.getDim().str();
     } else if (isa<RandomOp>(op)) {
       return; // drawn on the GPU, which has the run's seed and number
     } else if (isa<ElementwiseOpInterface>(op) && op.getNumOperands() > 0) {

@@ -829,6 +829,45 @@ TEST(Gpu, HostDecidedLoopRunsOnlyItsIterations) {
   }
 }
 
+TEST(Gpu, ConditionsOnTheDimsAreComputedByTheHost) {
+  REQUIRE_GPU();
+  // `W > 64` is known once the dims are bound; `t > 0.5` from a host
+  // scalar, even beside a condition on the data (it once shared that
+  // condition's kernel, so both waited for its copy).
+  auto pipeline = compileOrDie(
+      "pipeline p(x: f32[N, W], t: f32) -> (y: f32[N, W]) {\n"
+      "  y = x\n"
+      "  if W > 64 {\n"
+      "    y = gaussian_blur(y, window = 5, axes = [1])\n"
+      "  }\n"
+      "  if t > 0.5 {\n"
+      "    y = gaussian_blur(y, window = 3, axes = [1])\n"
+      "  }\n"
+      "  if sum(x) > 0 {\n"
+      "    y = gaussian_blur(y, window = 7, axes = [1])\n"
+      "  }\n}\n");
+  ASSERT_TRUE(pipeline);
+  for (int64_t width : {63, 65, 200}) {
+    HostTensor x = randomTensor(DType::F32, {3, width}, 11);
+    for (float t : {0.25f, 0.75f}) {
+      HostTensor threshold(DType::F32, {});
+      *threshold.as<float>() = t;
+      auto expected = pipeline->runReference({x, threshold});
+      ASSERT_TRUE(expected.ok()) << expected.status().message();
+      auto got = pipeline->run({x, threshold});
+      ASSERT_TRUE(got.ok()) << got.status().message();
+      EXPECT_TRUE(sameValues((*got)[0], (*expected)[0], 1e-5))
+          << "W=" << width << " t=" << t;
+      // Only the condition on the data comes back: one copy, one wait,
+      // and the two blurs the host skipped never launch.
+      pipert::Executable::RunStats stats = pipeline->lastRunStats();
+      EXPECT_EQ(stats.controlCopies, 1);
+      EXPECT_EQ(stats.decisions, 1);
+      EXPECT_GE(stats.kernelsSkipped, int(width <= 64) + int(t <= 0.5f));
+    }
+  }
+}
+
 TEST(Gpu, HostConditionsAreReadInPlaceWhenTheyAreHostParameters) {
   REQUIRE_GPU();
   auto pipeline = compileOrDie(

@@ -39,7 +39,7 @@ void expectHostStepsMatchReference(const std::string &source,
     for (int b : kernel.inputs)
       args.push_back(inputs[b].data());
     std::vector<std::string> outputs;
-    pipert::Status status = pipert::evaluateHostSteps(plan, kernel, args, outputs);
+    pipert::Status status = pipert::evaluateHostSteps(plan, kernel, args, {}, outputs);
     ASSERT_TRUE(status.ok()) << status.message();
     ASSERT_EQ(outputs.size(), kernel.outputs.size());
     for (size_t r = 0; r < plan.results.size(); ++r) {
