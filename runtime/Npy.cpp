@@ -51,6 +51,53 @@ std::string findValue(const std::string &header, const std::string &key) {
     ++end;
   return header.substr(pos, end - pos);
 }
+
+/// The first key of the header's dict that is not 'descr', 'fortran_order'
+/// or 'shape' (as written, cut to 40 characters), or "" when there is none.
+std::string findUnknownKey(const std::string &header) {
+  size_t open = header.find('{');
+  size_t close = header.rfind('}');
+  if (open == std::string::npos || close == std::string::npos || close < open)
+    return {};
+  // The entries: split at the commas outside parentheses and quotes.
+  std::vector<std::string> entries(1);
+  int depth = 0;
+  char quote = 0;
+  for (size_t i = open + 1; i < close; ++i) {
+    char c = header[i];
+    if (quote) {
+      quote = c == quote ? 0 : quote;
+    } else if (c == '\'' || c == '"') {
+      quote = c;
+    } else if (c == '(' || c == '[') {
+      ++depth;
+    } else if (c == ')' || c == ']') {
+      --depth;
+    } else if (c == ',' && depth == 0) {
+      entries.emplace_back();
+      continue;
+    }
+    entries.back() += c;
+  }
+  for (const std::string &entry : entries) {
+    size_t first = entry.find_first_not_of(" \t\n");
+    if (first == std::string::npos)
+      continue; // after a trailing comma
+    size_t colon = entry.find(':', first);
+    std::string key = entry.substr(first, colon == std::string::npos
+                                              ? std::string::npos
+                                              : colon - first);
+    while (!key.empty() && std::isspace((unsigned char)key.back()))
+      key.pop_back();
+    bool known = false;
+    for (const char *name : {"descr", "fortran_order", "shape"})
+      known |= key == std::string("'") + name + "'" ||
+               key == std::string("\"") + name + "\"";
+    if (!known)
+      return key.size() > 40 ? key.substr(0, 37) + "..." : key;
+  }
+  return {};
+}
 } // namespace
 
 Result<HostTensor> pipert::readNpy(const std::string &path) {
@@ -109,6 +156,12 @@ Result<HostTensor> pipert::readNpy(const std::string &path) {
   // Python takes a repeated key's last value).
   if (header.find('\0') != std::string::npos)
     return bad("its header holds a NUL byte");
+  // NumPy's reader refuses a key other than these three ("Header does not
+  // contain the correct keys"): a file that has one was meant otherwise.
+  if (std::string key = findUnknownKey(header); !key.empty())
+    return bad("its header has the key " + key +
+               ", which .npy files do not (only 'descr', 'fortran_order' "
+               "and 'shape')");
   for (const char *key : {"descr", "fortran_order", "shape"}) {
     const std::string quoted = std::string("'") + key + "'";
     size_t first = header.find(quoted);

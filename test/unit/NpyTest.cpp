@@ -96,6 +96,16 @@ TEST(Npy, RejectsWhatItCannotRead) {
                             "'shape': (1,), ") +
                     '\0' + "}",
                 f4x1, "NUL");
+  // A key NumPy's reader refuses, also after the three it knows; a comma
+  // inside the shape's tuple or a quoted value splits nothing.
+  expectRefused("{'descr': '<f4', 'fortran_order': False, 'shape': (1,), "
+                "'offset': 4, }",
+                f4x1, "its header has the key 'offset'");
+  expectRefused("{'extra, ': 1, 'descr': '<f4', 'fortran_order': False, "
+                "'shape': (1,), }",
+                f4x1, "the key 'extra, '");
+  write("{'descr': '<f4', 'fortran_order': False, 'shape': (2, 1), }", f4x2);
+  EXPECT_TRUE(pipert::readNpy(path).ok());
   expectRefused(
       "{'descr': 'bfloat16', 'fortran_order': False, 'shape': (1,), }",
       std::string(2, '\0'), "dtype 'bfloat16'");
