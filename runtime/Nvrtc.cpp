@@ -11,6 +11,7 @@
 #include <functional>
 #include <iterator>
 #include <vector>
+#include <algorithm>
 #include <mutex>
 #include <vector>
 
@@ -34,6 +35,9 @@ struct NvrtcApi {
 #define PIPE_DECLARE_FN(name) decltype(&::name) name = nullptr;
   PIPE_NVRTC_FUNCTIONS(PIPE_DECLARE_FN)
 #undef PIPE_DECLARE_FN
+  /// The architectures it compiles for (NVRTC 11.2 on); empty when it
+  /// cannot say.
+  std::vector<int> supportedArchs;
 };
 } // namespace
 
@@ -70,6 +74,18 @@ static Result<const NvrtcApi *> getNvrtc() {
   }
     PIPE_NVRTC_FUNCTIONS(PIPE_LOAD_FN)
 #undef PIPE_LOAD_FN
+    using CountFn = nvrtcResult (*)(int *);
+    using ListFn = nvrtcResult (*)(int *);
+    auto count = reinterpret_cast<CountFn>(
+        dlsym(handle, "nvrtcGetNumSupportedArchs"));
+    auto list = reinterpret_cast<ListFn>(
+        dlsym(handle, "nvrtcGetSupportedArchs"));
+    int n = 0;
+    if (count && list && count(&n) == NVRTC_SUCCESS && n > 0 && n < 1000) {
+      api.supportedArchs.resize(size_t(n));
+      if (list(api.supportedArchs.data()) != NVRTC_SUCCESS)
+        api.supportedArchs.clear();
+    }
   });
   if (!status.ok())
     return status;
@@ -134,6 +150,21 @@ Result<CompiledCuda> pipert::compileCuda(const std::string &source,
   if (!loaded)
     return loaded.status();
   const NvrtcApi &api = **loaded;
+  // A target it has no backend for is the caller's choice (pipec
+  // --gpu-arch), not a failed compile of this kernel: said as such.
+  const std::vector<int> &archs = api.supportedArchs;
+  if (!archs.empty() &&
+      std::find(archs.begin(), archs.end(), arch) == archs.end()) {
+    std::string known;
+    for (int a : archs)
+      known += (known.empty() ? "" : ", ") + std::to_string(a);
+    int major = 0, minor = 0;
+    api.nvrtcVersion(&major, &minor);
+    return Status::badArgument(
+        "compute capability " + std::to_string(arch) + " is not one NVRTC " +
+        std::to_string(major) + "." + std::to_string(minor) +
+        " compiles for (it does " + known + ")");
+  }
   nvrtcProgram program;
   nvrtcResult result = api.nvrtcCreateProgram(
       &program, source.c_str(), (name + ".cu").c_str(), 0, nullptr, nullptr);
