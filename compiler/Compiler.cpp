@@ -23,7 +23,9 @@ std::optional<pipec::ModuleAST>
 pipec::parseAndCheck(llvm::SourceMgr &sourceMgr) {
   Parser parser(sourceMgr);
   std::optional<ModuleAST> module = parser.parseModule();
-  if (!module || !checkModule(*module, sourceMgr))
+  // After a broken binding rule the module is still checked, so that its
+  // other errors are reported as well.
+  if (!module || !checkModule(*module, sourceMgr) || parser.getRuleErrors())
     return std::nullopt;
   return module;
 }

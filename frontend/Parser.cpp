@@ -30,6 +30,15 @@ bool Parser::error(SMLoc loc, const llvm::Twine &message,
   return false;
 }
 
+bool Parser::ruleError(SMLoc loc, const llvm::Twine &message) {
+  // A loop's body is read once per iteration: said once.
+  if (!ruleErrorsAt.insert(loc.getPointer()).second)
+    return true;
+  error(loc, message);
+  ++ruleErrors;
+  return true;
+}
+
 /// How a diagnostic names `token`: "end of line", or its text quoted.
 /// A token's text for a message: control bytes and stray UTF-8 bytes as
 /// \xNN (a NUL printed raw cut the message short), characters as written.
@@ -321,25 +330,26 @@ bool Parser::parseStatement(std::vector<BindingAST> &out) {
   std::string name = binding.name;
   // Names are bound once, parameters and loop variables included (inside
   // `if` and `for` a binding of a name bound before is its new version).
+  // A binding that breaks them is reported and left out; the parse goes on.
   if (params.count(name) && depth > 0)
-    return error(binding.loc, "'" + name + "' is a parameter; names are "
-                              "bound once, parameters included: bind a new "
-                              "name");
+    return ruleError(binding.loc, "'" + name + "' is a parameter; names are "
+                                  "bound once, parameters included: bind a "
+                                  "new name");
   if (loopVariables.count(name))
-    return error(binding.loc, "'" + name + "' is the loop's variable; it "
-                              "cannot be bound in the body");
+    return ruleError(binding.loc, "'" + name + "' is the loop's variable; it "
+                                  "cannot be bound in the body");
   if (depth == 0) {
     if (auto it = current.find(name); it != current.end()) {
       // Bound already by an `if` (both branches) or updated by a `for`:
       // a second top-level binding would otherwise be dropped unseen.
-      error(binding.loc, "'" + name + "' is already bound; names are "
-                         "bound once");
+      ruleError(binding.loc, "'" + name + "' is already bound; names are "
+                             "bound once");
       for (const BindingAST &earlier : out)
         if (earlier.name == it->second)
-          return error(earlier.loc,
-                       "'" + name + "' is bound by the 'if' or 'for' here",
-                       llvm::SourceMgr::DK_Note);
-      return false;
+          error(earlier.loc,
+                "'" + name + "' is bound by the 'if' or 'for' here",
+                llvm::SourceMgr::DK_Note);
+      return true;
     }
   }
   if (depth > 0) {
@@ -451,15 +461,16 @@ bool Parser::parseFor(std::vector<BindingAST> &out) {
     return expect(TokenKind::Identifier, "naming the loop variable");
   std::string var = tok.text.str();
   SMLoc varLoc = tok.getLoc();
+  // Reported, and the loop read on as if the name were new.
   if (visible.count(var) || loopVariables.count(var))
-    return error(varLoc, "the loop variable '" + var + "' is already bound" +
-                             (params.count(var) ? " as a parameter" : "") +
-                             "; name the loop variable anew");
-  if (dimNames.count(var))
-    return error(varLoc, "the loop variable '" + var + "' would hide the dim " +
-                             var + " (in the body, " + var +
-                             " is that dim's size); name the loop variable "
-                             "anew");
+    ruleError(varLoc, "the loop variable '" + var + "' is already bound" +
+                          (params.count(var) ? " as a parameter" : "") +
+                          "; name the loop variable anew");
+  else if (dimNames.count(var))
+    ruleError(varLoc, "the loop variable '" + var + "' would hide the dim " +
+                          var + " (in the body, " + var +
+                          " is that dim's size); name the loop variable "
+                          "anew");
   consume();
   if (!tok.is(TokenKind::Identifier) || tok.text != "in")
     return error(tok.getLoc(), "expected 'in' after 'for " + var +

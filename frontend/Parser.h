@@ -12,6 +12,7 @@
 #include "frontend/AST.h"
 #include "frontend/Lexer.h"
 
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/Support/SourceMgr.h"
 
 #include <map>
@@ -38,6 +39,11 @@ public:
 
   /// The module, or nullopt after a syntax error (already reported).
   std::optional<ModuleAST> parseModule();
+  /// How many errors of the binding rules the parse reported and went on
+  /// from (a loop variable bound in the body, a name bound twice): the
+  /// module is then wrong, but Sema still checks it,
+  /// so that its errors are reported too.
+  unsigned getRuleErrors() const { return ruleErrors; }
 
 private:
   PipelineAST *parsePipeline(ModuleAST &module);
@@ -77,6 +83,11 @@ private:
   bool consumeIf(TokenKind kind);
   bool expect(TokenKind kind, llvm::StringRef context);
   void skipNewlines();
+  /// Reports a broken binding rule (see getRuleErrors); true: the parse
+  /// goes on.
+  bool ruleError(llvm::SMLoc loc, const llvm::Twine &message);
+  unsigned ruleErrors = 0;
+  llvm::DenseSet<const char *> ruleErrorsAt;
   bool error(llvm::SMLoc loc, const llvm::Twine &message,
              llvm::SourceMgr::DiagKind kind = llvm::SourceMgr::DK_Error);
 
