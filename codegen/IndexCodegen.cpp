@@ -149,10 +149,10 @@ IndexRead pipec::substitute(const IndexRead &read, int64_t d, IndexExpr by) {
 
 /// The dims `expr` needs, reads of parameters included.
 static void collectExprDims(const IndexExpr &expr, std::set<std::string> &dims) {
-  SmallVector<std::string> names;
-  expr.collectDims(names);
-  for (const std::string &name : names)
-    if (auto dim = pipert::DimExpr::parse(name))
+  // Its own dim; its operands' below (collectDims here, over the whole
+  // subtree at every level, made a chain of maps quadratic).
+  if (expr.getKind() == IndexExpr::Kind::Dim)
+    if (auto dim = pipert::DimExpr::parseCached(expr.getName().str()))
       dim->collectSymbols(dims);
   if (expr.getKind() == IndexExpr::Kind::Read) {
     IndexRead read = pipec::resolveIndexMaps(

@@ -6,13 +6,29 @@
 
 #include "core/DimExpr.h"
 
+#include <algorithm>
+
 using namespace mlir;
 using namespace mlir::pipe;
+
+/// The bit of Node::coordinates for coordinate `d`.
+static uint64_t coordinateBit(int64_t d) {
+  return uint64_t(1) << std::min<int64_t>(std::max<int64_t>(d, 0), 63);
+}
+
+/// The coordinates its operands read.
+static uint64_t coordinatesOf(ArrayRef<IndexExpr> operands) {
+  uint64_t bits = 0;
+  for (const IndexExpr &operand : operands)
+    bits |= operand.getCoordinateBits();
+  return bits;
+}
 
 IndexExpr IndexExpr::make(Kind kind, ArrayRef<IndexExpr> operands) {
   auto node = std::make_shared<Node>();
   node->kind = kind;
   node->operands.assign(operands.begin(), operands.end());
+  node->coordinates = coordinatesOf(operands);
   return IndexExpr(std::move(node));
 }
 
@@ -27,6 +43,7 @@ IndexExpr IndexExpr::coordinate(int64_t d) {
   auto node = std::make_shared<Node>();
   node->kind = Kind::Coordinate;
   node->constant = d;
+  node->coordinates = coordinateBit(d);
   return IndexExpr(std::move(node));
 }
 
@@ -55,6 +72,7 @@ IndexExpr IndexExpr::read(Value tensor, ArrayRef<IndexExpr> coordinates) {
   node->kind = Kind::Read;
   node->value = tensor;
   node->operands.assign(coordinates.begin(), coordinates.end());
+  node->coordinates = coordinatesOf(coordinates);
   return IndexExpr(std::move(node));
 }
 
@@ -164,6 +182,10 @@ IndexExpr IndexExpr::clamp(IndexExpr x, IndexExpr lo, IndexExpr hi) {
 bool IndexExpr::dependsOn(int64_t d) const {
   if (getKind() == Kind::Coordinate)
     return getIndex() == d;
+  if (!(node->coordinates & coordinateBit(d)))
+    return false;
+  if (d < 63)
+    return true;
   return llvm::any_of(getOperands(),
                       [&](const IndexExpr &operand) {
                         return operand.dependsOn(d);
