@@ -555,31 +555,56 @@ bool DimExpr::dividesByZero() const {
   return false;
 }
 
+namespace {
+/// Texts parsed so far. Types carry sizes as text, so the compiler reads
+/// the same few again and again (a concat of 200 parts read each part's
+/// offset, a sum of up to 200 terms, thousands of times: 20 s), as does
+/// the runtime on every run. A JIT user may compile without end, so the
+/// cache starts over at a bound.
+class ParseCache {
+public:
+  std::shared_ptr<const DimExpr> find(std::string_view text) {
+    std::lock_guard<std::mutex> lock(mutex);
+    auto it = parsed.find(std::string(text));
+    return it == parsed.end() ? nullptr : it->second;
+  }
+  void add(std::string_view text, std::shared_ptr<const DimExpr> expr) {
+    constexpr size_t kMaxEntries = 4096;
+    std::lock_guard<std::mutex> lock(mutex);
+    if (parsed.size() >= kMaxEntries)
+      parsed.clear();
+    parsed.emplace(std::string(text), std::move(expr));
+  }
+
+private:
+  std::mutex mutex;
+  std::unordered_map<std::string, std::shared_ptr<const DimExpr>> parsed;
+};
+
+ParseCache &getParseCache() {
+  static ParseCache cache;
+  return cache;
+}
+} // namespace
+
 std::optional<DimExpr> DimExpr::parse(std::string_view text,
                                       std::string *error) {
-  return DimParser(text).parse(error);
+  if (std::shared_ptr<const DimExpr> known = getParseCache().find(text))
+    return *known;
+  std::optional<DimExpr> expr = DimParser(text).parse(error);
+  if (expr)
+    getParseCache().add(text, std::make_shared<const DimExpr>(*expr));
+  return expr;
 }
 
 std::shared_ptr<const DimExpr> DimExpr::parseCached(const std::string &text) {
-  // A process sees the expressions of the plans it runs: few, but a JIT
-  // user may compile without end, so the cache starts over at a bound.
-  constexpr size_t kMaxEntries = 4096;
-  static std::mutex mutex;
-  static std::unordered_map<std::string, std::shared_ptr<const DimExpr>>
-      parsed;
-  {
-    std::lock_guard<std::mutex> lock(mutex);
-    if (auto it = parsed.find(text); it != parsed.end())
-      return it->second;
-  }
-  std::optional<DimExpr> expr = parse(text);
+  if (std::shared_ptr<const DimExpr> known = getParseCache().find(text))
+    return known;
+  std::optional<DimExpr> expr = DimParser(text).parse(nullptr);
   if (!expr)
     return nullptr;
   auto shared = std::make_shared<const DimExpr>(std::move(*expr));
-  std::lock_guard<std::mutex> lock(mutex);
-  if (parsed.size() >= kMaxEntries)
-    parsed.clear();
-  parsed.emplace(text, shared);
+  getParseCache().add(text, shared);
   return shared;
 }
 

@@ -99,10 +99,11 @@ public:
   static constexpr unsigned kMaxTextNesting = 1000;
   static std::optional<DimExpr> parse(std::string_view text,
                                       std::string *error = nullptr);
-  /// parse(), remembered: the runtime evaluates the same few expressions
-  /// on every run, and parsing one takes microseconds (pad32's run took
-  /// 28.6 us of host time on the H200's host, bench/NOTES.md). Thread-safe;
-  /// null when `text` does not parse (parse() then says why).
+  /// parse() without the copy: the runtime evaluates the same few
+  /// expressions on every run, and parsing one takes microseconds (pad32's
+  /// run took 28.6 us of host time on the H200's host, bench/NOTES.md).
+  /// Both remember what they parsed (thread-safe). Null when `text` does
+  /// not parse (parse() then says why).
   static std::shared_ptr<const DimExpr> parseCached(const std::string &text);
 
   /// Why evaluate() gave nothing.
