@@ -18,7 +18,10 @@ install(TARGETS pipe_c LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
 # The Python module, pure Python over libpipe_c.so (which it finds two
 # folders up): PYTHONPATH=<prefix>/lib/python.
 install(FILES ${PROJECT_SOURCE_DIR}/python/pipegpu/__init__.py
+              ${PROJECT_SOURCE_DIR}/python/pipegpu/_arguments.py
               ${PROJECT_SOURCE_DIR}/python/pipegpu/_dlpack.py
+              ${PROJECT_SOURCE_DIR}/python/pipegpu/_library.py
+              ${PROJECT_SOURCE_DIR}/python/pipegpu/_tensor.py
         DESTINATION ${CMAKE_INSTALL_LIBDIR}/python/pipegpu)
 # The headers an AOT program reaches from runtime/Runtime.h, and the C API
 # with DLPack's header.

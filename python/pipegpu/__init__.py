@@ -20,7 +20,6 @@ on the caller's current stream (torch's or CuPy's, else the legacy
 default), and waited for on that stream only."""
 import ctypes
 import os
-import sys
 
 __all__ = ['compile', 'compile_file', 'Pipeline', 'Tensor', 'PipeError',
            'shard_range',
@@ -28,651 +27,28 @@ __all__ = ['compile', 'compile_file', 'Pipeline', 'Tensor', 'PipeError',
            'read_image', 'write_image', 'gpu_available', 'version']
 
 # DLPack's structs (third_party/dlpack, v1.1): python/pipegpu/_dlpack.py.
-from ._dlpack import (DLDataType, DLDevice, DLManagedTensor,  # noqa: E402
-                      DLManagedTensorVersioned, DLTensor, kDLBfloat, kDLBool,
-                      kDLCPU, kDLCUDA, kDLFloat, kDLInt, kDLUInt)
+from ._dlpack import DLManagedTensorVersioned, DLTensor  # noqa: E402
 
+# The parts: the C library and its errors, tensors in, tensors out.
+from . import _arguments  # noqa: E402  (its torch module is set lazily)
+from ._arguments import (_current_stream, _dlpack_view,  # noqa: E402,F401
+                         _dtype_text, _is_bool, _torch_template, _torch_view,
+                         _whole_number)
+from ._library import (ArgumentError, CompileError, FileError,  # noqa: E402
+                       InternalError, PipeError, TensorInfo, _P, _check,
+                       _lib, _run_alloc_untyped, _run_untyped)
+from ._tensor import Tensor, _Owner  # noqa: E402
 
-class TensorInfo(ctypes.Structure):
-    _fields_ = [('name', ctypes.c_char_p), ('dtype', DLDataType),
-                ('ndim', ctypes.c_int32),
-                ('sizes', ctypes.POINTER(ctypes.c_int64)),
-                ('dims', ctypes.POINTER(ctypes.c_char_p)),
-                ('memory', ctypes.c_int)]
-
-
-# --- The library --------------------------------------------------------------
-
-def _find_library():
-    here = os.path.dirname(os.path.abspath(__file__))
-    # PIPEGPU_LIBRARY; beside the module; an installed tree's
-    # <prefix>/lib/libpipe_c.so (the module in <prefix>/lib/python); the
-    # source tree's build.
-    candidates = [os.environ.get('PIPEGPU_LIBRARY'),
-                  os.path.join(here, 'libpipe_c.so'),
-                  os.path.join(here, '..', '..', 'libpipe_c.so'),
-                  os.path.join(here, '..', '..', 'build', 'capi', 'libpipe_c.so')]
-    for path in candidates:
-        if path and os.path.exists(path):
-            return path
-    raise ImportError('pipegpu: libpipe_c.so not found (set PIPEGPU_LIBRARY, '
-                      'or build Pipe: it is build/capi/libpipe_c.so)')
-
-
-_lib = ctypes.CDLL(_find_library())
-_P = ctypes.c_void_p
-for _name, _res, _args in [
-        ('pipe_last_error', ctypes.c_char_p, []),
-        ('pipe_version', ctypes.c_char_p, []),
-        ('pipe_compile', ctypes.c_int,
-         [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p,
-          ctypes.POINTER(_P)]),
-        ('pipe_compile_file', ctypes.c_int,
-         [ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(_P)]),
-        ('pipe_release', None, [_P]),
-        ('pipe_pipeline_name', ctypes.c_char_p, [_P]),
-        ('pipe_num_params', ctypes.c_int32, [_P]),
-        ('pipe_num_results', ctypes.c_int32, [_P]),
-        ('pipe_get_random', ctypes.c_int,
-         [_P, ctypes.POINTER(ctypes.c_uint64), ctypes.POINTER(ctypes.c_uint64)]),
-        ('pipe_set_random', ctypes.c_int, [_P, ctypes.c_uint64, ctypes.c_uint64]),
-        ('pipe_get_batch_offset', ctypes.c_int,
-         [_P, ctypes.POINTER(ctypes.c_int64)]),
-        ('pipe_set_batch_offset', ctypes.c_int, [_P, ctypes.c_int64]),
-        ('pipe_param_info', ctypes.c_int,
-         [_P, ctypes.c_int32, ctypes.POINTER(TensorInfo)]),
-        ('pipe_result_info', ctypes.c_int,
-         [_P, ctypes.c_int32, ctypes.POINTER(TensorInfo)]),
-        ('pipe_run', ctypes.c_int,
-         [_P, ctypes.POINTER(DLTensor), ctypes.c_int32,
-          ctypes.POINTER(DLTensor), ctypes.c_int32, ctypes.c_int, _P]),
-        ('pipe_run_alloc', ctypes.c_int,
-         [_P, ctypes.POINTER(DLTensor), ctypes.c_int32,
-          ctypes.POINTER(ctypes.POINTER(DLManagedTensorVersioned)),
-          ctypes.c_int32, ctypes.c_int, _P]),
-        ('pipe_dlpack_unversioned', ctypes.POINTER(DLManagedTensor),
-         [ctypes.POINTER(DLManagedTensorVersioned)]),
-        ('pipe_dlpack_share', ctypes.POINTER(DLManagedTensorVersioned),
-         [ctypes.POINTER(DLManagedTensorVersioned)]),
-        ('pipe_dlpack_capsule_name', _P, [ctypes.c_int32]),
-        ('pipe_gpu_available', ctypes.c_int, []),
-        ('pipe_image_read', ctypes.c_int,
-         [ctypes.c_char_p, ctypes.POINTER(ctypes.POINTER(DLManagedTensorVersioned))]),
-        ('pipe_image_write', ctypes.c_int,
-         [ctypes.c_char_p, ctypes.POINTER(DLTensor)])]:
-    _fn = getattr(_lib, _name)
-    _fn.restype, _fn.argtypes = _res, _args
-
-_api = ctypes.pythonapi
-_api.PyCapsule_New.restype = ctypes.py_object
-_api.PyCapsule_New.argtypes = [_P, _P, _P]
-# pipe_run and pipe_run_alloc for the call path of torch tensors, without
-# argtypes: every argument a ctypes object kept per signature or a small
-# int (an int32), which ctypes passes as they are, converting nothing
-# (0.5 against 0.7 us a call on the build machine). A second handle of the
-# library, so that _lib's functions keep their argtypes.
-_lib_untyped = ctypes.CDLL(_lib._name)
-_run_untyped = _lib_untyped.pipe_run
-_run_alloc_untyped = _lib_untyped.pipe_run_alloc
-# The capsule destructor and names are the C library's: a destructor may
-# run with an exception set, or at interpreter shutdown, when a Python
-# callback or a name held by a bytes object would not be safe.
-_CAPSULE_DESTRUCTOR = ctypes.cast(_lib.pipe_dlpack_capsule_destructor, _P)
-_CAPSULE_NAMES = {True: _lib.pipe_dlpack_capsule_name(1),
-                  False: _lib.pipe_dlpack_capsule_name(0)}
-DLPACK_FLAG_READ_ONLY = 1
-_api.PyCapsule_GetPointer.restype = _P
-_api.PyCapsule_GetPointer.argtypes = [ctypes.py_object, ctypes.c_char_p]
-_api.PyCapsule_GetName.restype = ctypes.c_char_p
-_api.PyCapsule_GetName.argtypes = [ctypes.py_object]
+# The public classes are pipegpu's, wherever they are defined (their
+# repr, and pickle, which finds an error's class by that name).
+for _public in (Tensor, PipeError, CompileError, ArgumentError,
+                InternalError, FileError):
+    _public.__module__ = __name__
 
 
 def version():
     """Pipe's version, e.g. '0.1.0'."""
     return _lib.pipe_version().decode()
-
-
-class PipeError(Exception):
-    """A failed call: `status` says which kind (pipe_c.h's pipe_status), the
-    message is Pipe's."""
-
-    def __init__(self, message, status):
-        super().__init__(message)
-        self.status = status
-
-    def __reduce__(self):
-        # Rebuilt with its status: pickle and copy (a worker process of
-        # multiprocessing or a DataLoader sends its exception back pickled;
-        # one that cannot be rebuilt hangs a Pool's get()).
-        return type(self), (str(self), self.status)
-
-
-class CompileError(PipeError):
-    """The source has an error: file:line:col: error: ... with a caret."""
-
-
-class ArgumentError(PipeError, ValueError):
-    """A tensor of the wrong count, dtype, shape, device or layout."""
-
-
-class InternalError(PipeError):
-    """A failure inside Pipe; please report it with the message."""
-
-
-class FileError(PipeError, OSError):
-    """A file that cannot be read, decoded or written (an image): the
-    message names it."""
-
-
-def _check(status):
-    if status == 0:
-        return
-    message = _lib.pipe_last_error().decode(errors='replace')
-    kind = {1: CompileError, 2: ArgumentError, 4: InternalError,
-            5: FileError}.get(status, PipeError)
-    raise kind(message, status)
-
-
-# --- Tensors in ---------------------------------------------------------------
-
-_NUMPY_CODES = {'i': kDLInt, 'u': kDLUInt, 'f': kDLFloat, 'b': kDLBool}
-
-
-def _numpy_view(array, output=False, name=None):
-    """A DLTensor over a C-contiguous NumPy array (NumPy before 1.25 has no
-    DLPack for bool, and no max_version). `name`: the parameter's or
-    result's, for the messages."""
-    import numpy as np
-    what = ('an output' if output else 'an input') if name is None else \
-        f"{'output' if output else 'input'} '{name}'"
-    if output and not array.flags.writeable:
-        raise ArgumentError(f'{what} is a read-only NumPy array', 2)
-    if not array.flags.c_contiguous:
-        raise ArgumentError(f'{what} is a NumPy array that is not '
-                            'C-contiguous: pass np.ascontiguousarray(x)', 2)
-    kind = array.dtype.kind
-    if kind in _NUMPY_CODES and not array.dtype.isnative:
-        raise ArgumentError(
-            f'{what} is byte-swapped (NumPy dtype {array.dtype.str}), and '
-            "Pipe reads the machine's byte order: pass "
-            "x.astype(x.dtype.newbyteorder('='))"
-            + (', and copy the result back' if output else ''), 2)
-    if kind not in _NUMPY_CODES:
-        raise ArgumentError(f'{what} is a NumPy {array.dtype} array, which '
-                            'has no Pipe dtype', 2)
-    shape = (ctypes.c_int64 * max(array.ndim, 1))(*array.shape)
-    t = DLTensor()
-    t.data = array.ctypes.data if array.size else None
-    t.device = DLDevice(kDLCPU, 0)
-    t.ndim = array.ndim
-    t.dtype = DLDataType(_NUMPY_CODES[kind], array.dtype.itemsize * 8, 1)
-    t.shape = shape
-    t.strides = None
-    t.byte_offset = 0
-    return t, (array, shape, np)
-
-
-def _numpy_dtype(code, bits):
-    import numpy as np
-    if code == kDLBool:
-        return np.bool_
-    return np.dtype({kDLInt: 'i', kDLUInt: 'u', kDLFloat: 'f'}[code] +
-                    str(bits // 8))
-
-
-def _is_bool(value):
-    """Whether `value` is a Python or NumPy bool (both index as 0 or 1,
-    which a count or a seed must not take)."""
-    return isinstance(value, bool) or type(value).__name__ == 'bool_'
-
-
-def _shown(value):
-    """`value` for a message: a NumPy scalar as its number (NumPy 2's repr
-    is np.int8(-1)), anything else as repr writes it."""
-    item = getattr(value, 'item', None)
-    if type(value).__module__ == 'numpy' and getattr(value, 'ndim', 1) == 0 \
-            and item is not None:
-        value = item()
-    return repr(value)
-
-
-def _whole_number(what, value, bits):
-    """`value` as an int in [0, 2^bits): a seed, a run number, an offset
-    (a float, a bool or a number outside is an ArgumentError naming it, not
-    a truncation or a wrap)."""
-    import operator
-    try:
-        number = operator.index(value)
-    except TypeError:
-        raise ArgumentError(f'{what} is an integer, not {_shown(value)}', 2) \
-            from None
-    if _is_bool(value):
-        raise ArgumentError(f'{what} is an integer, not the bool '
-                            f'{_shown(value)}', 2)
-    if not 0 <= number < 1 << bits:
-        raise ArgumentError(
-            f'{what} is {_shown(value)}' + (', which is negative' if number < 0
-                                      else '') +
-            f': it must lie in [0, 2^{bits})', 2)
-    return number
-
-
-def _dtype_text(code, bits):
-    """Pipe's name of a DLPack dtype: 'u8', 'f32', 'bool', ..."""
-    if code == kDLBool:
-        return 'bool'
-    return {kDLInt: 'i', kDLUInt: 'u', kDLFloat: 'f',
-            kDLBfloat: 'bf'}[code] + str(bits)
-
-
-_TARGETS = {}
-
-
-def _target_of(dtype):
-    """The NumPy dtype of DLPack `dtype` (code, bits) with its least and
-    largest values (integers, or floats' finite range; (1, 0), an empty
-    range, for bool), kept: a call with numbers looks them up."""
-    entry = _TARGETS.get(dtype)
-    if entry is None:
-        import numpy as np
-        target = np.dtype(_numpy_dtype(*dtype))
-        if target.kind in 'iu':
-            info = np.iinfo(target)
-            entry = (target, int(info.min), int(info.max))
-        elif target.kind == 'f':
-            info = np.finfo(target)
-            entry = (target, float(info.min), float(info.max))
-        else:
-            entry = (target, 1, 0)
-        _TARGETS[dtype] = entry
-    return entry
-
-
-def _number_array(obj, dtype, name):
-    """A NumPy scalar, Python number or list as an array of the parameter's
-    dtype (code, bits), whose values it must hold: an integer parameter
-    takes integers in its range (300 is no u8, 2.7 no i32), a float one
-    any finite number (rounded to it) and the infinities and NaN; bool
-    takes booleans and 0 or 1. Anything else is an ArgumentError naming
-    the input, not a silent wrap."""
-    import numpy as np
-    target, low, high = _target_of(tuple(dtype))
-    obj = _plain_number(obj)
-    # The common case first, without the warnings machinery below (about
-    # 18 us a number): a Python int in an integer dtype's range, or a
-    # Python number no larger than a float dtype's largest.
-    kind = type(obj)
-    if (kind is int and target.kind in 'iu' and low <= obj <= high) or \
-            ((kind is float or kind is int) and target.kind == 'f' and
-             -high <= obj <= high):
-        return np.asarray(obj, target)
-    import warnings
-    wanted = _dtype_text(*dtype)
-
-    def refuse(why=''):
-        raise ArgumentError(f"input '{name}' is {_shown(obj)}, which does not fit "
-                            f'its dtype {wanted}{why}', 2) from None
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter('error')
-            given = np.asarray(obj)
-            if given.dtype == object and isinstance(obj, int) and \
-                    target.kind == 'f':
-                given = np.asarray(float(obj))  # past the 64-bit integers
-            if given.dtype.kind not in 'biuf':
-                refuse('' if isinstance(obj, int) else
-                       ' (a number or a list of numbers)')
-            # As the docs say (docs/python.md): an integer parameter takes
-            # integers, not 2.0 or True; bool takes booleans, 0 and 1, not
-            # 1.0.
-            if target.kind in 'iu' and given.dtype.kind in 'bf':
-                refuse(' (an integer parameter takes integers)')
-            if target.kind == 'b' and given.dtype.kind == 'f':
-                refuse(' (a bool parameter takes True, False, 0 or 1)')
-            if target.kind in 'biu' and given.dtype.kind == 'f' and \
-                    not np.all(np.isfinite(given)):
-                refuse()
-            converted = given.astype(target)
-            if target.kind in 'biu':
-                exact = given.dtype.kind in 'biu' or bool(
-                    np.all(given == np.trunc(given)))
-                # A sign that changes is a wrap (-1 as a u64, 2^64 - 1 as
-                # an i64), which the round trip below does not see.
-                exact = exact and bool(np.all((given < 0) == (converted < 0)))
-                # The round trip: 300 -> u8 44 -> 44, 2 -> bool True -> 1.
-                exact = exact and np.array_equal(
-                    converted.astype(given.dtype), given)
-                if not exact:
-                    refuse()
-            elif np.any(np.isinf(converted) & np.isfinite(given)):
-                refuse(' (it overflows to infinity)')
-    except ArgumentError:
-        raise
-    except (OverflowError, ValueError, TypeError, RuntimeWarning,
-            DeprecationWarning) as e:
-        refuse(' (it overflows)' if isinstance(e, (OverflowError,
-                                                   RuntimeWarning)) else '')
-    return converted
-
-
-def _is_number_like(obj):
-    """Whether `obj` is what the number rules convert (_number_array): a
-    Python or NumPy number, or a (nested) list or tuple of them."""
-    import numbers
-    numpy = sys.modules.get('numpy')
-    return isinstance(obj, (numbers.Number, list, tuple)) or (
-        numpy is not None and isinstance(obj, numpy.generic))
-
-
-def _plain_number(obj):
-    """A number of another kind (fractions.Fraction, decimal.Decimal) as
-    the int it equals, else the float nearest it; others as they are."""
-    import numbers
-    if type(obj) in (int, float, bool, complex) or \
-            not isinstance(obj, numbers.Number) or \
-            type(obj).__module__ == 'numpy':
-        return obj
-    try:
-        whole = int(obj)
-        if whole == obj:
-            return whole
-    except (TypeError, ValueError, OverflowError):
-        pass  # NaN and the infinities have no int
-    try:
-        return float(obj)
-    except (TypeError, ValueError, OverflowError):
-        return obj
-
-
-def _dlpack_view(obj, stream, dtype=None, output=False, name='?'):
-    """A DLTensor of any object with __dlpack__, and what keeps it alive.
-    NumPy arrays go through NumPy as they are; NumPy scalars and Python
-    numbers and lists are made arrays of `dtype`, the parameter's (code,
-    bits), when they hold its values (_number_array). An output must be
-    writable."""
-    numpy = sys.modules.get('numpy')
-    if numpy is not None and isinstance(obj, numpy.ndarray) and \
-            type(obj) is not numpy.ndarray:
-        # A subclass: its own __dlpack__ refuses some arrays NumPy's path
-        # takes (read-only ones); a masked array's mask would be ignored.
-        if isinstance(obj, numpy.ma.MaskedArray):
-            raise ArgumentError(f"{'output' if output else 'input'} '{name}' "
-                                'is a masked array, whose mask '
-                                'Pipe would not see; pass .filled(value) or '
-                                '.data', 2)
-        obj = numpy.asarray(obj)
-    if not hasattr(obj, '__dlpack__') or (
-            type(obj).__module__ == 'numpy' and hasattr(obj, 'ctypes')):
-        import numpy as np
-        if isinstance(obj, np.ndarray):
-            return _numpy_view(obj, output, name)
-        if output:
-            raise ArgumentError(f"output '{name}' is of type "
-                                f'{type(obj).__name__}, not an array (a NumPy '
-                                'array or a DLPack tensor)', 2)
-        if not _is_number_like(obj):
-            # A buffer or an array interface (memoryview, array.array, an
-            # object with __array_interface__) has a dtype of its own:
-            # taken as the array it is, and refused unless it is the
-            # parameter's, as a NumPy array would be (not converted).
-            try:
-                array = np.asarray(obj)
-            except (TypeError, ValueError) as e:
-                raise ArgumentError(f"input '{name}' is a "
-                                    f'{type(obj).__name__}, not an array '
-                                    f'({e})', 2) from None
-            if array.dtype.kind not in 'biuf':
-                raise ArgumentError(f"input '{name}' is a "
-                                    f'{type(obj).__name__}, not an array of '
-                                    'numbers', 2)
-            return _numpy_view(array, name=name)
-        if dtype is None or dtype[0] == kDLBfloat:
-            return _numpy_view(np.asarray(obj), name=name)
-        return _numpy_view(_number_array(obj, dtype, name), name=name)
-    device_type, _ = obj.__dlpack_device__()
-    # The DLPack protocol's stream: the one the consumer (this run) uses;
-    # 1 is CUDA's legacy default stream. CPU producers take None.
-    kwargs = {'stream': (stream or 1) if device_type == kDLCUDA else None}
-    try:
-        capsule = obj.__dlpack__(max_version=(1, 1), **kwargs)
-    except TypeError:  # a producer of DLPack before 1.0
-        capsule = obj.__dlpack__(**kwargs)
-    which = f"{'output' if output else 'input'} '{name}'"
-    kind = _api.PyCapsule_GetName(capsule)
-    pointer = _api.PyCapsule_GetPointer(capsule, kind)
-    if kind == b'dltensor_versioned':
-        managed = DLManagedTensorVersioned.from_address(pointer)
-        if managed.version.major != 1:
-            raise ArgumentError(f'{which} is a DLPack '
-                                f'{managed.version.major}.'
-                                f'{managed.version.minor} tensor (Pipe '
-                                'reads 1.x)', 2)
-        if output and managed.flags & DLPACK_FLAG_READ_ONLY:
-            raise ArgumentError(f'{which} ({type(obj).__name__}) is '
-                                'read-only', 2)
-        tensor = managed.dl_tensor
-    elif kind == b'dltensor':
-        tensor = DLManagedTensor.from_address(pointer).dl_tensor
-    else:
-        raise ArgumentError(f'{which}: __dlpack__ gave a capsule named '
-                            f'{kind!r}', 2)
-    # The capsule stays unconsumed: its destructor frees the tensor once
-    # the run is done with it.
-    return tensor, capsule
-
-
-_torch = None  # the torch module, once a torch tensor has been seen
-_TORCH_DTYPES = {}
-
-
-_torch_templates = {}  # (dtype, shape, strides, device) -> DLTensor
-
-
-def _torch_view(t):
-    """(A DLTensor over a torch tensor but for its data pointer, what keeps
-    it alive), made from its attributes: cheaper
-    than __dlpack__ and its capsule (bench/python_overhead.py). Only for
-    runs on torch's current stream, which needs no DLPack handshake. A
-    template per dtype, shape, strides and device is kept, so that a call
-    on tensors like the last ones only sets the data pointer. The strides
-    go along, so that the C API names a non-contiguous input."""
-    key = (t.dtype, t.shape, t.stride(), t.device)
-    template = _torch_templates.get(key)
-    if template is None:
-        template = _torch_template(t)
-        if len(_torch_templates) >= 256:
-            _torch_templates.clear()
-        _torch_templates[key] = template
-    return template
-
-
-def _torch_template(t):
-    global _torch
-    if _torch is None:
-        import torch
-        _torch = torch
-    if not _TORCH_DTYPES:
-        names = {'uint8': (kDLUInt, 8), 'int8': (kDLInt, 8),
-                 'int16': (kDLInt, 16), 'int32': (kDLInt, 32),
-                 'int64': (kDLInt, 64), 'uint16': (kDLUInt, 16),
-                 'uint32': (kDLUInt, 32), 'uint64': (kDLUInt, 64),
-                 'float16': (kDLFloat, 16), 'bfloat16': (kDLBfloat, 16),
-                 'float32': (kDLFloat, 32), 'float64': (kDLFloat, 64),
-                 'bool': (kDLBool, 8)}
-        for name, code in names.items():
-            if hasattr(_torch, name):
-                _TORCH_DTYPES[getattr(_torch, name)] = code
-    code = _TORCH_DTYPES.get(t.dtype)
-    if code is None:
-        raise ArgumentError(f'torch dtype {t.dtype} has no Pipe dtype', 2)
-    ndim = t.dim()
-    shape = (ctypes.c_int64 * max(ndim, 1))(*t.shape)
-    strides = (ctypes.c_int64 * max(ndim, 1))(*t.stride())
-    d = DLTensor()
-    device = t.device
-    if device.type == 'cuda':
-        d.device = DLDevice(kDLCUDA, device.index or 0)
-    elif device.type == 'cpu':
-        d.device = DLDevice(kDLCPU, 0)
-    else:
-        raise ArgumentError(f'a torch tensor on {device}: Pipe takes cpu '
-                            'and cuda tensors', 2)
-    d.ndim = ndim
-    d.dtype = DLDataType(code[0], code[1], 1)
-    d.shape = shape
-    d.strides = strides
-    d.byte_offset = 0
-    return d, shape, strides
-
-
-def _current_stream(objects):
-    """The caller's current CUDA stream: torch's or CuPy's for their
-    tensors, else the legacy default stream (0); and whether it is torch's
-    (then torch tensors need no DLPack handshake)."""
-    global _torch
-    for obj in objects:
-        module = type(obj).__module__.split('.')[0]
-        if module == 'torch' and getattr(obj, 'is_cuda', False):
-            if _torch is None:
-                import torch
-                _torch = torch
-            if not isinstance(obj, _torch.Tensor):
-                continue
-            return _torch_raw_stream(obj.device.index or 0), True
-        if module == 'cupy':
-            import cupy
-            return cupy.cuda.get_current_stream().ptr, False
-    return 0, False
-
-
-# --- Tensors out --------------------------------------------------------------
-
-_TYPESTR = {kDLInt: 'i', kDLUInt: 'u', kDLFloat: 'f', kDLBool: 'b'}
-
-
-class _Owner:
-    """What owns memory or a handle it frees once (Tensor, Pipeline): a
-    copy that shared it would free it twice, so copy, deepcopy and pickle
-    refuse, saying what to do instead."""
-    _instead_of_copy = _instead_of_pickle = ''
-
-    def __copy__(self):
-        raise TypeError(f'a pipegpu.{type(self).__name__} cannot be copied: '
-                        + self._instead_of_copy)
-
-    def __deepcopy__(self, memo):
-        self.__copy__()
-
-    def __reduce__(self):
-        raise TypeError(f'a pipegpu.{type(self).__name__} cannot be pickled; '
-                        + self._instead_of_pickle)
-
-
-class Tensor(_Owner):
-    """A result: memory Pipe allocated, device or host, freed when the last
-    of this object and the arrays that took it by DLPack goes."""
-    _instead_of_copy = ('take a copy of the data (np.array(t), '
-                        'torch.from_dlpack(t).clone()), or share t itself')
-    _instead_of_pickle = 'pickle np.array(t) instead'
-
-    def __init__(self, managed):
-        if not isinstance(managed, ctypes.POINTER(DLManagedTensorVersioned)):
-            raise TypeError('a pipegpu.Tensor is made by a run or read_image, '
-                            'not from ' + type(managed).__name__)
-        self._managed = managed  # POINTER(DLManagedTensorVersioned)
-        t = managed.contents.dl_tensor
-        self._shape = tuple(t.shape[i] for i in range(t.ndim))
-        self._dtype = (t.dtype.code, t.dtype.bits)
-        self._device = (t.device.device_type, t.device.device_id)
-        self._data_ptr = t.data or 0
-
-    # Read-only: what the memory is. (A writable shape, set as NumPy's
-    # in-place reshape is, made .numpy() read past the allocation.)
-    @property
-    def shape(self):
-        """The dims, as a tuple of ints."""
-        return self._shape
-
-    @property
-    def device(self):
-        """(DLPack device type, device id): (1, 0) host, (2, 0) cuda:0."""
-        return self._device
-
-    @property
-    def data_ptr(self):
-        """The address of the first element."""
-        return self._data_ptr
-
-    def __del__(self):
-        managed = getattr(self, '_managed', None)
-        if managed:
-            self._managed = None
-            managed.contents.deleter(managed)
-
-    @property
-    def dtype(self):
-        """Pipe's name of the dtype: 'u8', 'f32', 'bool', ..."""
-        return _dtype_text(*self._dtype)
-
-    def _typestr(self):
-        code, bits = self._dtype
-        if code == kDLBfloat:
-            raise TypeError('bf16 has no array-interface type; use DLPack')
-        return '|' + _TYPESTR[code] + str(bits // 8) if bits == 8 else \
-            '<' + _TYPESTR[code] + str(bits // 8)
-
-    def __dlpack_device__(self):
-        return self.device
-
-    def __dlpack__(self, stream=None, max_version=None, dl_device=None,
-                   copy=None):
-        # The run was waited for on its stream: the data is ready for any
-        # consumer stream, so `stream` needs no event.
-        if copy:
-            raise BufferError('pipegpu tensors are exported without a copy')
-        if dl_device is not None and tuple(dl_device) != self.device:
-            raise BufferError(f'the tensor is on {self.device}, not {dl_device}')
-        versioned = max_version is not None and max_version[0] >= 1
-        if versioned:
-            shared = _lib.pipe_dlpack_share(self._managed)
-        else:
-            shared = _lib.pipe_dlpack_unversioned(self._managed)
-        if not shared:
-            raise MemoryError('pipegpu: no memory to export a tensor')
-        return _api.PyCapsule_New(ctypes.cast(shared, _P),
-                                  _CAPSULE_NAMES[versioned],
-                                  _CAPSULE_DESTRUCTOR)
-
-    @property
-    def __cuda_array_interface__(self):
-        if self.device[0] != kDLCUDA:
-            raise AttributeError('a host tensor has no __cuda_array_interface__')
-        return {'shape': self.shape, 'typestr': self._typestr(),
-                'data': (self.data_ptr, False), 'version': 3,
-                'strides': None, 'stream': None}
-
-    @property
-    def __array_interface__(self):
-        if self.device[0] == kDLCUDA:
-            raise AttributeError('a device tensor has no __array_interface__; '
-                                 'take it with DLPack (torch.from_dlpack, '
-                                 'cupy.from_dlpack)')
-        return {'shape': self.shape, 'typestr': self._typestr(),
-                'data': (self.data_ptr, False), 'version': 3}
-
-    def numpy(self):
-        """A NumPy view of a host tensor (no copy)."""
-        if self.device[0] == kDLCUDA:
-            raise TypeError('a device tensor has no NumPy view; take it with '
-                            'DLPack (torch.from_dlpack, cupy.from_dlpack), or '
-                            'run on host arrays')
-        import numpy as np
-        return np.asarray(self)
-
-    def __repr__(self):
-        where = 'cuda:%d' % self.device[1] if self.device[0] == kDLCUDA \
-            else 'cpu'
-        return f'pipegpu.Tensor({self.dtype}{list(self.shape)}, {where})'
 
 
 # --- Pipelines ----------------------------------------------------------------
@@ -691,18 +67,6 @@ def _as_tensors(results, n):
     """pipe_run_alloc's results as Tensors: one, or a tuple."""
     tensors = tuple(Tensor(results[i]) for i in range(n))
     return tensors[0] if n == 1 else tensors
-
-
-def _torch_raw_stream(index):
-    """torch's current stream on device `index`, as an int (torch's
-    private, faster function when it has it: found once)."""
-    global _torch_raw_stream
-    raw = getattr(_torch._C, '_cuda_getCurrentRawStream', None)
-    if raw is None:
-        def raw(index):
-            return _torch.cuda.current_stream(index).cuda_stream
-    _torch_raw_stream = raw
-    return raw(index)
 
 
 class _TorchCall:
@@ -800,7 +164,7 @@ class Pipeline(_Owner):
             raise ArgumentError(f"pipeline '{self.name}' takes "
                                 f'{len(self.params)} inputs, got {len(inputs)}',
                                 2)
-        if backend == 'gpu' and _torch is not None:
+        if backend == 'gpu' and _arguments._torch is not None:
             done = self._call_torch(inputs, out, stream)
             if done is not _NOT_TORCH:
                 return done
@@ -817,7 +181,7 @@ class Pipeline(_Owner):
         def views(arrays, infos, output):
             array = (DLTensor * max(len(arrays), 1))()
             for i, a in enumerate(arrays):
-                if torch_stream and isinstance(a, _torch.Tensor):
+                if torch_stream and isinstance(a, _arguments._torch.Tensor):
                     template = _torch_view(a)
                     array[i] = template[0]
                     array[i].data = a.data_ptr() or None
@@ -850,7 +214,7 @@ class Pipeline(_Owner):
         arrays = inputs + tuple(out) if out else inputs
         if not arrays:
             return _NOT_TORCH
-        tensor = _torch.Tensor
+        tensor = _arguments._torch.Tensor
         # How the arrays split into inputs and outputs is part of the
         # signature: a call with one too many outputs must not leave an
         # entry that a right call would take.
@@ -865,7 +229,7 @@ class Pipeline(_Owner):
                 return _NOT_TORCH
             key += (a.dtype, a.shape, device)
             pointers.append(a.data_ptr())
-        current = _torch_raw_stream(device)
+        current = _arguments._torch_raw_stream(device)
         if stream is not None and stream != current:
             return _NOT_TORCH  # another stream: the DLPack handshake
         key = tuple(key)
