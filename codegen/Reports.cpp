@@ -100,6 +100,15 @@ std::string typeOf(const pipert::PlanBuffer &buffer) {
 /// Where each returned value is computed.
 std::string resultLocation(PipelineOp pipeline, unsigned r) {
   auto ret = cast<ReturnOp>(pipeline.getBody().front().getTerminator());
+  // Where the source binds it, as the frontend recorded.
+  if (auto fused = dyn_cast<FusedLoc>(ret.getLoc()))
+    if (auto tag = dyn_cast_or_null<StringAttr>(fused.getMetadata());
+        tag && tag.getValue() == mlir::pipe::kResultLocationsTag &&
+        fused.getLocations().size() == ret.getNumOperands())
+      if (std::string where =
+              mlir::pipe::describeLocation(fused.getLocations()[r]);
+          !where.empty())
+        return where;
   Value value = ret.getOperand(r);
   Operation *def = value.getDefiningOp();
   if (!def)

@@ -307,6 +307,8 @@ std::string mlir::pipe::describeLocation(Location loc) {
   if (auto fused = dyn_cast<FusedLoc>(loc))
     if (!fused.getLocations().empty())
       loc = fused.getLocations().front();
+  if (auto named = dyn_cast<NameLoc>(loc))
+    loc = named.getChildLoc();
   auto fileLoc = dyn_cast<FileLineColLoc>(loc);
   if (!fileLoc)
     return "";

@@ -119,6 +119,11 @@ RankedTensorType getReducedType(RankedTensorType input, ArrayRef<int64_t> axes,
 /// has no file position.
 std::string describeLocation(Location loc);
 
+/// The tag of a `pipe.return`'s location: the locations it fuses are where
+/// each result is bound in the source, in order (CSE may make one result's
+/// value another's, defined on another line).
+inline constexpr const char *kResultLocationsTag = "pipe.result_locations";
+
 /// The attribute the frontend puts on each `pipe.select` that merges the
 /// versions of a name an `if` branch or a `for` iteration binds, saying
 /// which ("'x' after the if"):

@@ -487,7 +487,13 @@ void Generator::emitPipeline(const PipelineAST &pipeline) {
   symbols.clear();
   for (auto [arg, param] : llvm::zip(entry.getArguments(), pipeline.params))
     symbols[param.name] = arg;
+  // Where each name is bound: a result's own line, even when CSE later
+  // makes its value another binding's (b = mean(x) after a = mean(x)).
+  llvm::StringMap<Location> boundAt;
+  for (auto [arg, param] : llvm::zip(entry.getArguments(), pipeline.params))
+    boundAt.insert_or_assign(param.name, arg.getLoc());
   for (const BindingAST &binding : pipeline.body) {
+    boundAt.insert_or_assign(binding.name, loc(binding.value->getLoc()));
     const ExprType &type = binding.value->type;
     // A binding that is a bare literal keeps its default dtype.
     llvm::StringRef dtype = type.isWeakLiteral() ? (type.weakFloat ? "f32"
@@ -497,9 +503,23 @@ void Generator::emitPipeline(const PipelineAST &pipeline) {
     symbols[binding.name] = emitExpr(*binding.value, dtype);
   }
   SmallVector<Value> results;
-  for (const ValueDeclAST &result : pipeline.results)
+  SmallVector<Location> resultLocs;
+  for (const ValueDeclAST &result : pipeline.results) {
     results.push_back(symbols.lookup(result.name));
-  pipe::ReturnOp::create(builder, loc(pipeline.loc), results);
+    auto it = boundAt.find(result.name);
+    // Named, so that the fused location keeps one per result (it drops
+    // repeats: two results of one `if` are bound at the same place).
+    resultLocs.push_back(NameLoc::get(
+        builder.getStringAttr(result.name),
+        it != boundAt.end() ? it->second : loc(result.loc)));
+  }
+  // The return's location holds each result's binding (see
+  // pipe::getResultLocation).
+  Location returnLoc = loc(pipeline.loc);
+  if (!resultLocs.empty())
+    returnLoc = FusedLoc::get(builder.getContext(), resultLocs,
+                              builder.getStringAttr(pipe::kResultLocationsTag));
+  pipe::ReturnOp::create(builder, returnLoc, results);
 }
 
 //===--------------------------------------------------------------------===//
