@@ -140,8 +140,13 @@ DimExpr operator-(const DimExpr &a, const DimExpr &b) {
 DimExpr operator*(const DimExpr &a, const DimExpr &b) {
   DimExpr product;
   product.overflowed = a.overflowed || b.overflowed;
+  // Products that cancel count once they are normalized ((A + 1) * (A - 1)
+  // has 2 terms); the raw products are bounded so that multiplying out
+  // stays cheap (at 256 * 256, nested squares of polynomials in one name,
+  // whose terms' texts grow with their degree, took minutes).
+  constexpr size_t kMaxProducts = 16 * DimExpr::kMaxTerms;
   product.large = a.large || b.large ||
-                  a.terms.size() * b.terms.size() > DimExpr::kMaxTerms;
+                  a.terms.size() * b.terms.size() > kMaxProducts;
   if (product.large)
     return product; // Its terms are not multiplied out: see tooLarge().
   for (const DimExpr::Term &x : a.terms)
@@ -153,6 +158,7 @@ DimExpr operator*(const DimExpr &a, const DimExpr &b) {
       product.terms.push_back(std::move(term));
     }
   product.normalize();
+  product.large |= product.terms.size() > DimExpr::kMaxTerms;
   return product;
 }
 } // namespace pipert

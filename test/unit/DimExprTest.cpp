@@ -212,6 +212,33 @@ TEST(DimExpr, KnowsAFactorOfEveryValue) {
             0);
 }
 
+TEST(DimExpr, TermsAreCountedOnceMultipliedOut) {
+  // 17 names squared: 289 products, but 153 terms once equal ones merge.
+  DimExpr sum;
+  for (int i = 0; i < 17; ++i)
+    sum = sum + DimExpr::symbol("D" + std::to_string(i));
+  DimExpr square = sum * sum;
+  EXPECT_FALSE(square.tooLarge());
+  EXPECT_EQ(*square.evaluate([] {
+    std::map<std::string, int64_t> sizes;
+    for (int i = 0; i < 17; ++i)
+      sizes["D" + std::to_string(i)] = 1;
+    return sizes;
+  }()),
+            289);
+  // 23 names: 276 terms.
+  for (int i = 17; i < 23; ++i)
+    sum = sum + DimExpr::symbol("D" + std::to_string(i));
+  EXPECT_TRUE((sum * sum).tooLarge());
+  // (D0 + 1) * ... * (D13 + 1): 2^14 terms, refused without multiplying
+  // every one out.
+  DimExpr product = DimExpr::constant(1);
+  for (int i = 0; i < 14; ++i)
+    product = product * (DimExpr::symbol("D" + std::to_string(i)) +
+                         DimExpr::constant(1));
+  EXPECT_TRUE(product.tooLarge());
+}
+
 TEST(DimExpr, MalformedTextSaysWhy) {
   std::string error;
   EXPECT_FALSE(DimExpr::parse("H +", &error));
