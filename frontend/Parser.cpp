@@ -400,10 +400,15 @@ bool Parser::parseIf(std::vector<BindingAST> &out) {
     size_t first = out.size();
     bool ok = parseBlock(out, what);
     --depth;
+    // The names the branch binds at its own level: a name bound only in a
+    // block nested in it is local to that block (it has no version here,
+    // and once became a reference to the name '').
     for (size_t i = first; i < out.size(); ++i) {
       llvm::StringRef name = llvm::StringRef(out[i].name).split('@').first;
-      if (!name.empty() && name != "if" && name != "for")
-        bound[name.str()] = current[name.str()];
+      if (name.empty() || name == "if" || name == "for")
+        continue;
+      if (auto it = current.find(name.str()); it != current.end())
+        bound[name.str()] = it->second;
     }
     current = before;
     visible = visibleBefore;
