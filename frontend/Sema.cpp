@@ -263,9 +263,25 @@ bool PipelineChecker::check() {
     // 0` then `r = i32(r - c)` in a loop subtracts in i32 from the first
     // iteration on, as in every later one (a loop keeps an updated value's
     // dtype), not in c's dtype.
-    if (auto version = results.find(internal);
-        ok && type.isWeakLiteral() && !type.weakDim &&
-        internal != binding.name && version != results.end()) {
+    auto version = results.find(internal);
+    bool isVersion = internal != binding.name && version != results.end();
+    // A dim's value so updated is the i64 it is on its own (f32 with a
+    // float in it), as when a result is bound to it at the top level: a
+    // result of another dtype takes a cast (it was left weak, and the
+    // loop's `r - c` then computed in c's dtype: u8).
+    if (ok && isVersion && type.isWeakLiteral() && type.weakDim) {
+      std::string dimDType = type.weakFloat ? "f32" : "i64";
+      if (version->second->type.dtype != dimDType)
+        ok = error(binding.value->getLoc(),
+                   "type mismatch: result '" + internal.str() +
+                       "' is declared " + version->second->type.dtype +
+                       " but is bound here to a dim's value, " + dimDType +
+                       "; convert it with a cast, e.g. " +
+                       version->second->type.dtype + "(...)");
+      else if (literalTakes(binding, ExprType{dimDType, type.dims}, type))
+        weakUse.reset();
+    }
+    if (ok && type.isWeakLiteral() && !type.weakDim && isVersion) {
       bool scalar = type.dims.empty();
       ok = literalTakes(binding,
                         ExprType{version->second->type.dtype, type.dims}, type);
