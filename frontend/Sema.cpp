@@ -217,8 +217,10 @@ bool PipelineChecker::check() {
   llvm::StringSet<> assigned;
   for (BindingAST &binding : pipeline.body) {
     bool ok = checkExpr(*binding.value);
+    // Inside `if` and `for` too, where the name is a version (N@k).
+    std::string source = llvm::StringRef(binding.name).split('@').first.str();
     if (!results.count(binding.name) &&
-        dimNameTaken(binding.name, binding.loc, "binding"))
+        dimNameTaken(source, binding.loc, "binding"))
       continue;
     // The parser binds an `if`'s condition as if@k and a `for`'s bound as
     // for@k (see Parser::parseIf and parseFor).
