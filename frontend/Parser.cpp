@@ -100,14 +100,17 @@ ExprPtr Parser::bounded(ExprPtr expr) {
     height = std::max(height, operand->height);
   });
   expr->height = height + 1;
-  if (expr->height <= kMaxExprHeight)
+  // A leaf is height 1 and nests nothing: x + 1 + ... with 1000 operators
+  // is 1000 levels, the limit.
+  if (expr->height <= kMaxExprHeight + 1)
     return expr;
   tooDeep(expr->getLoc());
   return nullptr;
 }
 
 bool Parser::enterNesting() {
-  return ++exprNesting <= kMaxExprHeight || tooDeep(tok.getLoc());
+  // The outermost expression is no level: 1000 parentheses are 1000.
+  return ++exprNesting <= kMaxExprHeight + 1 || tooDeep(tok.getLoc());
 }
 
 bool Parser::tooDeep(SMLoc loc) {
