@@ -469,7 +469,10 @@ bool Parser::parseFor(std::vector<BindingAST> &out) {
     return expect(TokenKind::Identifier, "naming the loop variable");
   std::string var = tok.text.str();
   SMLoc varLoc = tok.getLoc();
-  // Reported, and the loop read on as if the name were new.
+  // Reported, and the loop read on with a variable no source name can
+  // reach (the body's uses of the name keep their meaning before the
+  // loop, and nothing is reported twice).
+  bool renamed = true;
   if (visible.count(var) || loopVariables.count(var))
     ruleError(varLoc, "the loop variable '" + var + "' is already bound" +
                           (params.count(var) ? " as a parameter" : "") +
@@ -479,9 +482,14 @@ bool Parser::parseFor(std::vector<BindingAST> &out) {
                           var + " (in the body, " + var +
                           " is that dim's size); name the loop variable "
                           "anew");
+  else
+    renamed = false;
+  std::string written = var;
+  if (renamed)
+    var += "#refused";
   consume();
   if (!tok.is(TokenKind::Identifier) || tok.text != "in")
-    return error(tok.getLoc(), "expected 'in' after 'for " + var +
+    return error(tok.getLoc(), "expected 'in' after 'for " + written +
                                    "', found " + describeToken(tok));
   consume();
   auto integer = [&](int64_t &value, const char *what) {
@@ -559,7 +567,9 @@ bool Parser::parseLoopBody(std::vector<BindingAST> &out, SMLoc loc,
     current[var] = varVersion;
     visible.insert(var);
     ++depth;
-    bool ok = parseBlock(body, "the body of 'for " + var + "'");
+    bool ok = parseBlock(
+        body, "the body of 'for " +
+                  llvm::StringRef(var).split('#').first.str() + "'");
     --depth;
     if (!ok)
       return false;
