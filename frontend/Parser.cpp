@@ -446,11 +446,21 @@ bool Parser::parseIf(std::vector<BindingAST> &out) {
       auto it = before.find(name);
       return it == before.end() ? name : it->second;
     };
+    // Each side read where it was bound, when that is in this block (a
+    // literal's error then points at the literal, not at the if).
+    auto boundAt = [&](const std::string &version) {
+      for (auto it = out.rbegin(); it != out.rend(); ++it)
+        if (it->name == version)
+          return it->value->getLoc();
+      return loc;
+    };
+    std::string thenVersion = versionOf(thenBound);
+    std::string elseVersion = versionOf(elseBound);
     std::string merged = newVersion(name);
     out.push_back({loc, merged,
                    selectOf(loc, nameRef(loc, conditionName),
-                            nameRef(loc, versionOf(thenBound)),
-                            nameRef(loc, versionOf(elseBound)),
+                            nameRef(boundAt(thenVersion), thenVersion),
+                            nameRef(boundAt(elseVersion), elseVersion),
                             "'" + name + "' after the if")});
     current[name] = merged;
     visible.insert(name);
