@@ -374,7 +374,8 @@ Status pipec::runLayoutReference(
       })
       .Case<CheckBoundsOp>([&](CheckBoundsOp check) {
         const HostTensor &value = valueOf(check.getValue());
-        std::memcpy(out.data(), value.data(), value.numBytes());
+        if (value.numBytes() > 0)
+          std::memcpy(out.data(), value.data(), value.numBytes());
         // lo, hi and the message of each column (one for all elements, or
         // one per index of the last dim).
         size_t columns = check.getLo().size();

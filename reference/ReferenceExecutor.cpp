@@ -193,7 +193,9 @@ private:
         .Case<ReshapeOp>([&](ReshapeOp reshape) {
           TensorPtr out = allocate(reshape.getResult());
           const HostTensor &in = *values.lookup(reshape.getInput());
-          std::memcpy(out->data(), in.data(), in.numBytes());
+          // (An empty tensor has no data pointer: memcpy must not see it.)
+          if (in.numBytes() > 0)
+            std::memcpy(out->data(), in.data(), in.numBytes());
           values[reshape.getResult()] = out;
         })
         .Case<SelectOp>([&](SelectOp select) { runSelect(select); })
@@ -460,7 +462,8 @@ private:
     Attribute value = constant.getValue();
     if (auto dense = dyn_cast<DenseElementsAttr>(value)) {
       std::string bytes = pipec::getConstantBytes(dense);
-      std::memcpy(out->data(), bytes.data(), bytes.size());
+      if (!bytes.empty())
+        std::memcpy(out->data(), bytes.data(), bytes.size());
       values[constant.getResult()] = out;
       return;
     }
