@@ -51,11 +51,16 @@ bool PipelineChecker::checkTransposeOp(CallExprAST &expr) {
   const ExprType &input = expr.args[0]->type;
   auto *list = llvm::dyn_cast<ListExprAST>(perm);
   std::vector<int64_t> permutation;
+  int64_t rank = int64_t(input.dims.size());
   if (list)
     for (ExprPtr &element : list->elements)
       if (auto *number = llvm::dyn_cast<NumberExprAST>(element.get());
-          number && !number->isFloat)
-        permutation.push_back(number->intValue);
+          number && !number->isFloat && !number->exceedsInt64) {
+        // A negative axis counts from the end, as NumPy's (and as the
+        // reductions' axes do).
+        int64_t axis = number->intValue;
+        permutation.push_back(axis < 0 && axis >= -rank ? axis + rank : axis);
+      }
   std::vector<int64_t> sorted = permutation;
   std::sort(sorted.begin(), sorted.end());
   bool isPermutation = list && permutation.size() == list->elements.size() &&
@@ -66,7 +71,8 @@ bool PipelineChecker::checkTransposeOp(CallExprAST &expr) {
     return error(perm->getLoc(),
                  "the permutation of 'transpose' must list each dim of " +
                      input.str() + " once, as integer literals 0 to " +
-                     std::to_string(int64_t(input.dims.size()) - 1));
+                     std::to_string(rank - 1) + " (or -" +
+                     std::to_string(rank) + " to -1 from the end)");
   if (input.isWeakLiteral())
     return error(expr.args[0]->getLoc(), "transpose a tensor, not a literal");
   expr.permutation = permutation;
