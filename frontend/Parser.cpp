@@ -526,9 +526,13 @@ bool Parser::parseFor(std::vector<BindingAST> &out) {
   SMLoc mostLoc = tok.getLoc();
   if (!integer(most, "the most iterations"))
     return false;
-  if (most > 64)
-    return error(mostLoc, "at most 64 iterations: the loop is unrolled, and "
-                          "each iteration is a copy of its body");
+  // Reported, and the loop read on as if it said 64: its body's errors
+  // are reported too.
+  if (most > 64) {
+    ruleError(mostLoc, "at most 64 iterations: the loop is unrolled, and "
+                       "each iteration is a copy of its body");
+    most = 64;
+  }
   if (most > 0 && lo > INT64_MAX - (most - 1))
     return error(loLoc, "the loop variable would pass 9223372036854775807 (the "
                         "largest i64) in its last iteration");
