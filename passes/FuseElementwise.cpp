@@ -195,6 +195,34 @@ bool isRecomputable(Operation *op) {
 /// Ops cloned into the kernels that use them rather than computed once.
 bool isClonable(Operation *op) { return isClonableScalar(op) || isIndexMap(op); }
 
+/// The most index maps a kernel composes into one read: codegen walks the
+/// composed expression recursively, and 8000 chained flips overflowed the
+/// stack.
+constexpr unsigned kMaxIndexMapChain = 256;
+
+/// The index maps where a chain of them passes kMaxIndexMapChain: each is
+/// computed by a kernel of its own (it reads the chain below it), and the
+/// maps after it read what that kernel stored.
+DenseSet<Operation *> findChainCuts(Block &block) {
+  DenseMap<Operation *, unsigned> length;
+  DenseSet<Operation *> cuts;
+  for (Operation &op : block.without_terminator()) {
+    if (!isIndexMap(&op))
+      continue;
+    unsigned below = 0;
+    for (Value operand : op.getOperands())
+      if (auto it = length.find(operand.getDefiningOp()); it != length.end())
+        below = std::max(below, it->second);
+    unsigned chain = below + 1;
+    if (chain > kMaxIndexMapChain) {
+      cuts.insert(&op);
+      chain = 0;
+    }
+    length[&op] = chain;
+  }
+  return cuts;
+}
+
 /// Whether `op` can be part of a kernel: an elementwise op (constants are
 /// cloned in or passed as buffers instead), or an index map.
 bool isFusible(Operation *op) {
@@ -270,7 +298,8 @@ struct FuseElementwisePass
 /// Moves the ops of `group` into a new kernel op placed after the group's
 /// last op, and rewires their outside uses to the kernel's results.
 static void outlineGroup(const Group &group, StringRef name,
-                         DenseSet<Operation *> &recomputable) {
+                         DenseSet<Operation *> &recomputable,
+                         const DenseSet<Operation *> &chainCuts) {
   Operation *last = group.ops.back();
   // Values read from outside the group become inputs, except scalars that
   // are cloned in (with the scalars they depend on, producers first); values
@@ -282,7 +311,8 @@ static void outlineGroup(const Group &group, StringRef name,
     Operation *def = operand.getDefiningOp();
     if (def && group.ops.contains(def))
       return;
-    if (!def || !(isClonable(def) || recomputable.contains(def))) {
+    if (!def || !(isClonable(def) || recomputable.contains(def)) ||
+        chainCuts.contains(def)) {
       inputs.insert(operand);
       return;
     }
@@ -385,6 +415,7 @@ void FuseElementwisePass::runOnOperation() {
   std::vector<Group> groups;
   DenseMap<Operation *, int> groupOf;
   HostScalarSources hostScalars(pipeline);
+  DenseSet<Operation *> chainCuts = findChainCuts(block);
   GroupOrder order;
   // Ops cloned into the kernels that read them: not in a group of their own.
   auto isCloned = [&](Operation *op) {
@@ -394,7 +425,7 @@ void FuseElementwisePass::runOnOperation() {
   for (Operation &op : block.without_terminator()) {
     if (!isFusible(&op) ||
         ((isClonable(&op) || recomputable.contains(&op)) &&
-         !hasNonElementwiseUser(&op)))
+         !hasNonElementwiseUser(&op) && !chainCuts.contains(&op)))
       continue;
     auto domain = cast<RankedTensorType>(op.getResult(0).getType());
     bool fromHostScalars = hostScalars.contains(op.getResult(0));
@@ -439,7 +470,7 @@ void FuseElementwisePass::runOnOperation() {
         (pipeline.getSymName() + "_k" + std::to_string(index)).str();
     LLVM_DEBUG(llvm::dbgs() << "kernel " << name << ": " << group.ops.size()
                             << " ops\n");
-    outlineGroup(group, name, recomputable);
+    outlineGroup(group, name, recomputable, chainCuts);
   }
 
   // A kernel sits after its last op; ops outside it that use its results

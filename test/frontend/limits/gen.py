@@ -53,6 +53,11 @@ if kind == 'steps':
     body = '  a0 = x\n' + ''.join(f'  a{i} = a{i - 1}[::2]\n'
                                    for i in range(1, n + 1))
     body += f'  y = sum(a{n})\n'
+if kind == 'flips':  # N statements, each flipping the last
+    head = 'pipeline p(x: f32[N, W], k: i32) -> (y: f32[N, W]) {\n'
+    body = '  a0 = x\n' + ''.join(f'  a{i} = a{i - 1}[:, ::-1]\n'
+                                   for i in range(1, n + 1))
+    body += f'  y = a{n}\n'
 if kind == 'minmax':
     head = f'pipeline p(x: f32[N, K]) -> (y: i32[{minmax}]) {{\n'
     body = f'  y = iota([{minmax}])\n'
