@@ -595,12 +595,9 @@ ParseCache &getParseCache() {
 
 std::optional<DimExpr> DimExpr::parse(std::string_view text,
                                       std::string *error) {
-  if (std::shared_ptr<const DimExpr> known = getParseCache().find(text))
+  if (std::shared_ptr<const DimExpr> known = parseCached(std::string(text)))
     return *known;
-  std::optional<DimExpr> expr = DimParser(text).parse(error);
-  if (expr)
-    getParseCache().add(text, std::make_shared<const DimExpr>(*expr));
-  return expr;
+  return DimParser(text).parse(error); // again, for why it failed
 }
 
 std::shared_ptr<const DimExpr> DimExpr::parseCached(const std::string &text) {

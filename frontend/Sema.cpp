@@ -123,6 +123,12 @@ const Function *findFunction(llvm::StringRef name) {
 
 } // namespace
 
+/// The dtype of a dim's value on its own (`W - 1`): i64, or f32 with a
+/// float in it.
+static std::string dimValueDType(const ExprType &type) {
+  return type.weakFloat ? "f32" : "i64";
+}
+
 bool PipelineChecker::checkType(const TypeAST &type, llvm::StringRef what,
                                 llvm::StringRef name) {
   if (!isDType(type.dtype))
@@ -272,7 +278,7 @@ bool PipelineChecker::check() {
     // result of another dtype takes a cast (it was left weak, and the
     // loop's `r - c` then computed in c's dtype: u8).
     if (ok && isVersion && type.isWeakLiteral() && type.weakDim) {
-      std::string dimDType = type.weakFloat ? "f32" : "i64";
+      std::string dimDType = dimValueDType(type);
       if (version->second->type.dtype != dimDType)
         ok = error(binding.value->getLoc(),
                    "type mismatch: result '" + internal.str() +
@@ -298,7 +304,7 @@ bool PipelineChecker::check() {
       ExprType expected{declaredType.dtype, declaredType.dims};
       // A dim's value on its own is i64 (f32 with a float in it): another
       // dtype takes a cast, as any expression's does.
-      std::string dimDType = type.weakFloat ? "f32" : "i64";
+      std::string dimDType = dimValueDType(type);
       if (type.isWeakLiteral() && type.weakDim && type.dims.empty() &&
           expected.dims.empty() && expected.dtype != dimDType) {
         error(binding.loc, "type mismatch: result '" + binding.name +
