@@ -1,10 +1,12 @@
 //===- Images.cpp - PNG and JPEG files as u8 tensors ----------------------===//
 //
-// PNG through libpng's simplified API, JPEG through TurboJPEG; both decode
-// from memory after the file is read whole (a regular file of at most
-// kMaxFileBytes), so that a truncated or corrupt file is an error naming it
-// and nothing is allocated from what a header claims beyond the pixels
-// libpng or TurboJPEG check against the data.
+// PNG through libpng's full API for reading (its simplified API converts
+// gamma, so a file's stored values would not come back) and its simplified
+// API for writing, JPEG through TurboJPEG. Both decode from memory after
+// the file is read whole (a regular file of at most kMaxFileBytes), so that
+// a truncated or corrupt file is an error naming it and nothing is
+// allocated from what a header claims beyond what the file's bytes can
+// hold.
 //
 //===----------------------------------------------------------------------===//
 
@@ -15,6 +17,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdio>
 #include <cstring>
 #include <dirent.h>
 #include <fstream>
@@ -57,28 +60,115 @@ Result<std::vector<unsigned char>> readWhole(const std::string &path) {
   return bytes;
 }
 
+/// What libpng's callbacks share with decodePng: the bytes being read and
+/// the message of the error that ended the read.
+struct PngSource {
+  const unsigned char *data;
+  size_t size;
+  size_t at = 0;
+  char message[256] = "";
+};
+
+void readPngBytes(png_structp png, png_bytep out, size_t count) {
+  auto *source = static_cast<PngSource *>(png_get_io_ptr(png));
+  if (count > source->size - source->at)
+    png_error(png, "the file ends early");
+  std::memcpy(out, source->data + source->at, count);
+  source->at += count;
+}
+
+[[noreturn]] void onPngError(png_structp png, png_const_charp message) {
+  auto *source = static_cast<PngSource *>(png_get_error_ptr(png));
+  std::snprintf(source->message, sizeof source->message, "%s", message);
+  png_longjmp(png, 1);
+}
+
+void onPngWarning(png_structp, png_const_charp) {}
+
+// The two steps that can fail inside libpng, each its own frame holding
+// nothing with a destructor: libpng reports an error by longjmp back to
+// the setjmp here, which must not skip C++ objects.
+
+/// Reads the header and sets the transforms to 8 bits a sample, the file's
+/// own values: no gamma or colour conversion (as PIL and OpenCV read
+/// them), a 16-bit sample's high byte (as both do), palettes and
+/// low-bit gray expanded, a tRNS chunk as an alpha channel.
+/// `fileRowBytes`: a row's bytes as the file stores them (before the
+/// transforms).
+bool readPngHeader(png_structp png, png_infop info, size_t *fileRowBytes) {
+  if (setjmp(png_jmpbuf(png)))
+    return false;
+  png_read_info(png, info);
+  *fileRowBytes = png_get_rowbytes(png, info);
+  int depth = png_get_bit_depth(png, info);
+  int color = png_get_color_type(png, info);
+  if (depth == 16)
+    png_set_strip_16(png);
+  if (color == PNG_COLOR_TYPE_PALETTE)
+    png_set_palette_to_rgb(png);
+  if (color == PNG_COLOR_TYPE_GRAY && depth < 8)
+    png_set_expand_gray_1_2_4_to_8(png);
+  if (png_get_valid(png, info, PNG_INFO_tRNS))
+    png_set_tRNS_to_alpha(png);
+  png_set_interlace_handling(png);
+  png_read_update_info(png, info);
+  return true;
+}
+
+bool readPngRows(png_structp png, png_infop info, png_bytepp rows) {
+  if (setjmp(png_jmpbuf(png)))
+    return false;
+  png_read_image(png, rows);
+  png_read_end(png, info);
+  return true;
+}
+
 Result<HostTensor> decodePng(const std::string &path,
                              const std::vector<unsigned char> &bytes) {
-  png_image image;
-  std::memset(&image, 0, sizeof image);
-  image.version = PNG_IMAGE_VERSION;
-  if (!png_image_begin_read_from_memory(&image, bytes.data(), bytes.size()))
+  PngSource source{bytes.data(), bytes.size()};
+  png_structp png = png_create_read_struct(PNG_LIBPNG_VER_STRING, &source,
+                                           onPngError, onPngWarning);
+  png_infop info = png ? png_create_info_struct(png) : nullptr;
+  struct Closer {
+    png_structp &png;
+    png_infop &info;
+    ~Closer() { png_destroy_read_struct(&png, &info, nullptr); }
+  } closer{png, info};
+  if (!info)
+    return Status::error("cannot start libpng for '" + path + "'");
+  png_set_read_fn(png, &source, readPngBytes);
+  size_t fileRowBytes = 0;
+  if (!readPngHeader(png, info, &fileRowBytes))
     return Status::error("'" + path + "' is not a PNG libpng can read: " +
-                         image.message);
-  int64_t channels = PNG_IMAGE_SAMPLE_CHANNELS(image.format);
-  // 8 bits per sample, sRGB, the file's own channels.
-  image.format = channels == 1   ? PNG_FORMAT_GRAY
-                 : channels == 2 ? PNG_FORMAT_GA
-                 : channels == 3 ? PNG_FORMAT_RGB
-                                 : PNG_FORMAT_RGBA;
-  if (int64_t(image.width) * image.height > kMaxPixels) {
-    png_image_free(&image);
+                         source.message);
+  int64_t width = png_get_image_width(png, info);
+  int64_t height = png_get_image_height(png, info);
+  int64_t channels = png_get_channels(png, info);
+  if (width * height > kMaxPixels)
     return Status::error("'" + path + "' has more than 2^31 pixels");
-  }
-  HostTensor tensor(DType::U8, {int64_t(image.height), int64_t(image.width),
-                                channels});
-  if (!png_image_finish_read(&image, nullptr, tensor.data(), 0, nullptr))
-    return Status::error("'" + path + "' is not a whole PNG: " + image.message);
+  int64_t rowBytes = int64_t(png_get_rowbytes(png, info));
+  if (channels < 1 || channels > 4 || png_get_bit_depth(png, info) != 8 ||
+      rowBytes != width * channels)
+    return Status::error("'" + path + "' is a PNG of a kind Pipe cannot "
+                         "read as u8 (" + std::to_string(channels) +
+                         " channels after conversion)");
+  // Deflate packs at most 1032 bytes into one: a header that claims more
+  // rows than the file's bytes can hold is refused before the pixels are
+  // allocated.
+  int64_t stored = height * (int64_t(fileRowBytes) + 1);
+  if (stored / 1032 > int64_t(bytes.size()))
+    return Status::error("'" + path + "' is not a whole PNG: its header "
+                         "claims " + std::to_string(width) + " x " +
+                         std::to_string(height) +
+                         " pixels, more than its " +
+                         std::to_string(bytes.size()) + " bytes hold");
+  HostTensor tensor(DType::U8, {height, width, channels});
+  std::vector<png_bytep> rows(static_cast<size_t>(height));
+  for (int64_t y = 0; y < height; ++y)
+    rows[size_t(y)] = tensor.as<unsigned char>() + y * rowBytes;
+  if (!readPngRows(png, info, rows.data()))
+    return Status::error("'" + path + "' is not a whole PNG: " +
+                         source.message);
   return tensor;
 }
 
