@@ -32,8 +32,11 @@ if [ "$what" = all ] || [ "$what" = lit ]; then
 fi
 if [ "$what" = all ] || [ "$what" = python ]; then
   # The Python module against torch, CuPy and JAX (lit runs it too).
-  PIPEGPU_LIBRARY=$dev/build/capi/libpipe_c.so python3 "$root/python/tests/test_pipegpu.py" \
-    2>&1 | tee "$log/python.log" | grep -v '^PASS'
-  [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+  : > "$log/python.log"
+  for tests in "$root"/python/tests/test_*.py; do
+    PIPEGPU_LIBRARY=$dev/build/capi/libpipe_c.so python3 "$tests" \
+      2>&1 | tee -a "$log/python.log" | grep -v '^PASS'
+    [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+  done
 fi
 exit $status

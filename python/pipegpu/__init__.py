@@ -19,6 +19,7 @@ results go out through DLPack, `__cuda_array_interface__` (device) and
 on the caller's current stream (torch's or CuPy's, else the legacy
 default), and waited for on that stream only."""
 import ctypes
+import errno
 import os
 
 __all__ = ['compile', 'compile_file', 'Pipeline', 'Tensor', 'PipeError',
@@ -36,7 +37,7 @@ from ._arguments import (_current_stream, _dlpack_view,  # noqa: E402,F401
                          _whole_number)
 from ._library import (ArgumentError, CompileError, FileError,  # noqa: E402
                        InternalError, PipeError, TensorInfo, _P, _check,
-                       _lib, _run_alloc_untyped, _run_untyped)
+                       _file_error, _lib, _run_alloc_untyped, _run_untyped)
 from ._tensor import Tensor, _Owner  # noqa: E402
 
 # The public classes are pipegpu's, wherever they are defined (their
@@ -375,18 +376,22 @@ def compile_file(path, pipeline=None):
     if not os.path.isfile(path):
         # A file that is not there is an OSError, as read_image's is; one
         # that is there but no regular file (a FIFO, a device) says so.
-        why = ('it is a directory' if os.path.isdir(path) else
-               'it is not a regular file' if os.path.exists(path) else
-               'no such file')
-        raise FileError(f"cannot open '{os.fsdecode(path)}': {why}", 5)
+        why, reason = (('it is a directory', errno.EISDIR)
+                       if os.path.isdir(path) else
+                       ('it is not a regular file', None)
+                       if os.path.exists(path) else
+                       ('no such file', errno.ENOENT))
+        raise _file_error(f"cannot open '{os.fsdecode(path)}': {why}", reason,
+                          os.fsdecode(path) if reason else None)
     try:
         with open(path, 'rb'):
             pass
     except OSError as e:
         # Unreadable (its permissions): an OSError as a missing file's is,
         # not the CompileError the C API would report.
-        raise FileError(f"cannot open '{os.fsdecode(path)}': "
-                        f'{e.strerror}', 5) from None
+        raise _file_error(f"cannot open '{os.fsdecode(path)}': "
+                          f'{e.strerror}', e.errno,
+                          os.fsdecode(path)) from None
     handle = _P()
     chosen = pipeline.encode() if pipeline is not None else None
     _check(_lib.pipe_compile_file(encoded, chosen, ctypes.byref(handle)))
@@ -450,7 +455,7 @@ def read_image(path):
     naming it."""
     managed = ctypes.POINTER(DLManagedTensorVersioned)()
     _check(_lib.pipe_image_read(_path(path, 'the image path'),
-                                ctypes.byref(managed)))
+                                ctypes.byref(managed)), path)
     return Tensor(managed)
 
 
@@ -462,5 +467,6 @@ def write_image(path, image):
     legacy default stream, as DLPack says)."""
     encoded = _path(path, 'the image path')
     tensor, alive = _dlpack_view(image, 1, output=False, name='image')
-    _check(_lib.pipe_image_write(encoded, ctypes.byref(tensor)))
+    _check(_lib.pipe_image_write(encoded, ctypes.byref(tensor)), path,
+           writing=True)
     del alive

@@ -1,6 +1,7 @@
 """The C library (capi/pipe_c.h, libpipe_c.so) through ctypes, and the
 errors its calls raise."""
 import ctypes
+import errno as _errno
 import os
 
 from ._dlpack import (DLDataType, DLManagedTensor, DLManagedTensorVersioned,
@@ -130,13 +131,83 @@ class InternalError(PipeError):
 
 class FileError(PipeError, OSError):
     """A file that cannot be read, decoded or written (an image): the
-    message names it."""
+    message names it. Where the system said why, `errno`, `strerror` and
+    `filename` say it as they do for any OSError, and the error is also of
+    the matching subclass: FileNotFoundError, PermissionError,
+    IsADirectoryError or NotADirectoryError."""
+
+    def __init__(self, message, status=5, errno=None, filename=None):
+        super().__init__(message, status)
+        self.errno = errno
+        self.strerror = os.strerror(errno) if errno else None
+        self.filename = filename
+
+    def __str__(self):
+        # Pipe's message, not OSError's "[Errno 2] ...": it names the file.
+        return self.args[0] if self.args else ''
+
+    def __reduce__(self):
+        return _file_error, (str(self), self.errno, self.filename)
 
 
-def _check(status):
+def _file_error_kind(base):
+    kind = type('FileError', (FileError, base), {})
+    kind.__module__ = 'pipegpu'
+    kind.__doc__ = FileError.__doc__
+    return kind
+
+
+_FILE_ERROR_KINDS = {
+    errno_value: _file_error_kind(base)
+    for errno_value, base in [(_errno.ENOENT, FileNotFoundError),
+                              (_errno.EACCES, PermissionError),
+                              (_errno.EPERM, PermissionError),
+                              (_errno.EISDIR, IsADirectoryError),
+                              (_errno.ENOTDIR, NotADirectoryError)]}
+
+
+def _file_error(message, errno=None, filename=None):
+    """A FileError, of the OSError subclass `errno` names if any."""
+    return _FILE_ERROR_KINDS.get(errno, FileError)(message, 5, errno,
+                                                   filename)
+
+
+def _system_reason(path, writing):
+    """The errno the system gives for reading `path` (a file or a folder)
+    or for writing a file there, found again after the C library refused
+    it, or None where the system has no objection (the file's contents
+    were the trouble)."""
+    try:
+        if writing:
+            folder = os.path.dirname(os.path.abspath(path))
+            if not os.path.isdir(folder):
+                os.stat(folder)
+                return _errno.ENOTDIR
+            if os.path.isdir(path):
+                return _errno.EISDIR
+            if not os.access(folder, os.W_OK | os.X_OK):
+                return _errno.EACCES
+            return None
+        if os.path.isdir(path):
+            os.listdir(path)
+        else:
+            with open(path, 'rb'):
+                pass
+    except OSError as e:
+        return e.errno
+    return None
+
+
+def _check(status, path=None, writing=False):
+    """Raises the error of a failed call. `path`: the file the call read
+    (or wrote), whose system error a FileError carries."""
     if status == 0:
         return
     message = _lib.pipe_last_error().decode(errors='replace')
-    kind = {1: CompileError, 2: ArgumentError, 4: InternalError,
-            5: FileError}.get(status, PipeError)
+    if status == 5:
+        reason = _system_reason(path, writing) if path is not None else None
+        raise _file_error(message, reason,
+                          os.fsdecode(path) if reason else None)
+    kind = {1: CompileError, 2: ArgumentError,
+            4: InternalError}.get(status, PipeError)
     raise kind(message, status)
