@@ -12,6 +12,8 @@
 
 #include <cassert>
 #include <cctype>
+#include <cmath>
+#include <limits>
 
 using namespace pipec;
 
@@ -49,6 +51,19 @@ std::pair<__int128, __int128> pipec::getIntegerRange(llvm::StringRef name) {
   if (isUnsignedDType(name))
     return {0, (__int128(1) << bits) - 1};
   return {-(__int128(1) << (bits - 1)), (__int128(1) << (bits - 1)) - 1};
+}
+
+pipec::FloatRange pipec::getFloatRange(llvm::StringRef name) {
+  assert(isFloatDType(name) && "not a float dtype");
+  // The bound is the largest finite value plus half its ulp: 2^15 (2 -
+  // 2^-11) for f16, 2^127 (2 - 2^-8) for bf16, 2^127 (2 - 2^-24) for f32.
+  if (name == "f16")
+    return {65504.0, 65520.0};
+  if (name == "bf16")
+    return {std::ldexp(2.0 - 0x1p-7, 127), std::ldexp(2.0 - 0x1p-8, 127)};
+  if (name == "f32")
+    return {std::ldexp(2.0 - 0x1p-23, 127), std::ldexp(2.0 - 0x1p-24, 127)};
+  return {std::numeric_limits<double>::max(), INFINITY};
 }
 
 std::optional<std::string> pipec::promoteDTypes(llvm::StringRef a,

@@ -385,7 +385,7 @@ bool PipelineChecker::checkLiteralFits(const ExprAST &literal,
     // An integer literal must fit the dtype it takes (docs: Literals): an
     // f16's finite values end at 65504 (65520 and past round to inf).
     if (!number->isFloat && dtype == "f16" &&
-        std::fabs(number->asDouble()) >= 65520.0)
+        std::fabs(number->asDouble()) >= getFloatRange(dtype).roundsToInf)
       return error(literal.getLoc(),
                    "literal " +
                        (number->exceedsInt64

@@ -36,6 +36,12 @@ bool isIntegerDType(llvm::StringRef name);
 unsigned getDTypeBits(llvm::StringRef name);
 /// The least and the greatest value of integer dtype `name` (not bool).
 std::pair<__int128, __int128> getIntegerRange(llvm::StringRef name);
+/// Float dtype `name`'s largest finite value, and the least magnitude that
+/// rounds to infinity in it (a literal at or past it does not fit).
+struct FloatRange {
+  double largest, roundsToInf;
+};
+FloatRange getFloatRange(llvm::StringRef name);
 
 /// The dtype two tensors of dtypes `a` and `b` are converted to before a
 /// binary op (see docs/language.md), or nullopt when none holds both.

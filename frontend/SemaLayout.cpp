@@ -854,20 +854,12 @@ bool PipelineChecker::checkBroadcastOp(CallExprAST &expr) {
     auto *number = llvm::dyn_cast<NumberExprAST>(&value);
     if (number && number->isFloat && std::isfinite(number->asDouble()) &&
         isFloatDType(*dtype)) {
-      // The least magnitude that rounds to inf: the largest finite value
-      // plus half its ulp (2^15 (2 - 2^-11), 2^127 (2 - 2^-8), ...).
-      double limit = *dtype == "f16"    ? 65520.0
-                     : *dtype == "bf16" ? std::ldexp(2.0 - 0x1p-8, 127)
-                     : *dtype == "f32"  ? std::ldexp(2.0 - 0x1p-24, 127)
-                                        : INFINITY;
-      double largest = *dtype == "f16"    ? 65504.0
-                       : *dtype == "bf16" ? std::ldexp(2.0 - 0x1p-7, 127)
-                                          : std::ldexp(2.0 - 0x1p-23, 127);
-      if (std::fabs(number->asDouble()) >= limit) {
+      FloatRange range = getFloatRange(*dtype);
+      if (std::fabs(number->asDouble()) >= range.roundsToInf) {
         char text[64];
         std::snprintf(text, sizeof text, "%.9g", number->asDouble());
         char most[64];
-        std::snprintf(most, sizeof most, "%.9g", largest);
+        std::snprintf(most, sizeof most, "%.9g", range.largest);
         return error(value.getLoc(), "literal " + std::string(text) +
                                          " does not fit in " + *dtype +
                                          " (its largest finite value is " +
