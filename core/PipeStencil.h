@@ -81,7 +81,9 @@ struct pipe_blur_status {
 #define PIPE_BLUR_CODE_MASK ((1ull << PIPE_BLUR_RUN_SHIFT) - 1)
 
 /// DALI's rules: a window only gives radius (w - 1) / 2 and sigma
-/// (radius - 1) * 0.3 + 0.8; a sigma only gives radius ceil(3 sigma).
+/// (radius - 1) * 0.3 + 0.8; a sigma only gives radius ceil(3 sigma), with
+/// 3 sigma rounded to f32 as DALI's SigmaToDiameter computes it (sigma =
+/// 1/3 in f32, a hair above it, gives radius 1, not 2).
 PIPE_HD pipe_blur_params pipe_blur_resolve(bool has_window, long long window,
                                            bool has_sigma, double sigma) {
   pipe_blur_params p;
@@ -97,12 +99,14 @@ PIPE_HD pipe_blur_params pipe_blur_resolve(bool has_window, long long window,
     p.error = PIPE_BLUR_WINDOW_EVEN;
   else if (has_sigma && !(sigma > 0))
     p.error = PIPE_BLUR_SIGMA_NOT_POSITIVE;
-  else if ((has_window && (window - 1) / 2 > PIPE_BLUR_MAX_RADIUS) ||
-           (!has_window && !(3.0 * sigma <= (double)PIPE_BLUR_MAX_RADIUS)))
+  float triple = (float)sigma * 3.0f;
+  if (p.error == PIPE_BLUR_OK &&
+      ((has_window && (window - 1) / 2 > PIPE_BLUR_MAX_RADIUS) ||
+       (!has_window && !(triple <= (float)PIPE_BLUR_MAX_RADIUS))))
     p.error = PIPE_BLUR_TOO_LARGE;
   if (p.error != PIPE_BLUR_OK)
     return p;
-  p.radius = has_window ? (int)((window - 1) / 2) : (int)ceil(3.0 * sigma);
+  p.radius = has_window ? (int)((window - 1) / 2) : (int)ceilf(triple);
   if (!has_sigma)
     p.sigma = (p.radius - 1) * 0.3 + 0.8;
   return p;

@@ -15,7 +15,8 @@
 //   conv2d:     acc = fma(weight[k], tap[k], acc) in row-major tap order
 //               (a correlation, the kernel not flipped, as OpenCV's
 //               filter2D and DALI's filter);
-//   erode, dilate: the least / greatest tap, NaN if any tap is NaN;
+//   erode, dilate: the least / greatest tap, NaN if any tap is NaN, -0
+//   below +0;
 //   median:     the middle of the taps sorted with NaN last (np.sort), an
 //               odd number of taps, found by a sorting network's
 //               exchanges (pipe_window_median_network).
@@ -154,8 +155,24 @@ template <typename T> PIPE_HD bool pipe_window_before(T a, T b) {
   return a < b || (a == a && b != b);
 }
 
+/// Whether zero `a` ranks past zero `b` as elementwise min and max rank
+/// them (-0 below +0): for erode, a -0 after a +0; for dilate the reverse.
+/// Integers have one zero.
+PIPE_HD bool pipe_window_zero_past(float a, float b, bool greatest) {
+  return a == 0 && b == 0 && (signbit(a) != 0) != greatest &&
+         (signbit(b) != 0) == greatest;
+}
+PIPE_HD bool pipe_window_zero_past(double a, double b, bool greatest) {
+  return a == 0 && b == 0 && (signbit(a) != 0) != greatest &&
+         (signbit(b) != 0) == greatest;
+}
+template <typename T> PIPE_HD bool pipe_window_zero_past(T, T, bool) {
+  return false;
+}
+
 /// erode (greatest = false) and dilate: the least or greatest tap, NaN as
-/// soon as one is NaN.
+/// soon as one is NaN, -0 below +0 (IEEE 754-2019 minimum and maximum, as
+/// min and max).
 template <typename I, typename In>
 PIPE_HD In pipe_window_extreme(const In *x, const pipe_window_element<I> &e,
                                const pipe_window_geometry<I> &g, int border,
@@ -167,7 +184,8 @@ PIPE_HD In pipe_window_extreme(const In *x, const pipe_window_element<I> &e,
     auto a = T::widen(v), b = T::widen(best);
     // The first tap, then any lesser (greater) one; a NaN, once taken,
     // stays.
-    if (k == 0 || (b == b && (a != a || (greatest ? b < a : a < b))))
+    if (k == 0 || (b == b && (a != a || (greatest ? b < a : a < b) ||
+                              pipe_window_zero_past(a, b, greatest))))
       best = v;
   });
   return best;

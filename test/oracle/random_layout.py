@@ -18,9 +18,10 @@ AXIS_DIMS = {0: 'N', 1: 'H', 2: 'W'}
 
 
 def blur_weights(window, sigma):
-    """DALI's rules, then the weights normalized in f64 and rounded to f32."""
+    """DALI's rules (3 sigma in f32, as its SigmaToDiameter computes it),
+    then the weights normalized in f64 and rounded to f32."""
     if window is None:
-        window = 2 * int(np.ceil(3 * sigma)) + 1
+        window = 2 * int(np.ceil(np.float32(sigma) * np.float32(3))) + 1
     radius = (window - 1) // 2
     if sigma is None:
         sigma = (radius - 1) * 0.3 + 0.8

@@ -143,6 +143,15 @@ TEST(StencilSemantics, DaliWindowAndSigmaRules) {
   EXPECT_DOUBLE_EQ(p.sigma, 1.1);
   p = pipe_blur_resolve(false, 0, true, 1.5); // window 2 * ceil(4.5) + 1
   EXPECT_EQ(p.radius, 5);
+  // 3 sigma is rounded to f32 before the ceil, as DALI's SigmaToDiameter
+  // (2 * ceilf(sigma * 3) + 1) computes it: 1/3 as an f32 is a little above
+  // 1/3, and its triple in f64 a little above 1, but 1 in f32.
+  float third = 1.0f / 3.0f;
+  ASSERT_GT(3.0 * double(third), 1.0);
+  EXPECT_EQ(pipe_blur_resolve(false, 0, true, third).radius, 1);
+  EXPECT_EQ(pipe_blur_resolve(false, 0, true, std::nextafter(third, 1.0f))
+                .radius,
+            2);
   EXPECT_EQ(pipe_blur_resolve(true, 4, false, 0).error, PIPE_BLUR_WINDOW_EVEN);
   EXPECT_EQ(pipe_blur_resolve(true, -3, false, 0).error,
             PIPE_BLUR_WINDOW_NOT_POSITIVE);

@@ -62,4 +62,32 @@ TEST(Window, TapsReadThroughTheBorder) {
   EXPECT_EQ(taps(PIPE_WRAP), (std::vector<int>{12, 13, 10, 11, 12}));
 }
 
+TEST(Window, ErodeAndDilateRankZerosAsMinAndMax) {
+  // One row; a window of 3 at element 1 sees all three, in either order:
+  // erode gives -0 and dilate +0 wherever the zeros stand, as min and max.
+  pipe_window_geometry<long long> g = {3, 1, 1, 1, 3, 1, 1, 0};
+  auto extreme = [&](std::vector<float> row, bool greatest) {
+    return pipe_window_extreme<long long>(row.data(),
+                                          pipe_window_locate(1LL, g), g,
+                                          PIPE_CLAMP, 0.0f, greatest);
+  };
+  for (auto row : {std::vector<float>{0.0f, -0.0f, 5.0f},
+                   std::vector<float>{-0.0f, 0.0f, 5.0f},
+                   std::vector<float>{5.0f, 0.0f, -0.0f}}) {
+    float least = extreme(row, false);
+    EXPECT_TRUE(least == 0 && std::signbit(least));
+  }
+  for (auto row : {std::vector<float>{-5.0f, -0.0f, 0.0f},
+                   std::vector<float>{0.0f, -0.0f, -5.0f}}) {
+    float greatest = extreme(row, true);
+    EXPECT_TRUE(greatest == 0 && !std::signbit(greatest));
+  }
+  // Still NaN once a tap is NaN, and integers as before.
+  EXPECT_TRUE(std::isnan(extreme({-0.0f, NAN, 0.0f}, false)));
+  const pipe_i32 ints[3] = {4, -2, 7};
+  EXPECT_EQ(pipe_window_extreme<long long>(ints, pipe_window_locate(1LL, g), g,
+                                           PIPE_CLAMP, pipe_i32(0), false),
+            -2);
+}
+
 } // namespace
