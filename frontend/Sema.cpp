@@ -5,6 +5,8 @@
 
 #include "dialect/PipeSpellings.inc"
 
+#include "llvm/ADT/SmallString.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/Casting.h"
@@ -792,6 +794,28 @@ std::vector<std::string> pipec::listLanguage() {
   return std::vector<std::string>(lines.begin(), lines.end());
 }
 
+/// After an op's own checks, which say more where they look: no
+/// positional argument past those the function takes is dropped unread.
+bool PipelineChecker::checkPositionalCount(CallExprAST &expr,
+                                           unsigned positional,
+                                           llvm::StringRef keywords) {
+  size_t count = expr.args.size();
+  if (count <= positional)
+    return true;
+  llvm::SmallString<64> list;
+  for (llvm::StringRef word : llvm::split(keywords, ' '))
+    if (!word.empty())
+      list += (list.empty() ? "" : ", ") + word.str() + " =";
+  return error(expr.args[positional]->getLoc(),
+               "'" + expr.callee + "' takes " +
+                   (positional == 0 ? std::string("no positional argument")
+                                    : std::to_string(positional) +
+                                          " positional argument" +
+                                          (positional == 1 ? "" : "s")) +
+                   ", got " + std::to_string(count) +
+                   (list.empty() ? "" : " (its keywords: " + list + ")"));
+}
+
 bool PipelineChecker::checkCall(CallExprAST &expr) {
   const std::string &callee = expr.callee;
   size_t count = expr.args.size();
@@ -809,7 +833,8 @@ bool PipelineChecker::checkCall(CallExprAST &expr) {
       return false;
 #define PIPE_FUNCTION(Class, name, positional, keywords)                       \
   if (callee == name)                                                          \
-    return check##Class##Op(expr);
+    return check##Class##Op(expr) &&                                           \
+           checkPositionalCount(expr, positional, keywords);
     PIPE_FUNCTIONS(PIPE_FUNCTION)
 #undef PIPE_FUNCTION
   }

@@ -131,6 +131,8 @@ private:
   bool checkCall(CallExprAST &expr);
   /// Every keyword argument is one of `keywords` (space-separated), once.
   bool checkKeywords(CallExprAST &expr, llvm::StringRef keywords);
+  bool checkPositionalCount(CallExprAST &expr, unsigned positional,
+                            llvm::StringRef keywords);
   bool checkElementwiseCall(CallExprAST &expr);
 
   // Functions over values (SemaFunctions.cpp), one per op (PIPE_FUNCTIONS).
