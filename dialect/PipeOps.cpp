@@ -172,7 +172,39 @@ LogicalResult PipelineOp::verify() {
     return failure();
   if (type.getNumResults() == 0)
     return emitOpError() << "must have at least one result";
-  return success();
+  // The dim checks any op may carry (dialect/DimChecks.h), read without
+  // further checks by the plan builder and the reference: strings that
+  // parse as dim expressions, their reasons strings, one per check.
+  WalkResult checks = getBody().walk([&](Operation *op) {
+    Attribute checks = op->getAttr("dim_checks");
+    Attribute reasons = op->getAttr("dim_check_reasons");
+    Attribute named = op->getAttr("dim_check_op");
+    auto strings = [](Attribute attr) {
+      auto array = dyn_cast<ArrayAttr>(attr);
+      return array && llvm::all_of(array, [](Attribute element) {
+               return isa<StringAttr>(element);
+             });
+    };
+    auto verifyChecks = [&]() -> LogicalResult {
+      if (checks && !strings(checks))
+        return op->emitOpError() << "dim_checks must be an array of strings";
+      if (reasons && !strings(reasons))
+        return op->emitOpError()
+               << "dim_check_reasons must be an array of strings";
+      if (named && !isa<StringAttr>(named))
+        return op->emitOpError() << "dim_check_op must be a string";
+      if (checks)
+        for (Attribute check : cast<ArrayAttr>(checks))
+          if (!pipert::DimExpr::parse(cast<StringAttr>(check).str()))
+            return op->emitOpError()
+                   << "dim check " << check << " is not a dim expression";
+      return success();
+    };
+    if (succeeded(verifyChecks()))
+      return WalkResult::advance();
+    return WalkResult::interrupt();
+  });
+  return failure(checks.wasInterrupted());
 }
 
 LogicalResult ReturnOp::verify() {

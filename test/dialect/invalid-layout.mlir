@@ -118,3 +118,29 @@ pipe.pipeline @check_bool(%a: tensor<?xi1, ["N"]> {pipe.name = "a"}) -> (tensor<
   %y = pipe.check_bounds %a lo ["0"] hi ["9"] messages ["m"] : tensor<?xi1, ["N"]>
   pipe.return %y : tensor<?xi1, ["N"]>
 }
+
+// -----
+
+// Any op's dim checks (dialect/DimChecks.h) are verified where the pipeline
+// is: the plan builder reads them as strings (an integer there crashed it).
+pipe.pipeline @dim_checks_not_strings(%x: tensor<?x?xf32, ["N", "W"]> {pipe.name = "x"}) -> (tensor<?x?xf32, ["N", "W + 3"]> {pipe.name = "y"}) {
+  // expected-error @+1 {{'pipe.pad' op dim_checks must be an array of strings}}
+  %y = pipe.pad %x axes [1] before ["1"] after ["2"] border constant fill 0.0 : f32 {dim_checks = [5]} : tensor<?x?xf32, ["N", "W"]> to tensor<?x?xf32, ["N", "W + 3"]>
+  pipe.return %y : tensor<?x?xf32, ["N", "W + 3"]>
+}
+
+// -----
+
+pipe.pipeline @dim_check_unparsed(%x: tensor<?x?xf32, ["N", "W"]> {pipe.name = "x"}) -> (tensor<?x?xf32, ["N", "W + 3"]> {pipe.name = "y"}) {
+  // expected-error @+1 {{'pipe.pad' op dim check "W +" is not a dim expression}}
+  %y = pipe.pad %x axes [1] before ["1"] after ["2"] border constant fill 0.0 : f32 {dim_checks = ["W +"]} : tensor<?x?xf32, ["N", "W"]> to tensor<?x?xf32, ["N", "W + 3"]>
+  pipe.return %y : tensor<?x?xf32, ["N", "W + 3"]>
+}
+
+// -----
+
+pipe.pipeline @dim_check_reasons(%x: tensor<?x?xf32, ["N", "W"]> {pipe.name = "x"}) -> (tensor<?x?xf32, ["N", "W + 3"]> {pipe.name = "y"}) {
+  // expected-error @+1 {{'pipe.pad' op dim_check_reasons must be an array of strings}}
+  %y = pipe.pad %x axes [1] before ["1"] after ["2"] border constant fill 0.0 : f32 {dim_checks = ["W - 1"], dim_check_reasons = [1]} : tensor<?x?xf32, ["N", "W"]> to tensor<?x?xf32, ["N", "W + 3"]>
+  pipe.return %y : tensor<?x?xf32, ["N", "W + 3"]>
+}
