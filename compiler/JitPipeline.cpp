@@ -126,7 +126,15 @@ pipert::Status JitPipeline::run(const std::vector<pipert::TensorRef> &inputs,
 
 pipert::Result<std::vector<pipert::HostTensor>>
 JitPipeline::run(const std::vector<pipert::HostTensor> &inputs) {
-  if (pipert::Status s = ensureLoaded(); !s.ok())
+  // As above: a bad input is named before a missing GPU is.
+  if (pipert::Status s = ensureLoaded([&] {
+        std::vector<pipert::TensorRef> refs;
+        for (const pipert::HostTensor &input : inputs)
+          refs.push_back(input.ref());
+        auto shapes = pipert::resultShapes(impl->plan, refs);
+        return shapes ? pipert::Status() : shapes.status();
+      });
+      !s.ok())
     return s;
   return impl->executable->run(inputs);
 }

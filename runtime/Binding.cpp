@@ -124,9 +124,10 @@ bindPlanDims(const Plan &plan, const std::vector<TensorRef> &inputs) {
 
 Result<std::vector<std::vector<int64_t>>>
 pipert::resultShapes(const Plan &plan, const std::vector<TensorRef> &inputs) {
+  // Every failure here is the inputs': their count, dtypes, shapes.
   auto sizes = bindPlanDims(plan, inputs);
   if (!sizes)
-    return sizes.status();
+    return Status::badArgument(sizes.status().message());
   std::vector<std::vector<int64_t>> shapes;
   for (int buffer : plan.results)
     shapes.push_back(shapeOf(plan.buffers[buffer], *sizes));

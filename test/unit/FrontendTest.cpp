@@ -125,3 +125,28 @@ TEST(Frontend, PlanDescribesBuffersAndKernels) {
   EXPECT_EQ(plan.kernels[0].inputs, (std::vector<int>{0, 1}));
   EXPECT_EQ(plan.resultNames, (std::vector<std::string>{"y"}));
 }
+
+// A bad tensor is named as a bad argument before the kernels load, so a
+// machine without a GPU says what is wrong with the input (docs/runtime.md,
+// Errors), whichever run overload is called.
+TEST(Frontend, BadTensorsAreNamedBeforeTheKernelsLoad) {
+  auto pipeline = JitPipeline::compile(
+      "pipeline p(x: f32[N, 3]) -> (y: f32[N, 3]) { y = x * 2 }\n", "p.pipe");
+  ASSERT_TRUE(pipeline.ok()) << pipeline.status().message();
+  pipert::HostTensor wrong(pipert::DType::F64, {4, 3});
+  auto hostRun = (*pipeline)->run(std::vector<pipert::HostTensor>{});
+  ASSERT_FALSE(hostRun.ok());
+  EXPECT_TRUE(hostRun.status().isBadArgument()) << hostRun.status().message();
+  hostRun = (*pipeline)->run({wrong});
+  ASSERT_FALSE(hostRun.ok());
+  EXPECT_TRUE(hostRun.status().isBadArgument());
+  EXPECT_NE(hostRun.status().message().find("input 'x' has dtype f64"),
+            std::string::npos)
+      << hostRun.status().message();
+  pipert::HostTensor out(pipert::DType::F32, {4, 3});
+  pipert::Status refRun = (*pipeline)->run({wrong.ref()}, {out.ref()});
+  EXPECT_TRUE(refRun.isBadArgument()) << refRun.message();
+  auto shapes = pipert::resultShapes((*pipeline)->plan(), {wrong.ref()});
+  ASSERT_FALSE(shapes.ok());
+  EXPECT_TRUE(shapes.status().isBadArgument());
+}
