@@ -5,8 +5,6 @@
 
 #include "dialect/PipeSpellings.inc"
 
-#include "llvm/ADT/SmallString.h"
-#include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/Casting.h"
@@ -794,28 +792,6 @@ std::vector<std::string> pipec::listLanguage() {
   return std::vector<std::string>(lines.begin(), lines.end());
 }
 
-/// After an op's own checks, which say more where they look: no
-/// positional argument past those the function takes is dropped unread.
-bool PipelineChecker::checkPositionalCount(CallExprAST &expr,
-                                           unsigned positional,
-                                           llvm::StringRef keywords) {
-  size_t count = expr.args.size();
-  if (count <= positional)
-    return true;
-  llvm::SmallString<64> list;
-  for (llvm::StringRef word : llvm::split(keywords, ' '))
-    if (!word.empty())
-      list += (list.empty() ? "" : ", ") + word.str() + " =";
-  return error(expr.args[positional]->getLoc(),
-               "'" + expr.callee + "' takes " +
-                   (positional == 0 ? std::string("no positional argument")
-                                    : std::to_string(positional) +
-                                          " positional argument" +
-                                          (positional == 1 ? "" : "s")) +
-                   ", got " + std::to_string(count) +
-                   (list.empty() ? "" : " (its keywords: " + list + ")"));
-}
-
 bool PipelineChecker::checkCall(CallExprAST &expr) {
   const std::string &callee = expr.callee;
   size_t count = expr.args.size();
@@ -841,29 +817,6 @@ bool PipelineChecker::checkCall(CallExprAST &expr) {
   if (hasElementwiseSpelling(callee, 0))
     return checkElementwiseCall(expr);
   return error(expr.getLoc(), "unknown function '" + callee + "'");
-}
-
-bool PipelineChecker::checkKeywords(CallExprAST &expr,
-                                    llvm::StringRef keywords) {
-  llvm::SmallVector<llvm::StringRef> known;
-  keywords.split(known, ' ', -1, /*KeepEmpty=*/false);
-  std::set<std::string> seen;
-  for (KeywordArgAST &kwarg : expr.kwargs) {
-    if (!llvm::is_contained(known, kwarg.name)) {
-      std::string list;
-      for (llvm::StringRef keyword : known)
-        list += (list.empty() ? "" : ", ") + keyword.str();
-      return error(kwarg.loc, "'" + expr.callee +
-                                  "' takes no keyword argument '" +
-                                  kwarg.name + "'" +
-                                  (list.empty() ? "" : " (it takes " + list +
-                                                           ")"));
-    }
-    if (!seen.insert(kwarg.name).second)
-      return error(kwarg.loc, "keyword argument '" + kwarg.name +
-                                  "' is given twice");
-  }
-  return true;
 }
 
 bool PipelineChecker::checkElementwiseCall(CallExprAST &expr) {

@@ -1,7 +1,9 @@
 //===- SemaFunctions.cpp - Checking calls of functions over values --------===//
 //
-// Transpose and reshape, reductions and gaussian_blur: their arguments,
-// axes and keyword arguments, and the type of their result.
+// The arguments every structured function's call is checked for (its
+// keywords, how many positional arguments); transpose and reshape,
+// reductions and gaussian_blur: their arguments, axes and keyword
+// arguments, and the type of their result.
 //
 //===----------------------------------------------------------------------===//
 
@@ -11,13 +13,67 @@
 #include "core/PipeScalar.h" // PIPE_HD, which PipeStencil.h uses
 #include "core/PipeStencil.h"
 
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/Casting.h"
 
 #include <algorithm>
 #include <map>
+#include <set>
 
 using namespace pipec;
 using namespace pipec::sema;
+
+/// The keywords of a function's declaration ("axes keepdims dtype"),
+/// listed for a message: "axes, keepdims, dtype" (each followed by
+/// `suffix`).
+static std::string listKeywords(llvm::StringRef keywords,
+                                llvm::StringRef suffix = "") {
+  std::string list;
+  for (llvm::StringRef keyword : llvm::split(keywords, ' '))
+    if (!keyword.empty())
+      list += (list.empty() ? "" : ", ") + keyword.str() + suffix.str();
+  return list;
+}
+
+bool PipelineChecker::checkKeywords(CallExprAST &expr,
+                                    llvm::StringRef keywords) {
+  llvm::SmallVector<llvm::StringRef> known;
+  keywords.split(known, ' ', -1, /*KeepEmpty=*/false);
+  std::set<std::string> seen;
+  for (KeywordArgAST &kwarg : expr.kwargs) {
+    if (!llvm::is_contained(known, kwarg.name)) {
+      std::string list = listKeywords(keywords);
+      return error(kwarg.loc, "'" + expr.callee +
+                                  "' takes no keyword argument '" +
+                                  kwarg.name + "'" +
+                                  (list.empty() ? "" : " (it takes " + list +
+                                                           ")"));
+    }
+    if (!seen.insert(kwarg.name).second)
+      return error(kwarg.loc, "keyword argument '" + kwarg.name +
+                                  "' is given twice");
+  }
+  return true;
+}
+
+/// After an op's own checks, which say more where they look: no
+/// positional argument past those the function takes is dropped unread.
+bool PipelineChecker::checkPositionalCount(CallExprAST &expr,
+                                           unsigned positional,
+                                           llvm::StringRef keywords) {
+  size_t count = expr.args.size();
+  if (count <= positional)
+    return true;
+  std::string list = listKeywords(keywords, " =");
+  return error(expr.args[positional]->getLoc(),
+               "'" + expr.callee + "' takes " +
+                   (positional == 0 ? std::string("no positional argument")
+                                    : std::to_string(positional) +
+                                          " positional argument" +
+                                          (positional == 1 ? "" : "s")) +
+                   ", got " + std::to_string(count) +
+                   (list.empty() ? "" : " (its keywords: " + list + ")"));
+}
 
 ExprAST *PipelineChecker::layoutOperand(CallExprAST &expr,
                                         llvm::StringRef keyword,
