@@ -155,19 +155,16 @@ template <typename T> PIPE_HD bool pipe_window_before(T a, T b) {
   return a < b || (a == a && b != b);
 }
 
-/// Whether zero `a` ranks past zero `b` as elementwise min and max rank
-/// them (-0 below +0): for erode, a -0 after a +0; for dilate the reverse.
-/// Integers have one zero.
-PIPE_HD bool pipe_window_zero_past(float a, float b, bool greatest) {
-  return a == 0 && b == 0 && (signbit(a) != 0) != greatest &&
-         (signbit(b) != 0) == greatest;
-}
-PIPE_HD bool pipe_window_zero_past(double a, double b, bool greatest) {
-  return a == 0 && b == 0 && (signbit(a) != 0) != greatest &&
-         (signbit(b) != 0) == greatest;
-}
-template <typename T> PIPE_HD bool pipe_window_zero_past(T, T, bool) {
-  return false;
+/// Whether zero `a` ranks past zero `b` (taps of dtype `In`, widened) as
+/// elementwise min and max rank them (-0 below +0): for erode, a -0 after
+/// a +0; for dilate the reverse. Integers have one zero.
+template <typename In, typename W>
+PIPE_HD bool pipe_window_zero_past(W a, W b, bool greatest) {
+  if constexpr (!pipe_traits<In>::is_float)
+    return false;
+  else
+    return a == 0 && b == 0 && (signbit(a) != 0) != greatest &&
+           (signbit(b) != 0) == greatest;
 }
 
 /// erode (greatest = false) and dilate: the least or greatest tap, NaN as
@@ -185,7 +182,7 @@ PIPE_HD In pipe_window_extreme(const In *x, const pipe_window_element<I> &e,
     // The first tap, then any lesser (greater) one; a NaN, once taken,
     // stays.
     if (k == 0 || (b == b && (a != a || (greatest ? b < a : a < b) ||
-                              pipe_window_zero_past(a, b, greatest))))
+                              pipe_window_zero_past<In>(a, b, greatest))))
       best = v;
   });
   return best;

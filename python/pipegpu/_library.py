@@ -157,13 +157,13 @@ def _file_error_kind(base):
     return kind
 
 
-_FILE_ERROR_KINDS = {
-    errno_value: _file_error_kind(base)
-    for errno_value, base in [(_errno.ENOENT, FileNotFoundError),
-                              (_errno.EACCES, PermissionError),
-                              (_errno.EPERM, PermissionError),
-                              (_errno.EISDIR, IsADirectoryError),
-                              (_errno.ENOTDIR, NotADirectoryError)]}
+_FILE_NOT_FOUND, _PERMISSION, _IS_A_DIRECTORY, _NOT_A_DIRECTORY = map(
+    _file_error_kind, (FileNotFoundError, PermissionError, IsADirectoryError,
+                       NotADirectoryError))
+_FILE_ERROR_KINDS = {_errno.ENOENT: _FILE_NOT_FOUND,
+                     _errno.EACCES: _PERMISSION, _errno.EPERM: _PERMISSION,
+                     _errno.EISDIR: _IS_A_DIRECTORY,
+                     _errno.ENOTDIR: _NOT_A_DIRECTORY}
 
 
 def _file_error(message, errno=None, filename=None):
