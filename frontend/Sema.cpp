@@ -944,17 +944,20 @@ bool pipec::checkModule(ModuleAST &module, llvm::SourceMgr &sourceMgr) {
       const ExprAST &value = *binding.value;
       // A number or list literal, or a tree over a `~` (`n = ~1`), which
       // folding leaves: the `~` applies in the dtype it takes where used.
-      bool numbers =
-          isLiteralTree(value) &&
-          (llvm::isa<NumberExprAST, ListExprAST>(value) ||
-           findLiteralBitNot(value));
+      // Or `true` or `false`, a bool scalar either way, but a literal
+      // where a keyword wants one (`keepdims = kd`).
+      bool literal =
+          llvm::isa<BoolExprAST>(value) ||
+          (isLiteralTree(value) &&
+           (llvm::isa<NumberExprAST, ListExprAST>(value) ||
+            findLiteralBitNot(value)));
       // (Not an if's condition: `if 1` is an error there, and the merges'
       // selects would say it again about a condition the user never wrote.
       // Nor a version of a result that an `if` or a `for` updates, `r@k`:
       // that is a value of the result's dtype, PipelineChecker::check.)
       auto [base, version] = llvm::StringRef(binding.name).split('@');
       bool updatedResult = !version.empty() && resultNames.contains(base);
-      if (numbers && base != "if" && !updatedResult)
+      if (literal && base != "if" && !updatedResult)
         literals[binding.name] = &value;
     }
     ok &= folded && PipelineChecker(pipeline, sourceMgr).check();

@@ -187,6 +187,8 @@ static std::unique_ptr<ExprAST> copyLiteral(const ExprAST &literal, SMLoc loc) {
     copy->integerQuotient = number->integerQuotient;
     return copy;
   }
+  if (auto *boolean = llvm::dyn_cast<BoolExprAST>(&literal))
+    return std::make_unique<BoolExprAST>(loc, boolean->value);
   if (auto *unary = llvm::dyn_cast<UnaryExprAST>(&literal))
     return std::make_unique<UnaryExprAST>(
         loc, unary->op,
