@@ -17,6 +17,7 @@
 #include "llvm/Support/Casting.h"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <set>
 
@@ -388,9 +389,12 @@ bool PipelineChecker::checkGaussianBlurOp(CallExprAST &expr) {
                                      "constant, wrap");
       expr.border = name->name;
     } else if (kwarg.name == "fill") {
+      // Finite, as the window filters' fill: inf or NaN entering the sums
+      // would make every edge element inf or NaN.
       auto *number = llvm::dyn_cast<NumberExprAST>(&value);
-      if (!number)
-        return error(value.getLoc(), "fill is a number literal");
+      if (!number || !std::isfinite(number->asDouble()))
+        return error(value.getLoc(),
+                     "the fill of 'gaussian_blur' is a finite number literal");
       expr.fill = number->asDouble();
       fillLoc = kwarg.loc;
     } else if (kwarg.name == "dtype") {
