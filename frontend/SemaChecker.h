@@ -55,6 +55,16 @@ bool foldLiteralTrees(
     std::unique_ptr<ExprAST> &expr, llvm::SourceMgr &sourceMgr,
     const llvm::StringMap<const ExprAST *> *literals = nullptr);
 
+/// The value of a number literal as written (after literal folding), or
+/// nullopt for anything else (SemaLiterals.cpp).
+std::optional<double> literalValue(const ExprAST &expr);
+/// The number literals of a parameter: itself, or a list literal's
+/// elements (none for a tensor).
+std::vector<const ExprAST *> literalsOf(const ExprAST &expr);
+/// The shortest text that reads back as `value` (1.0000000001 stays so);
+/// NaN as "nan", whatever its sign.
+std::string formatNumber(double value);
+
 /// The first `~` in a tree of literals, or null (SemaLiterals.cpp).
 const UnaryExprAST *findLiteralBitNot(const ExprAST &expr);
 

@@ -12,6 +12,8 @@
 
 #include "llvm/Support/Casting.h"
 
+#include <cmath>
+
 using namespace pipec;
 using namespace pipec::sema;
 
@@ -86,11 +88,19 @@ bool PipelineChecker::checkChannelMixOp(CallExprAST &expr) {
         if (!llvm::isa<NumberExprAST>(*kwarg.value))
           return error(kwarg.value->getLoc(),
                        "contrast_center is a number literal");
-        continue;
-      }
-      if (!checkSampleParam(*kwarg.value, input, firstAxis, "number",
-                            callee + "'s " + kwarg.name))
+      } else if (!checkSampleParam(*kwarg.value, input, firstAxis, "number",
+                                   callee + "'s " + kwarg.name)) {
         return false;
+      }
+      // A literal NaN or inf would make every value NaN or inf (tensors are
+      // not checked: docs/language.md, Color).
+      for (const ExprAST *literal : literalsOf(*kwarg.value))
+        if (std::optional<double> value = literalValue(*literal);
+            value && !std::isfinite(*value))
+          return error(literal->getLoc(),
+                       callee + "'s " + kwarg.name + " is " +
+                           formatNumber(*value) +
+                           "; it must be a finite number");
     }
   }
   return setNumberResult(expr, input, std::move(dims));

@@ -15,6 +15,7 @@
 #include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/Support/Casting.h"
 
+#include <charconv>
 #include <cmath>
 #include <cstdint>
 #include <memory>
@@ -320,3 +321,33 @@ bool sema::foldLiteralTrees(std::unique_ptr<ExprAST> &expr,
   return ok;
 }
 
+/// The value of a number literal as written (after literal folding).
+std::optional<double> sema::literalValue(const ExprAST &expr) {
+  if (auto *number = llvm::dyn_cast<NumberExprAST>(&expr))
+    return number->asDouble();
+  return std::nullopt;
+}
+
+/// The number literals of a parameter: itself, or a list literal's
+/// elements (none for a tensor).
+std::vector<const ExprAST *> sema::literalsOf(const ExprAST &expr) {
+  if (auto *list = llvm::dyn_cast<ListExprAST>(&expr)) {
+    std::vector<const ExprAST *> elements;
+    for (const ExprPtr &element : list->elements)
+      elements.push_back(element.get());
+    return elements;
+  }
+  if (llvm::isa<NumberExprAST>(expr))
+    return {&expr};
+  return {};
+}
+
+/// The shortest text that reads back as `value` (1.0000000001 stays so);
+/// NaN as "nan", whatever its sign.
+std::string sema::formatNumber(double value) {
+  if (std::isnan(value))
+    return "nan";
+  char text[64];
+  auto [end, failed] = std::to_chars(text, text + sizeof text, value);
+  return std::string(text, end);
+}

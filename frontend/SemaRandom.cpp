@@ -22,37 +22,6 @@ using pipert::DimExpr;
 
 namespace {
 
-/// The value of a number literal as written (after literal folding).
-std::optional<double> literalValue(const ExprAST &expr) {
-  if (auto *number = llvm::dyn_cast<NumberExprAST>(&expr))
-    return number->asDouble();
-  return std::nullopt;
-}
-
-/// The number literals of a parameter: itself, or a list literal's
-/// elements (none for a tensor).
-std::vector<const ExprAST *> literalsOf(const ExprAST &expr) {
-  if (auto *list = llvm::dyn_cast<ListExprAST>(&expr)) {
-    std::vector<const ExprAST *> elements;
-    for (const ExprPtr &element : list->elements)
-      elements.push_back(element.get());
-    return elements;
-  }
-  if (llvm::isa<NumberExprAST>(expr))
-    return {&expr};
-  return {};
-}
-
-/// The shortest text that reads back as `value` (1.0000000001 stays so);
-/// NaN as "nan", whatever its sign.
-std::string formatNumber(double value) {
-  if (std::isnan(value))
-    return "nan";
-  char text[64];
-  auto [end, failed] = std::to_chars(text, text + sizeof text, value);
-  return std::string(text, end);
-}
-
 /// "[N, 2]", or "a scalar" for no dims.
 std::string describeShape(const std::vector<DimAST> &dims) {
   if (dims.empty())
@@ -166,9 +135,15 @@ bool PipelineChecker::checkRandomOp(CallExprAST &expr) {
                                              "exceed hi");
     }
   } else if (callee == "normal") {
-    if (ExprAST *mean = keyword(expr, "mean"))
+    if (ExprAST *mean = keyword(expr, "mean")) {
       if (!checkParam(*mean, "normal's mean"))
         return false;
+      for (const ExprAST *literal : literalsOf(*mean))
+        if (std::optional<double> value = literalValue(*literal);
+            value && std::isnan(*value))
+          return error(literal->getLoc(), "normal's mean is nan; it must be "
+                                          "a number");
+    }
     if (ExprAST *stddev = keyword(expr, "stddev")) {
       if (!checkParam(*stddev, "normal's stddev"))
         return false;
