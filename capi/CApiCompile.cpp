@@ -10,6 +10,8 @@
 
 #include "compiler/JitPipeline.h"
 
+#include "llvm/Support/MemoryBuffer.h"
+
 #include <memory>
 
 using namespace pipecapi;
@@ -78,9 +80,16 @@ pipe_status pipe_compile_file(const char *path, const char *pipeline_name,
     if (!path || !out)
       return fail(PIPE_ERROR_ARGUMENT,
                   "pipe_compile_file: path and out are required");
-    return finishCompile(pipec::JitPipeline::compileFile(
-                             path, pipeline_name ? pipeline_name : ""),
-                         out);
+    // Read here, not by JitPipeline::compileFile: a file that cannot be
+    // read is PIPE_ERROR_FILE, not the source's error.
+    auto buffer = llvm::MemoryBuffer::getFile(path);
+    if (!buffer)
+      return fail(PIPE_ERROR_FILE, std::string("cannot read '") + path +
+                                       "': " + buffer.getError().message());
+    return finishCompile(
+        pipec::JitPipeline::compile((*buffer)->getBuffer().str(), path,
+                                    pipeline_name ? pipeline_name : ""),
+        out);
   });
 }
 

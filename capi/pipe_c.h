@@ -56,8 +56,9 @@ typedef enum pipe_status {
   PIPE_ERROR_RUN = 3,
   /** A failure inside Pipe: the message says where; please report it. */
   PIPE_ERROR_INTERNAL = 4,
-  /** A file that cannot be read, decoded or written (an image): the
-   * message names it. Nothing was written. */
+  /** A file that cannot be read, decoded or written (an image, or a
+   * source pipe_compile_file cannot read): the message names it. Nothing
+   * was written. */
   PIPE_ERROR_FILE = 5,
 } pipe_status;
 
@@ -106,6 +107,8 @@ PIPE_C_EXPORT pipe_status pipe_compile(const char *source,
                                        const char *source_name,
                                        const char *pipeline_name,
                                        pipe_pipeline **out);
+/** The same for the source in file `path`; a file that cannot be read is
+ * PIPE_ERROR_FILE. */
 PIPE_C_EXPORT pipe_status pipe_compile_file(const char *path,
                                             const char *pipeline_name,
                                             pipe_pipeline **out);

@@ -305,6 +305,18 @@ def test_c_api_says_when_an_array_is_null():
            'pipe_param_info: info is NULL')
 
 
+def test_c_api_says_an_unreadable_source_is_a_file_error():
+    # Not the source's error (PIPE_ERROR_COMPILE, 1): PIPE_ERROR_FILE, 5.
+    import ctypes
+    from pipegpu import _lib
+    handle = ctypes.c_void_p()
+    status = _lib.pipe_compile_file(b'/no/such/source.pipe', None,
+                                    ctypes.byref(handle))
+    assert status == 5, status
+    assert "cannot read '/no/such/source.pipe'" in \
+        _lib.pipe_last_error().decode()
+
+
 def test_a_stream_that_is_no_handle_is_refused():
     p = pipegpu.compile(NOISE)
     x = np.zeros((3, 50), np.float32)
