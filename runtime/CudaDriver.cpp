@@ -45,16 +45,25 @@ Status pipert::checkCuda(CUresult result, const char *call,
                          const std::string &context) {
   if (result == CUDA_SUCCESS)
     return Status();
-  const char *name = "unknown error";
-  const char *description = "";
+  // The driver's name and description of the code, when it knows them (a
+  // stub libcuda, or a code newer than the driver, has neither; the
+  // lookups then leave null): then its number.
+  const char *name = nullptr, *description = nullptr;
   if (auto driver = getCudaDriver()) {
-    (*driver)->cuGetErrorName(result, &name);
-    (*driver)->cuGetErrorString(result, &description);
+    if ((*driver)->cuGetErrorName(result, &name) != CUDA_SUCCESS)
+      name = nullptr;
+    if ((*driver)->cuGetErrorString(result, &description) != CUDA_SUCCESS)
+      description = nullptr;
   }
   std::string message = std::string(call) + " failed";
   if (!context.empty())
     message += " " + context;
-  return Status::error(message + ": " + name + " (" + description + ")");
+  message += ": ";
+  message += name ? std::string(name)
+                  : "CUDA error " + std::to_string(int(result));
+  if (description && *description)
+    message += std::string(" (") + description + ")";
+  return Status::error(message);
 }
 
 /// Initializes the driver once: the number of devices, or why none.

@@ -243,3 +243,13 @@ TEST(Runtime, BlurTooLargeNamesWindowOrSigma) {
             "10000000.000000, which needs a window of more than 2^24 + 1 "
             "(16777217) taps; nothing was written");
 }
+
+// A code the driver cannot name (a stub libcuda's, a newer driver's, or no
+// driver at all) is still given by its number, and nothing reads the null
+// name the lookup leaves.
+TEST(Runtime, DriverErrorsTheDriverCannotNameGiveTheirNumber) {
+  pipert::Status s =
+      pipert::checkCuda(CUresult(12345), "cuSomething", "doing this");
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.message(), "cuSomething failed doing this: CUDA error 12345");
+}
