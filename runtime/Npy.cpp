@@ -257,8 +257,12 @@ Status pipert::writeNpyInPlace(const std::string &path,
   shape += ")";
   std::string header = "{'descr': '" + descr +
                        "', 'fortran_order': False, 'shape': " + shape + ", }";
-  // Pad so that the data starts on a 64-byte boundary, ending in '\n'.
-  size_t total = 10 + header.size() + 1;
+  // Version 1.0 gives the header's length in 2 bytes; a longer header (a
+  // rank in the thousands) takes version 2.0's 4, as NumPy writes it. Pad
+  // so that the data starts on a 64-byte boundary, ending in '\n'.
+  bool version2 = 10 + header.size() + 64 > 65535;
+  size_t prefixBytes = version2 ? 12 : 10;
+  size_t total = prefixBytes + header.size() + 1;
   header.append((64 - total % 64) % 64, ' ');
   header += '\n';
   auto failed = [&]() {
@@ -268,10 +272,11 @@ Status pipert::writeNpyInPlace(const std::string &path,
   File file(fopen(path.c_str(), "wb"));
   if (!file)
     return failed();
-  unsigned char prefix[10] = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0,
-                              (unsigned char)(header.size() & 0xff),
-                              (unsigned char)(header.size() >> 8)};
-  if (fwrite(prefix, 1, 10, file.get()) != 10 ||
+  unsigned char prefix[12] = {0x93, 'N', 'U', 'M', 'P', 'Y',
+                              (unsigned char)(version2 ? 2 : 1), 0};
+  for (size_t i = 0; i < prefixBytes - 8; ++i)
+    prefix[8 + i] = (unsigned char)(header.size() >> (8 * i));
+  if (fwrite(prefix, 1, prefixBytes, file.get()) != prefixBytes ||
       fwrite(header.data(), 1, header.size(), file.get()) != header.size() ||
       (tensor.numBytes() &&
        fwrite(tensor.data(), 1, tensor.numBytes(), file.get()) !=

@@ -1,8 +1,9 @@
 //===- Npy.h - NumPy .npy files ---------------------------------*- C++ -*-===//
 //
-// Reads and writes version 1.0 .npy files of little-endian, C-ordered arrays
-// of the dtypes Pipe supports, so that pipelines run on data that NumPy,
-// PyTorch or OpenCV wrote, and their results go back the same way.
+// Reads .npy files (versions 1.0 to 3.0) and writes them (1.0, or 2.0 when
+// the header passes 64 KiB) of little-endian, C-ordered arrays of the
+// dtypes Pipe supports, so that pipelines run on data that NumPy, PyTorch
+// or OpenCV wrote, and their results go back the same way.
 //
 //===----------------------------------------------------------------------===//
 

@@ -60,6 +60,29 @@ TEST(Npy, HeaderIsWhatNumPyWrites) {
   EXPECT_EQ(bytes[127], '\n');
 }
 
+// A header past 64 KiB (rank 30000) cannot give its length in version
+// 1.0's two bytes: it is written as version 2.0, four bytes, as NumPy
+// writes it (a truncated length once made a file that read back as junk).
+TEST(Npy, LongHeadersAreVersion2) {
+  HostTensor tensor(DType::U8, std::vector<int64_t>(30000, 1));
+  tensor.as<uint8_t>()[0] = 42;
+  std::string path = tempPath("long-header.npy");
+  ASSERT_TRUE(pipert::writeNpy(path, tensor).ok());
+  std::ifstream file(path, std::ios::binary);
+  std::string bytes((std::istreambuf_iterator<char>(file)), {});
+  ASSERT_GT(bytes.size(), 12u);
+  EXPECT_EQ(bytes[6], 2);
+  uint32_t length = 0;
+  for (int i = 0; i < 4; ++i)
+    length |= uint32_t((unsigned char)bytes[size_t(8 + i)]) << (8 * i);
+  EXPECT_GT(length, 65535u);
+  EXPECT_EQ((12 + length) % 64, 0u);
+  EXPECT_EQ(bytes.size(), 12u + length + 1u);
+  auto read = pipert::readNpy(path);
+  ASSERT_TRUE(read.ok()) << read.status().message();
+  EXPECT_TRUE(sameBits(*read, tensor));
+}
+
 TEST(Npy, RejectsWhatItCannotRead) {
   auto missing = pipert::readNpy(tempPath("missing.npy"));
   ASSERT_FALSE(missing.ok());
