@@ -121,9 +121,11 @@ Result<HostTensor> pipert::readNpy(const std::string &path) {
     return bad("not a regular file");
   const unsigned long long fileBytes = (unsigned long long)info.st_size;
   unsigned char magic[8];
-  if (fread(magic, 1, 8, file.get()) != 8 ||
-      memcmp(magic, "\x93NUMPY", 6) != 0)
+  size_t got = fread(magic, 1, 8, file.get());
+  if (memcmp(magic, "\x93NUMPY", std::min<size_t>(got, 6)) != 0 || got == 0)
     return bad("no .npy magic string");
+  if (got != 8)
+    return bad("truncated header");
   uint32_t headerLength = 0;
   if (magic[6] == 1) {
     unsigned char len[2];
@@ -195,19 +197,33 @@ Result<HostTensor> pipert::readNpy(const std::string &path) {
     return bad("dtype '" + descr +
                "' is not one of bool u8 i8 u16 i16 u32 i32 u64 i64 f16 f32 "
                "f64 (little-endian)");
-  if (findValue(header, "fortran_order").rfind("False", 0) != 0)
+  // Python literals, as NumPy's reader evaluates them: False or True.
+  std::string fortranOrder = findValue(header, "fortran_order");
+  while (!fortranOrder.empty() && fortranOrder.back() == ' ')
+    fortranOrder.pop_back();
+  if (fortranOrder == "True")
     return bad("Fortran-ordered arrays are not supported; save with "
                "np.ascontiguousarray");
+  if (fortranOrder != "False")
+    return bad("its 'fortran_order' is " + fortranOrder.substr(0, 40) +
+               ", not False or True");
   std::string shapeText = findValue(header, "shape");
   if (shapeText.empty() || shapeText.front() != '(')
     return bad("no shape");
+  // A tuple of integers, as Python writes it: "()", "(5,)", "(2, 3)",
+  // followed by the next key or the dict's end.
+  size_t after = header.find(shapeText, header.find("'shape'")) +
+                 shapeText.size();
+  after = header.find_first_not_of(' ', after);
+  if (after == std::string::npos ||
+      (header[after] != ',' && header[after] != '}'))
+    return bad("bad shape " + shapeText +
+               (after == std::string::npos ? "" : header.substr(after, 20)));
   std::vector<int64_t> shape;
   const char *p = shapeText.c_str() + 1;
-  while (*p && *p != ')') {
-    while (*p == ' ' || *p == ',')
-      ++p;
-    if (*p == ')')
-      break;
+  while (*p == ' ')
+    ++p;
+  while (*p != ')') {
     char *end;
     errno = 0;
     long long dim = strtoll(p, &end, 10);
@@ -215,6 +231,14 @@ Result<HostTensor> pipert::readNpy(const std::string &path) {
       return bad("bad shape " + shapeText);
     shape.push_back(dim);
     p = end;
+    while (*p == ' ')
+      ++p;
+    if (*p == ',')
+      ++p;
+    else if (*p != ')')
+      return bad("bad shape " + shapeText);
+    while (*p == ' ')
+      ++p;
   }
   // The data's size, computed without overflow, must be what the file
   // holds after the header: checked before anything is allocated.
@@ -234,6 +258,11 @@ Result<HostTensor> pipert::readNpy(const std::string &path) {
   HostTensor tensor(found->dtype, shape);
   if (bytes && fread(tensor.data(), 1, bytes, file.get()) != bytes)
     return bad("the data is shorter than " + tensor.describe() + " needs");
+  // A bool byte other than 0 or 1 (memory viewed as bool) is true, as
+  // NumPy takes it; Pipe's kernels take bools as 0 or 1.
+  if (tensor.dtype() == DType::Bool)
+    for (int64_t i = 0; i < tensor.numElements(); ++i)
+      tensor.as<uint8_t>()[i] = tensor.as<uint8_t>()[i] != 0;
   return tensor;
 }
 

@@ -129,6 +129,34 @@ TEST(Npy, RejectsWhatItCannotRead) {
                 f4x1, "the key 'extra, '");
   write("{'descr': '<f4', 'fortran_order': False, 'shape': (2, 1), }", f4x2);
   EXPECT_TRUE(pipert::readNpy(path).ok());
+  // Python literals only: a shape tuple missing its comma, or with text
+  // after it, and a fortran_order NumPy could not evaluate, are refused
+  // (the first two read as f32[2, 3], the last was called Fortran order).
+  const std::string f4x6(24, '\0');
+  expectRefused("{'descr': '<f4', 'fortran_order': False, 'shape': (2 3), }",
+                f4x6, "bad shape (2 3)");
+  expectRefused("{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3)xyz"
+                ", }",
+                f4x6, "bad shape (2, 3)xyz");
+  expectRefused("{'descr': '<f4', 'fortran_order': false, 'shape': (2,), }",
+                f4x2, "its 'fortran_order' is false, not False or True");
+  write("{'descr': '<f4', 'fortran_order': False, 'shape': (), }", f4x1);
+  EXPECT_TRUE(pipert::readNpy(path).ok());
+  // A bool byte that is neither 0 nor 1 reads as true, as NumPy takes it.
+  write("{'descr': '|b1', 'fortran_order': False, 'shape': (3,), }",
+        std::string("\x00\x02\x01", 3));
+  auto bools = pipert::readNpy(path);
+  ASSERT_TRUE(bools.ok()) << bools.status().message();
+  EXPECT_EQ(bools->as<uint8_t>()[0], 0);
+  EXPECT_EQ(bools->as<uint8_t>()[1], 1);
+  EXPECT_EQ(bools->as<uint8_t>()[2], 1);
+  // A file cut inside its magic string is truncated, not another format.
+  {
+    std::ofstream cut(path, std::ios::binary | std::ios::trunc);
+    cut << std::string("\x93NUMPY", 6);
+  }
+  EXPECT_NE(pipert::readNpy(path).status().message().find("truncated header"),
+            std::string::npos);
   expectRefused(
       "{'descr': 'bfloat16', 'fortran_order': False, 'shape': (1,), }",
       std::string(2, '\0'), "dtype 'bfloat16'");
