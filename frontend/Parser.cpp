@@ -839,10 +839,13 @@ ExprPtr Parser::parsePrimary() {
   switch (tok.kind) {
   case TokenKind::Integer: {
     uint64_t value;
+    // Out of range: said, and read on as a 1 (which no check refuses) so
+    // that the rest of the file is checked too.
     if (tok.text.getAsInteger(10, value)) {
-      error(loc, "integer literal '" + tok.text +
-                     "' is too large (the largest is 18446744073709551615)");
-      return nullptr;
+      ruleError(loc, "integer literal '" + tok.text +
+                         "' is too large (the largest is "
+                         "18446744073709551615)");
+      value = 1;
     }
     consume();
     return std::make_unique<NumberExprAST>(loc, false, int64_t(value),
@@ -854,8 +857,8 @@ ExprPtr Parser::parsePrimary() {
     errno = 0;
     double value = std::strtod(text.c_str(), nullptr);
     if (errno == ERANGE && std::isinf(value)) {
-      error(loc, "float literal '" + tok.text + "' is out of range");
-      return nullptr;
+      ruleError(loc, "float literal '" + tok.text + "' is out of range");
+      value = 1;
     }
     consume();
     return std::make_unique<NumberExprAST>(loc, true, 0, value);
@@ -888,11 +891,13 @@ ExprPtr Parser::parsePrimary() {
           lexer = saved;
           tok = key;
         }
-        if (!kwargs.empty()) {
-          error(tok.getLoc(), "a positional argument cannot follow keyword "
-                              "arguments in the call to '" + name + "'");
-          return nullptr;
-        }
+        // Said, then read as if in its place: the rest of the file is
+        // checked, without errors about this call's arguments that moving
+        // it would not have.
+        if (!kwargs.empty())
+          ruleError(tok.getLoc(), "a positional argument cannot follow "
+                                  "keyword arguments in the call to '" +
+                                      name + "'");
         ExprPtr arg = parseExpression();
         if (!arg)
           return nullptr;
