@@ -245,9 +245,12 @@ bool Parser::parseType(TypeAST &type) {
     dim.loc = tok.getLoc();
     std::string text;
     int depth = 0;
-    while (!tok.is(TokenKind::Eof) &&
-           !(depth == 0 &&
-             (tok.is(TokenKind::Comma) || tok.is(TokenKind::RBracket)))) {
+    // A ']', a line's end or a '{' ends the dim inside parentheses too: an
+    // unclosed '(' is said there, not after swallowing the rest of the
+    // file.
+    while (!tok.is(TokenKind::Eof) && !tok.is(TokenKind::RBracket) &&
+           !tok.is(TokenKind::Newline) && !tok.is(TokenKind::LBrace) &&
+           !(depth == 0 && tok.is(TokenKind::Comma))) {
       if (tok.is(TokenKind::LParen))
         ++depth;
       else if (tok.is(TokenKind::RParen) && --depth < 0)
@@ -263,6 +266,9 @@ bool Parser::parseType(TypeAST &type) {
     }
     if (text.empty())
       return expect(TokenKind::Identifier, "or an integer as a dim");
+    if (depth > 0)
+      return error(tok.getLoc(), "expected ')' to close the '(' of dim '" +
+                                     text + "'");
     std::string why;
     std::optional<pipert::DimExpr> expr = pipert::DimExpr::parse(text, &why);
     if (expr && expr->depth() > pipert::DimExpr::kMaxDepth)
