@@ -522,7 +522,8 @@ PipelineChecker::operandDType(llvm::ArrayRef<ExprAST *> operands,
 
 std::optional<std::vector<DimAST>>
 PipelineChecker::broadcastDims(llvm::ArrayRef<ExprAST *> operands, SMLoc loc,
-                               const std::string &what) {
+                               const std::string &what,
+                               const std::string &mismatch) {
   std::vector<DimAST> dims;
   const ExprAST *owner = nullptr;
   for (ExprAST *operand : operands) {
@@ -554,10 +555,12 @@ PipelineChecker::broadcastDims(llvm::ArrayRef<ExprAST *> operands, SMLoc loc,
       else if (isOne(b))
         result[i] = *a;
       else {
-        error(loc, "dim mismatch: " + what + " has operands " +
-                       owner->type.str() + " and " + operand->type.str() +
-                       ", which do not broadcast (" + a->str() + " vs " +
-                       b->str() + ")");
+        error(loc, (mismatch.empty()
+                        ? "dim mismatch: " + what + " has operands " +
+                              owner->type.str() + " and " +
+                              operand->type.str() + ", which do not broadcast"
+                        : mismatch) +
+                       " (" + a->str() + " vs " + b->str() + ")");
         return std::nullopt;
       }
     }
@@ -877,8 +880,16 @@ bool PipelineChecker::checkElementwiseCall(CallExprAST &expr) {
                             ? " (convert it, e.g. " + before.dtype + "(...))"
                             : std::string()));
   }
+  // An if's merge of a name: the branches' values, not a select's operands
+  // (the user wrote no select).
+  std::string mismatch;
+  if (!expr.versionMerge.empty() && expr.loopCarried.empty())
+    mismatch = expr.versionMerge + " is " + expr.args[1]->type.str() +
+               " or " + expr.args[2]->type.str() +
+               ", dims that do not broadcast: an if's branches must leave a "
+               "name dims that broadcast";
   std::optional<std::vector<DimAST>> dims =
-      broadcastDims(args, expr.getLoc(), what);
+      broadcastDims(args, expr.getLoc(), what, mismatch);
   if (!dims)
     return false;
 

@@ -263,9 +263,11 @@ private:
                                           Accepts accepts, SMLoc loc,
                                           const std::string &what);
   /// The broadcast dims of `operands` (NumPy rules over symbolic dims).
+  /// A mismatch is reported as `what` having operands that do not
+  /// broadcast, or with `mismatch` (followed by the two dims) when given.
   std::optional<std::vector<DimAST>>
   broadcastDims(llvm::ArrayRef<ExprAST *> operands, SMLoc loc,
-                const std::string &what);
+                const std::string &what, const std::string &mismatch = "");
   /// Whether the weak literal `literal` can take `dtype`; reports if not.
   bool checkLiteralFits(const ExprAST &literal, llvm::StringRef dtype);
   /// Gives `binding`'s weakly typed value (a literal or a tree of them) the
