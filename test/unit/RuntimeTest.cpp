@@ -248,8 +248,9 @@ TEST(Runtime, BlurTooLargeNamesWindowOrSigma) {
 // driver at all) is still given by its number, and nothing reads the null
 // name the lookup leaves.
 TEST(Runtime, DriverErrorsTheDriverCannotNameGiveTheirNumber) {
+  // (1000: no enumerator, yet inside CUresult's range, 0 to 1023.)
   pipert::Status s =
-      pipert::checkCuda(CUresult(12345), "cuSomething", "doing this");
+      pipert::checkCuda(CUresult(1000), "cuSomething", "doing this");
   ASSERT_FALSE(s.ok());
-  EXPECT_EQ(s.message(), "cuSomething failed doing this: CUDA error 12345");
+  EXPECT_EQ(s.message(), "cuSomething failed doing this: CUDA error 1000");
 }
