@@ -38,8 +38,9 @@ bool PipelineChecker::checkWindowOp(CallExprAST &expr) {
     return false;
   const ExprType &input = arg.type;
   if (input.isWeakLiteral() || input.dims.empty())
-    return error(arg.getLoc(), "'" + callee + "' takes a tensor of rank 1 or "
-                               "more, not " + input.str());
+    return error(arg.getLoc(), "'" + callee + "' takes a tensor of rank " +
+                                   (conv ? "2" : "1") + " or more, not " +
+                                   input.str());
   if (input.dtype == "bool" && !selects)
     return error(arg.getLoc(), "'" + callee + "' of bool is not defined; "
                                "convert first, e.g. u8(x)");
