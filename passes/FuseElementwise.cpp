@@ -197,8 +197,10 @@ bool isClonable(Operation *op) { return isClonableScalar(op) || isIndexMap(op); 
 
 /// The most index maps a kernel composes into one read: codegen walks the
 /// composed expression recursively, and 8000 chained flips overflowed the
-/// stack.
-constexpr unsigned kMaxIndexMapChain = 256;
+/// stack. At 256, a 1 MiB stack (test/frontend/limits) still overflowed
+/// when the longest kernel was printed on the main thread; 128 leaves it
+/// half free.
+constexpr unsigned kMaxIndexMapChain = 128;
 
 /// The index maps where a chain of them passes kMaxIndexMapChain: each is
 /// computed by a kernel of its own (it reads the chain below it), and the

@@ -34,7 +34,7 @@ TEST(IndexExpr, KnowsTheCoordinatesItReads) {
 TEST(IndexExpr, AChainOfFlipsStaysLinear) {
   // x[::-1] applied 1001 times: each level asks dependsOn, which once
   // walked the whole chain below it (seconds for 2000 flips). (Fusion
-  // cuts chains at 256 maps; linearIn recurses, so more would overflow
+  // cuts chains at 128 maps; linearIn recurses, so more would overflow
   // the sanitizers' stack here.)
   IndexExpr last = IndexExpr::dim("W") - IndexExpr::constant(1);
   IndexExpr e = IndexExpr::coordinate(1);
