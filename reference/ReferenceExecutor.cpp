@@ -804,14 +804,23 @@ pipec::runReference(PipelineOp pipeline, const std::vector<HostTensor> &inputs,
   (*sizes)[pipert::kSeedDim] = int64_t(random.seed);
   (*sizes)[pipert::kRandomRunDim] = int64_t(random.run);
   (*sizes)[pipert::kBatchOffsetDim] = random.batchOffset;
-  Interpreter interpreter(*sizes);
-  for (auto [arg, input] : llvm::zip(body.getArguments(), inputs))
-    interpreter.values[arg] = std::make_shared<HostTensor>(input);
-  std::vector<TensorPtr> results = interpreter.runBody(body);
-  if (!interpreter.error.empty())
-    return pipert::Status::error(interpreter.error);
-  std::vector<HostTensor> out;
-  for (const TensorPtr &result : results)
-    out.push_back(*result);
-  return out;
+  // The values the interpreter allocates may not fit in host memory: that
+  // is the run's failure, not the caller's crash.
+  try {
+    Interpreter interpreter(*sizes);
+    for (auto [arg, input] : llvm::zip(body.getArguments(), inputs))
+      interpreter.values[arg] = std::make_shared<HostTensor>(input);
+    std::vector<TensorPtr> results = interpreter.runBody(body);
+    if (!interpreter.error.empty())
+      return pipert::Status::error(interpreter.error);
+    std::vector<HostTensor> out;
+    for (const TensorPtr &result : results)
+      out.push_back(*result);
+    return out;
+  } catch (const std::bad_alloc &) {
+  } catch (const std::length_error &) {
+  }
+  return pipert::Status::error("out of host memory running pipeline '" +
+                               pipeline.getSymName().str() +
+                               "' on the CPU reference");
 }

@@ -399,8 +399,14 @@ Executable::run(const std::vector<HostTensor> &inputs) {
     return shapes.status();
   std::vector<HostTensor> results;
   std::vector<TensorRef> outputs;
-  for (size_t r = 0; r < shapes->size(); ++r)
-    results.emplace_back(plan_.buffers[plan_.results[r]].dtype, (*shapes)[r]);
+  for (size_t r = 0; r < shapes->size(); ++r) {
+    auto result =
+        HostTensor::allocate(plan_.buffers[plan_.results[r]].dtype, (*shapes)[r]);
+    if (!result)
+      return Status::error("result '" + plan_.buffers[plan_.results[r]].name +
+                           "': " + result.status().message());
+    results.push_back(result.take());
+  }
   for (HostTensor &result : results) {
     TensorRef ref = result.ref();
     outputs.push_back(ref);

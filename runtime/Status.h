@@ -1,8 +1,10 @@
 //===- Status.h - Errors of the Pipe runtime --------------------*- C++ -*-===//
 //
 // The runtime reports every failure as a value: a Status with a message that
-// says what failed and why, or a Result<T> that holds either. It throws
-// nothing and never aborts the caller's process.
+// says what failed and why, or a Result<T> that holds either. A function
+// that returns one throws nothing and never aborts the caller's process
+// (host memory that runs out included); only HostTensor's constructor
+// throws, as std::vector's does (HostTensor::allocate does not).
 //
 //===----------------------------------------------------------------------===//
 

@@ -6,6 +6,8 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <new>
+#include <stdexcept>
 #include <string>
 
 using namespace pipert;
@@ -40,17 +42,38 @@ static int64_t product(const std::vector<int64_t> &shape) {
 
 int64_t TensorRef::numElements() const { return product(shape); }
 
+/// Why `shape` cannot be a tensor of `dtype`, or nothing.
+static std::optional<std::string> checkShape(DType dtype,
+                                             const std::vector<int64_t> &shape) {
+  if (checkedNumBytes(dtype, shape))
+    return std::nullopt;
+  std::string text = "HostTensor " + describeTensor(dtype, shape) + ": ";
+  for (int64_t d : shape)
+    if (d < 0)
+      return text + "a dim is negative";
+  return text + "more than 2^63 bytes";
+}
+
 HostTensor::HostTensor(DType dtype, std::vector<int64_t> shape)
     : dtype_(dtype), shape_(std::move(shape)) {
-  std::optional<int64_t> bytes = checkedNumBytes(dtype_, shape_);
-  if (!bytes) {
-    // A bug in Pipe: a wrapped size would be memory corruption later.
-    fprintf(stderr, "internal error: HostTensor of %s: its size overflows "
-                    "(shapes are checked before this)\n",
-            describeTensor(dtype_, shape_).c_str());
-    abort();
+  // A wrapped size would be memory corruption later.
+  if (std::optional<std::string> why = checkShape(dtype_, shape_))
+    throw std::invalid_argument(*why);
+  bytes_.resize(size_t(*checkedNumBytes(dtype_, shape_)));
+}
+
+Result<HostTensor> HostTensor::allocate(DType dtype,
+                                        std::vector<int64_t> shape) {
+  if (std::optional<std::string> why = checkShape(dtype, shape))
+    return Status::badArgument(*why);
+  int64_t bytes = *checkedNumBytes(dtype, shape);
+  try {
+    return HostTensor(dtype, shape);
+  } catch (const std::bad_alloc &) {
+  } catch (const std::length_error &) { // past the vector's max_size()
   }
-  bytes_.resize(size_t(*bytes));
+  return Status::error("out of host memory: " + describeTensor(dtype, shape) +
+                       " needs " + std::to_string(bytes) + " bytes");
 }
 
 int64_t HostTensor::numElements() const { return product(shape_); }

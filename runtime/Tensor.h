@@ -4,6 +4,7 @@
 #define PIPE_RUNTIME_TENSOR_H
 
 #include "core/DType.h"
+#include "runtime/Status.h"
 
 #include <cstdint>
 #include <optional>
@@ -37,7 +38,14 @@ struct TensorRef {
 class HostTensor {
 public:
   HostTensor() = default;
+  /// A zeroed tensor. A negative dim, or a size past INT64_MAX bytes,
+  /// throws std::invalid_argument; memory that runs out, std::bad_alloc
+  /// (as std::vector's constructor does). allocate() says either as a
+  /// Status instead.
   HostTensor(DType dtype, std::vector<int64_t> shape);
+  /// The tensor, or a bad argument (a negative dim, too many bytes) or an
+  /// "out of host memory" error naming it.
+  static Result<HostTensor> allocate(DType dtype, std::vector<int64_t> shape);
 
   DType dtype() const { return dtype_; }
   const std::vector<int64_t> &shape() const { return shape_; }

@@ -353,6 +353,23 @@ TEST(Gpu, InputsAreNeverWritten) {
   EXPECT_TRUE(sameBits((*got)[1], x));
 }
 
+// Results that do not fit in host memory fail the run with a message that
+// names the result; nothing has run.
+TEST(Gpu, HostResultsPastHostMemoryAreAnError) {
+  REQUIRE_GPU();
+  SKIP_UNDER_ASAN();
+  auto pipeline = compileOrDie(
+      "pipeline outer(a: f32[N], b: f32[M], c: f32[K]) -> (y: f32[N, M, K]) "
+      "{\n  y = reshape(a, [N, 1, 1]) + reshape(b, [M, 1]) + c\n}\n");
+  ASSERT_TRUE(pipeline);
+  HostTensor a(DType::F32, {1 << 17});
+  auto results = pipeline->run({a, a, a});
+  ASSERT_FALSE(results.ok());
+  EXPECT_EQ(results.status().message(),
+            "result 'y': out of host memory: f32[131072, 131072, 131072] "
+            "needs 9007199254740992 bytes");
+}
+
 TEST(Gpu, BadInputsLeaveOutputsUntouched) {
   REQUIRE_GPU();
   auto pipeline = compileOrDie(

@@ -305,6 +305,27 @@ TEST(Reference, UnboundDimIsAnInternalErrorNotACrash) {
 // fused IR that pipec and the JIT give it, where pipe-expand-layout has
 // rewritten concat, erase, padding crops and channel_mix into maps and
 // selects: the two must agree bit for bit, so each checks the other.
+// Values past what the host can allocate fail the run with a message; the
+// caller's process goes on (the result would be 2^53 bytes).
+TEST(Reference, OutOfHostMemoryIsAnErrorNotACrash) {
+  SKIP_UNDER_ASAN();
+  auto pipeline = compileOrDie(
+      "pipeline outer(a: f32[N], b: f32[M], c: f32[K]) -> (y: f32[N, M, K]) "
+      "{\n  y = reshape(a, [N, 1, 1]) + reshape(b, [M, 1]) + c\n}\n");
+  ASSERT_TRUE(pipeline);
+  HostTensor a(DType::F32, {1 << 17}), b(DType::F32, {1 << 17}),
+      c(DType::F32, {1 << 17});
+  auto results = pipeline->runReference({a, b, c});
+  ASSERT_FALSE(results.ok());
+  EXPECT_EQ(results.status().message(),
+            "out of host memory running pipeline 'outer' on the CPU reference");
+  // And the pipeline still runs where the memory is there.
+  HostTensor one(DType::F32, {2});
+  auto small = pipeline->runReference({one, one, one});
+  ASSERT_TRUE(small.ok()) << small.status().message();
+  EXPECT_EQ((*small)[0].shape(), (std::vector<int64_t>{2, 2, 2}));
+}
+
 TEST(Reference, TensorLevelIrMatchesTheFusedIr) {
   const char *source = R"(
 pipeline p(x: u8[N, H, W, 3], b: f32[N], a: i32[N, 2]) -> (

@@ -1,5 +1,6 @@
 //===- RuntimeTest.cpp - Runtime checks that need no GPU ------------------===//
 
+#include "CatchHelpers.h"
 #include "TestUtil.h"
 
 #include "families/blur/BlurParams.h"
@@ -169,6 +170,49 @@ TEST(Runtime, OverflowingSizesAreErrors) {
   EXPECT_EQ(shapes.status().message(),
             "pipeline 'p': dim N * N passes the 64-bit integers (N = "
             "4611686018427387904)");
+}
+
+// A caller's HostTensor of a shape that cannot be is refused as std::vector
+// refuses one (an exception naming it), never allocated wrapped and never
+// an abort; allocate() says it, and host memory that runs out, as a Status.
+TEST(Runtime, HostTensorsOfImpossibleShapesAreRefused) {
+  EXPECT_EQ(hostTensorConstructionError(DType::F32, {4, -1}),
+            "std::invalid_argument: HostTensor f32[4, -1]: a dim is negative");
+  EXPECT_EQ(hostTensorConstructionError(DType::F64, {INT64_MAX / 4, 2}),
+            "std::invalid_argument: HostTensor f64[2305843009213693951, 2]: "
+            "more than 2^63 bytes");
+  EXPECT_EQ(hostTensorConstructionError(DType::F64, {0, -1}),
+            "std::invalid_argument: HostTensor f64[0, -1]: a dim is negative");
+  EXPECT_EQ(hostTensorConstructionError(DType::U8, {3, 0, INT64_MAX}), "");
+  auto negative = pipert::HostTensor::allocate(DType::U8, {-3});
+  ASSERT_FALSE(negative.ok());
+  EXPECT_TRUE(negative.status().isBadArgument());
+  EXPECT_EQ(negative.status().message(),
+            "HostTensor u8[-3]: a dim is negative");
+  auto wide = pipert::HostTensor::allocate(DType::I32, {int64_t(1) << 31,
+                                                        int64_t(1) << 31});
+  ASSERT_FALSE(wide.ok());
+  EXPECT_EQ(wide.status().message(),
+            "HostTensor i32[2147483648, 2147483648]: more than 2^63 bytes");
+  auto empty = pipert::HostTensor::allocate(DType::U8, {0, INT64_MAX});
+  ASSERT_TRUE(empty.ok());
+  EXPECT_EQ(empty->numBytes(), 0u);
+  auto small = pipert::HostTensor::allocate(DType::U16, {3, 5});
+  ASSERT_TRUE(small.ok());
+  EXPECT_EQ(small->numBytes(), 30u);
+  for (int i = 0; i < 15; ++i)
+    EXPECT_EQ(small->as<uint16_t>()[i], 0);
+}
+
+TEST(Runtime, HostTensorPastTheAddressSpaceIsOutOfMemory) {
+  SKIP_UNDER_ASAN();
+  // 2^52 bytes: more than any x86-64 or AArch64 process can map.
+  auto huge = pipert::HostTensor::allocate(DType::F32, {int64_t(1) << 50});
+  ASSERT_FALSE(huge.ok());
+  EXPECT_FALSE(huge.status().isBadArgument());
+  EXPECT_EQ(huge.status().message(),
+            "out of host memory: f32[1125899906842624] needs "
+            "4503599627370496 bytes");
 }
 
 // A dim check whose size passes the 64-bit integers or divides by zero for

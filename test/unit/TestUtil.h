@@ -13,6 +13,24 @@
 
 namespace pipetest {
 
+/// Whether AddressSanitizer is in the build: its allocator aborts on a
+/// request past its limit instead of failing it, so the tests of host
+/// memory that runs out skip under it.
+#if defined(__SANITIZE_ADDRESS__)
+#define PIPE_TEST_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define PIPE_TEST_ASAN 1
+#endif
+#endif
+#ifndef PIPE_TEST_ASAN
+#define PIPE_TEST_ASAN 0
+#endif
+
+#define SKIP_UNDER_ASAN()                                                      \
+  if (PIPE_TEST_ASAN)                                                          \
+  GTEST_SKIP() << "AddressSanitizer aborts on allocations past its limit"
+
 /// Fills `tensor` with random values: integers over their whole range,
 /// floats in [lo, hi).
 inline void fillRandom(pipert::HostTensor &tensor, unsigned seed,
