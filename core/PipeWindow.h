@@ -61,7 +61,7 @@ template <typename I> struct pipe_window_geometry {
 
 /// An element of the input and its position along the window's axes:
 /// i0 = (e / stride0) % n0, i1 = (e / stride1) % n1 (the kernels divide
-/// by multiplying, pipe_window_locate).
+/// in the 64-bit kernels and the reference, pipe_window_locate).
 template <typename I> struct pipe_window_element {
   I e, i0, i1;
 };
@@ -170,20 +170,25 @@ PIPE_HD bool pipe_window_zero_past(W a, W b, bool greatest) {
 /// erode (greatest = false) and dilate: the least or greatest tap, NaN as
 /// soon as one is NaN, -0 below +0 (IEEE 754-2019 minimum and maximum, as
 /// min and max).
+/// One tap `v` (the k-th, row-major) of erode or dilate: the first tap,
+/// then any lesser (greater) one; a NaN, once taken, stays.
+template <typename In>
+PIPE_HD void pipe_window_extreme_step(In &best, In v, int k, bool greatest) {
+  typedef pipe_traits<In> T;
+  auto a = T::widen(v), b = T::widen(best);
+  if (k == 0 || (b == b && (a != a || (greatest ? b < a : a < b) ||
+                            pipe_window_zero_past<In>(a, b, greatest))))
+    best = v;
+}
+
 template <typename I, typename In>
 PIPE_HD In pipe_window_extreme(const In *x, const pipe_window_element<I> &e,
                                const pipe_window_geometry<I> &g, int border,
                                In fill, bool greatest) {
-  typedef pipe_traits<In> T;
   In best = fill;
   pipe_window_taps<I>(e, g, border, [&](int k, I at, bool inside) {
-    In v = inside || at >= 0 ? x[at] : fill;
-    auto a = T::widen(v), b = T::widen(best);
-    // The first tap, then any lesser (greater) one; a NaN, once taken,
-    // stays.
-    if (k == 0 || (b == b && (a != a || (greatest ? b < a : a < b) ||
-                              pipe_window_zero_past<In>(a, b, greatest))))
-      best = v;
+    pipe_window_extreme_step(best, inside || at >= 0 ? x[at] : fill, k,
+                             greatest);
   });
   return best;
 }
@@ -212,7 +217,7 @@ template <typename In> PIPE_HD void pipe_window_exchange(In &a, In &b) {
 #ifdef __CUDACC_RTC__
 /// Division by a divisor fixed for the kernel, of numerators below 2^31,
 /// by a multiply and a shift (Granlund and Montgomery; PyTorch's
-/// IntDivider): the window kernels' per-element positions.
+/// IntDivider): where the window kernels' work items lie.
 struct pipe_window_divider {
   unsigned magic;
   int shift;
@@ -230,22 +235,61 @@ __device__ __forceinline__ unsigned pipe_window_divide(unsigned n,
                                                        pipe_window_divider d) {
   return (__umulhi(n, d.magic) + n) >> d.shift;
 }
-/// pipe_window_locate's divisions, each made once per thread.
-struct pipe_window_dividers {
-  pipe_window_divider stride0, n0, stride1, n1;
-};
-__device__ __forceinline__ pipe_window_dividers
-pipe_window_make_dividers(const pipe_window_geometry<int> &g) {
-  return {pipe_window_make_divider(g.stride0), pipe_window_make_divider(g.n0),
-          pipe_window_make_divider(g.stride1), pipe_window_make_divider(g.n1)};
-}
-__device__ __forceinline__ pipe_window_element<int>
-pipe_window_locate_fast(int e, const pipe_window_geometry<int> &g,
-                        const pipe_window_dividers &d) {
-  unsigned q0 = pipe_window_divide((unsigned)e, d.stride0);
-  unsigned q1 = pipe_window_divide((unsigned)e, d.stride1);
-  return {e, (int)(q0 - pipe_window_divide(q0, d.n0) * (unsigned)g.n0),
-          (int)(q1 - pipe_window_divide(q1, d.n1) * (unsigned)g.n1)};
+#endif
+
+#ifdef __CUDACC_RTC__
+/// The kernels' work in 32 bits: a thread computes R outputs of one
+/// column, at rows i0 .. i0 + R - 1 along axis 0 (those past n0 are not
+/// stored), and loads each input row their windows cover once: R + S0 - 1
+/// rows of S1 taps, where an output at a time loads R S0 S1. `column` is
+/// the index of the column's element at row 0 and axis-1 position 0, i1
+/// the column's position along axis 1. Each tap is handed to
+/// visit(r, k, v, fill) for every output r whose window holds it, k its
+/// place in that window (row-major), `fill` true where a constant border
+/// gives the fill (v is then not read). Each output sees its taps in
+/// row-major order, as pipe_window_taps gives them: the same arithmetic,
+/// the same bits as the reference's output at a time.
+template <int R, int S0, int S1, int BORDER, typename In, typename Visit>
+__device__ __forceinline__ void
+pipe_window_rows(const In *__restrict__ x, int column, int i0, int i1,
+                 const pipe_window_geometry<int> &g, Visit visit) {
+  int col[S1];
+  PIPE_WINDOW_UNROLL
+  for (int k1 = 0; k1 < S1; ++k1) {
+    const int j1 = pipe_border_index32(i1 - S1 / 2 + k1, g.n1, BORDER);
+    col[k1] = j1 < 0 ? -1 : j1 * g.stride1;
+  }
+  auto row = [&](int j) {
+    const int j0 = pipe_border_index32(i0 - S0 / 2 + j, g.n0, BORDER);
+    const int at = j0 < 0 ? -1 : column + j0 * g.stride0;
+    In v[S1];
+    bool fill[S1];
+    PIPE_WINDOW_UNROLL
+    for (int k1 = 0; k1 < S1; ++k1) {
+      fill[k1] = BORDER == PIPE_CONSTANT && (at < 0 || col[k1] < 0);
+      if (!fill[k1])
+        v[k1] = x[at + col[k1]];
+    }
+    PIPE_WINDOW_UNROLL
+    for (int r = 0; r < R; ++r) {
+      if (j - r < 0 || j - r >= S0)
+        continue;
+      PIPE_WINDOW_UNROLL
+      for (int k1 = 0; k1 < S1; ++k1)
+        visit(r, (j - r) * S1 + k1, v[k1], fill[k1]);
+    }
+  };
+  // The rows unrolled while their loads are few (the taps' places are then
+  // constants); past that a loop, whose code and registers stay small.
+  if constexpr ((R + S0 - 1) * S1 <= 256) {
+    PIPE_WINDOW_UNROLL
+    for (int j = 0; j < R + S0 - 1; ++j)
+      row(j);
+  } else {
+#pragma unroll 1
+    for (int j = 0; j < R + S0 - 1; ++j)
+      row(j);
+  }
 }
 #endif
 

@@ -1,14 +1,14 @@
 //===- WindowFamily.cpp - box_filter, erode, dilate, median, conv2d -------===//
 //
 // The compiler half of the window family: a `pipe.window` becomes one
-// kernel, a thread per output element (grid-stride), whose value
-// core/PipeWindow.h defines (the reference calls the same functions). The
-// window's sizes, anchors, border and fill are compiled in, so that the
-// taps' loops unroll and a median's taps stay in registers (its sorting
-// network is emitted as straight-line exchanges). Indices are 32-bit when
-// the tensor allows it, and an element's position along the axes is found
-// by multiplying (pipe_window_locate_fast): divisions would be most of the
-// work of a small window.
+// kernel whose values core/PipeWindow.h defines (the reference calls the
+// same functions). The window's sizes, anchors, border and fill are
+// compiled in, so that the taps' loops unroll and a median's taps stay in
+// registers (its sorting network is emitted as straight-line exchanges).
+// With 32-bit indices (when the tensor allows them) a thread computes
+// several outputs down a column and loads each input row their windows
+// share once (pipe_window_rows), its work item located by multiplying,
+// not dividing; with 64-bit ones, a thread per output element.
 //
 //===----------------------------------------------------------------------===//
 
@@ -32,6 +32,179 @@ using namespace mlir;
 using namespace mlir::pipe;
 
 namespace {
+
+/// How many outputs along axis 0 a thread computes (pipe_window_rows): 8
+/// share most of the loads (a 5-row window loads 12 rows for 8 outputs,
+/// not 40) for 8 accumulators; a median keeps R windows of taps in
+/// registers, so fewer.
+int getRowsPerThread(WindowKind kind, int64_t taps) {
+  if (kind == WindowKind::median)
+    return taps <= 9 ? 4 : taps <= 25 ? 2 : 1;
+  return 8;
+}
+
+/// The fill as the reference reads it: in Acc for the sums (the number as
+/// written), in the input's dtype for the selections.
+std::string getFillOf(WindowKind kind, StringRef in, StringRef acc,
+                      StringRef fill) {
+  if (kind == WindowKind::box || kind == WindowKind::correlate)
+    return ("(" + acc + ")" + fill).str();
+  return ("pipe_cast<" + in + ">(" + fill + ")").str();
+}
+
+/// The median's network on t (an array of `taps` values) as straight-line
+/// exchanges: the taps stay in registers.
+void emitMedianNetwork(llvm::raw_ostream &os, StringRef t, int64_t taps,
+                       StringRef indent) {
+  short pairs[2 * PIPE_WINDOW_MAX_EXCHANGES];
+  int count = pipe_window_median_network(int(taps), pairs);
+  for (int c = 0; c < count; ++c)
+    os << (c % 4 == 0 ? indent : " ") << "pipe_window_exchange(" << t << "["
+       << pairs[2 * c] << "], " << t << "[" << pairs[2 * c + 1] << "]);"
+       << (c % 4 == 3 || c + 1 == count ? "\n" : "");
+}
+
+/// The 64-bit kernels' loop: a thread per output element (grid-stride),
+/// the value from core/PipeWindow.h's functions, as the reference computes
+/// it.
+void emitElementLoop(llvm::raw_ostream &os, WindowOp window, StringRef name,
+                     StringRef in, StringRef out, StringRef acc,
+                     StringRef fill, int64_t taps) {
+  int border = int(window.getBorder());
+  std::string fillValue = getFillOf(window.getKind(), in, acc, fill);
+  os << "__device__ __forceinline__ void " << name << "_elements(const "
+     << in << " *__restrict__ in,\n"
+     << "    const float *__restrict__ weights, " << out
+     << " *__restrict__ out, long long total,\n"
+     << "    const pipe_window_geometry<long long> &g, long long "
+        "weightStride) {\n"
+     << "  const long long step = (long long)gridDim.x * blockDim.x;\n"
+     << "  for (long long e = (long long)blockIdx.x * blockDim.x + "
+        "threadIdx.x; e < total; e += step) {\n"
+     << "    const pipe_window_element<long long> el = "
+        "pipe_window_locate<long long>(e, g);\n";
+  switch (window.getKind()) {
+  case WindowKind::box:
+    os << "    out[e] = pipe_window_sum<" << acc << ", " << out
+       << ", long long>(in, el, g, " << border << ", " << fillValue
+       << ", (const float *)0);\n";
+    break;
+  case WindowKind::correlate:
+    os << "    const float *w = weights + (weightStride ? e / weightStride * "
+       << taps << " : 0);\n"
+       << "    out[e] = pipe_window_sum<" << acc << ", " << out
+       << ", long long>(in, el, g, " << border << ", " << fillValue
+       << ", w);\n";
+    break;
+  case WindowKind::min:
+  case WindowKind::max:
+    os << "    out[e] = pipe_window_extreme<long long>(in, el, g, " << border
+       << ", " << fillValue << ", "
+       << (window.getKind() == WindowKind::max ? "true" : "false") << ");\n";
+    break;
+  case WindowKind::median:
+    os << "    " << in << " t[" << taps << "];\n"
+       << "    pipe_window_gather<long long>(in, el, g, " << border << ", "
+       << fillValue << ", t);\n";
+    emitMedianNetwork(os, "t", taps, "    ");
+    os << "    out[e] = t[" << taps / 2 << "];\n";
+    break;
+  }
+  os << "  }\n}\n\n";
+}
+
+/// The 32-bit kernels' loop: a thread per `rows` outputs along axis 0 of
+/// one column (pipe_window_rows), grid-stride over the columns' groups of
+/// rows. Consecutive threads take consecutive columns, so that each load
+/// and store of a warp is of consecutive elements. Each output's taps are
+/// the reference's, in its order, into an accumulator of its own.
+void emitRowLoop(llvm::raw_ostream &os, WindowOp window, StringRef name,
+                 StringRef in, StringRef out, StringRef acc, StringRef fill,
+                 int64_t size0, int64_t size1, int rows) {
+  int64_t taps = size0 * size1;
+  WindowKind kind = window.getKind();
+  std::string fillValue = getFillOf(kind, in, acc, fill);
+  os << "__device__ __forceinline__ void " << name << "_rows(const " << in
+     << " *__restrict__ in,\n"
+     << "    const float *__restrict__ weights, " << out
+     << " *__restrict__ out, int total,\n"
+     << "    const pipe_window_geometry<int> &g, long long weightStride) {\n"
+     << "  constexpr int R = " << rows << ";\n"
+     << "  // Work items: the columns (every element but its position along "
+        "axis 0)\n"
+     << "  // times their groups of R rows, the group above the column.\n"
+     << "  const int groups = (g.n0 + R - 1) / R;\n"
+     << "  const int items = total / g.n0 * groups;\n"
+     << "  const pipe_window_divider byStride0 = "
+        "pipe_window_make_divider(g.stride0),\n"
+     << "      byGroups = pipe_window_make_divider(groups),\n"
+     << "      byStride1 = pipe_window_make_divider(g.stride1),\n"
+     << "      byN1 = pipe_window_make_divider(g.n1);\n"
+     << "  const int step = gridDim.x * blockDim.x;\n"
+     << "  for (int w = blockIdx.x * blockDim.x + threadIdx.x; w < items; "
+        "w += step) {\n"
+     << "    const unsigned q0 = pipe_window_divide(w, byStride0);\n"
+     << "    const int inner = w - (int)q0 * g.stride0;\n"
+     << "    const unsigned outer = pipe_window_divide(q0, byGroups);\n"
+     << "    const int i0 = ((int)q0 - (int)outer * groups) * R;\n"
+     << "    const unsigned q1 = pipe_window_divide(inner, byStride1);\n"
+     << "    const int i1 = (int)q1 - (int)pipe_window_divide(q1, byN1) * "
+        "g.n1;\n"
+     << "    const int column = (int)outer * g.n0 * g.stride0 + inner - i1 * "
+        "g.stride1;\n"
+     << "    const int first = column + i0 * g.stride0 + i1 * g.stride1;\n";
+  std::string visit = "    pipe_window_rows<R, " + std::to_string(size0) +
+                      ", " + std::to_string(size1) + ", " +
+                      std::to_string(int(window.getBorder())) + ">(in, " +
+                      "column, i0, i1, g,\n        [&](int r, int k, " +
+                      in.str() + " v, bool fill) {\n";
+  std::string tap = "fill ? " + fillValue + " : ";
+  std::string store = "    PIPE_WINDOW_UNROLL\n    for (int r = 0; r < R; "
+                      "++r)\n      if (i0 + r < g.n0)\n        out[first + "
+                      "r * g.stride0] = ";
+  switch (kind) {
+  case WindowKind::box:
+  case WindowKind::correlate:
+    if (kind == WindowKind::correlate)
+      os << "    const float *wk = weights + (weightStride ? (long long)first "
+            "/ weightStride * "
+         << taps << " : 0);\n";
+    os << "    " << acc << " acc[R];\n"
+       << "    PIPE_WINDOW_UNROLL\n    for (int r = 0; r < R; ++r)\n"
+       << "      acc[r] = 0;\n"
+       << visit << "          const " << acc << " x = " << tap << "pipe_cast<"
+       << acc << ">(v);\n";
+    if (kind == WindowKind::correlate)
+      os << "          acc[r] = pipe_window_fma((" << acc
+         << ")wk[k], x, acc[r]);\n";
+    else
+      os << "          acc[r] += x;\n";
+    os << "        });\n"
+       << store << "pipe_cast<" << out << ">("
+       << (kind == WindowKind::box
+               ? "acc[r] / (" + acc.str() + ")" + std::to_string(taps)
+               : std::string("acc[r]"))
+       << ");\n";
+    break;
+  case WindowKind::min:
+  case WindowKind::max:
+    os << "    " << in << " best[R];\n"
+       << visit << "          pipe_window_extreme_step(best[r], " << tap
+       << "v, k, " << (kind == WindowKind::max ? "true" : "false") << ");\n"
+       << "        });\n"
+       << store << "best[r];\n";
+    break;
+  case WindowKind::median:
+    os << "    " << in << " t[R][" << taps << "];\n"
+       << visit << "          t[r][k] = " << tap << "v;\n"
+       << "        });\n"
+       << "    PIPE_WINDOW_UNROLL\n    for (int r = 0; r < R; ++r) {\n";
+    emitMedianNetwork(os, "t[r]", taps, "      ");
+    os << "    }\n" << store << "t[r][" << taps / 2 << "];\n";
+    break;
+  }
+  os << "  }\n}\n\n";
+}
 
 class WindowFamily : public pipec::KernelFamily {
 public:
@@ -61,7 +234,6 @@ public:
     char fill[48];
     std::snprintf(fill, sizeof(fill), "(double)%.17g",
                   window.getFill().convertToDouble());
-    int border = int(window.getBorder());
     std::string text;
     llvm::raw_string_ostream os(text);
     if (options.withPrelude)
@@ -71,91 +243,42 @@ public:
        << " axes " << pipec::formatList(window.getAxes()) << " window "
        << pipec::formatList(sizes) << " " << input << " -> " << result
        << "\n";
-    // The element loop, for 32- and 64-bit indices.
-    os << "template <typename I>\n__device__ __forceinline__ void " << name
-       << "_elements(const " << in << " *__restrict__ in,\n"
-       << "    const float *__restrict__ weights, " << out
-       << " *__restrict__ out, I total,\n"
-       << "    const pipe_window_geometry<I> &g, long long weightStride) {\n"
-       << "  const I step = (I)gridDim.x * blockDim.x;\n"
-       << "  pipe_window_dividers d;\n"
-       << "  if constexpr (sizeof(I) == 4)\n"
-       << "    d = pipe_window_make_dividers(g);\n"
-       << "  for (I e = (I)blockIdx.x * blockDim.x + threadIdx.x; e < total; "
-          "e += step) {\n"
-       << "    pipe_window_element<I> el;\n"
-       << "    if constexpr (sizeof(I) == 4)\n"
-       << "      el = pipe_window_locate_fast(e, g, d);\n"
-       << "    else\n"
-       << "      el = pipe_window_locate<I>(e, g);\n";
-    switch (window.getKind()) {
-    case WindowKind::box:
-      os << "    out[e] = pipe_window_sum<" << acc << ", " << out
-         << ", I>(in, el, g, " << border << ", (" << acc << ")" << fill
-         << ", (const float *)0);\n";
-      break;
-    case WindowKind::correlate:
-      os << "    const float *w = weights + (weightStride ? (long long)e / "
-            "weightStride * "
-         << taps << " : 0);\n"
-         << "    out[e] = pipe_window_sum<" << acc << ", " << out
-         << ", I>(in, el, g, " << border << ", (" << acc << ")" << fill
-         << ", w);\n";
-      break;
-    case WindowKind::min:
-    case WindowKind::max:
-      os << "    out[e] = pipe_window_extreme<I>(in, el, g, " << border
-         << ", pipe_cast<" << in << ">(" << fill << "), "
-         << (window.getKind() == WindowKind::max ? "true" : "false")
-         << ");\n";
-      break;
-    case WindowKind::median: {
-      // The network's exchanges as straight-line code: the taps stay in
-      // registers.
-      short pairs[2 * PIPE_WINDOW_MAX_EXCHANGES];
-      int count = pipe_window_median_network(int(taps), pairs);
-      os << "    " << in << " t[" << taps << "];\n"
-         << "    pipe_window_gather<I>(in, el, g, " << border << ", pipe_cast<"
-         << in << ">(" << fill << "), t);\n";
-      for (int c = 0; c < count; ++c)
-        os << (c % 4 == 0 ? "    " : " ") << "pipe_window_exchange(t["
-           << pairs[2 * c] << "], t[" << pairs[2 * c + 1] << "]);"
-           << (c % 4 == 3 || c + 1 == count ? "\n" : "");
-      os << "    out[e] = t[" << taps / 2 << "];\n";
-      break;
-    }
-    }
-    os << "  }\n}\n\n";
-    os << "extern \"C\" __global__ void __launch_bounds__(256)\n"
-       << name << "(const " << in << " *__restrict__ in,\n"
-       << "    const float *__restrict__ weights, " << out
-       << " *__restrict__ out,\n"
-       << "    long long total, long long n0, long long stride0, long long "
-          "n1,\n"
-       << "    long long stride1, long long weightStride"
-       << pipec::getGuardedKernelOpening(options);
+    emitElementLoop(os, window, name, in, out, acc, fill, taps);
+    int rows = getRowsPerThread(window.getKind(), taps);
+    emitRowLoop(os, window, name, in, out, acc, fill, size0, size1, rows);
+    // Two entries, each with the registers its loop needs: 32-bit indices
+    // (the launcher takes it while every index, and every row a thread's
+    // windows reach past its last output, stays below 2^31), and 64-bit.
     std::string geometry = std::to_string(size0) + ", " +
                            std::to_string(size0 / 2) + ", " +
                            std::to_string(size1) + ", " +
                            std::to_string(size1 / 2) + "};\n";
-    os << "  if (total + (long long)gridDim.x * blockDim.x <= 0x7fffffffLL) "
-          "{\n"
-       << "    const pipe_window_geometry<int> g = {(int)n0, (int)stride0, "
-          "(int)n1, (int)stride1, "
-       << geometry << "    " << name
-       << "_elements<int>(in, weights, out, (int)total, g, weightStride);\n"
-       << "  } else {\n"
-       << "    const pipe_window_geometry<long long> g = {n0, stride0, n1, "
-          "stride1, "
-       << geometry << "    " << name
-       << "_elements<long long>(in, weights, out, total, g, "
-          "weightStride);\n"
-       << "  }\n}\n";
+    for (bool wide : {false, true}) {
+      os << "extern \"C\" __global__ void __launch_bounds__(256)\n"
+         << name << (wide ? "_wide" : "") << "(const " << in
+         << " *__restrict__ in,\n"
+         << "    const float *__restrict__ weights, " << out
+         << " *__restrict__ out,\n"
+         << "    long long total, long long n0, long long stride0, long long "
+            "n1,\n"
+         << "    long long stride1, long long weightStride"
+         << pipec::getGuardedKernelOpening(options);
+      if (wide)
+        os << "  const pipe_window_geometry<long long> g = {n0, stride0, n1, "
+              "stride1, "
+           << geometry << "  " << name
+           << "_elements(in, weights, out, total, g, weightStride);\n}\n\n";
+      else
+        os << "  const pipe_window_geometry<int> g = {(int)n0, (int)stride0, "
+              "(int)n1, (int)stride1, "
+           << geometry << "  " << name
+           << "_rows(in, weights, out, (int)total, g, weightStride);\n}\n\n";
+    }
     pipert::WindowParams params;
     params.axes.assign(window.getAxes().begin(), window.getAxes().end());
     pipert::PlanKernel kernel;
     kernel.name = name;
-    kernel.entries = {name};
+    kernel.entries = {name, name + "_wide"};
     kernel.source = std::move(text);
     kernel.domain = pipec::getPlanBuffer(result, "").dims;
     kernel.location = describeLocation(window.getLoc());

@@ -1,8 +1,9 @@
 //===- WindowLauncher.cpp - Launching box_filter, erode, conv2d, ... ------===//
 //
 // One launch per window op (see WindowFamily.cpp): blocks of 256 threads,
-// up to a few per SM's worth, each thread an output element at a time.
-// The axes' lengths and strides come from the input's shape.
+// up to a few per SM's worth, grid-stride; the entry with 32-bit indices
+// where the tensor allows them, else the one with 64-bit indices. The
+// axes' lengths and strides come from the input's shape.
 //
 //===----------------------------------------------------------------------===//
 
@@ -16,6 +17,8 @@
 #include "runtime/KernelLauncher.h"
 
 #include <algorithm>
+#include <cstdlib>
+#include <string>
 
 using namespace pipert;
 
@@ -27,12 +30,16 @@ public:
       : kernel(kernel), params(std::move(params)) {}
 
   Status load(const CudaDriver &cu, CUmodule module) override {
-    if (kernel.entries.size() != 1 || kernel.inputs.empty() ||
+    if (kernel.entries.size() != 2 || kernel.inputs.empty() ||
         kernel.outputs.size() != 1)
       return Status::error("window kernel '" + kernel.name +
-                           "' does not have one entry, an input and an "
+                           "' does not have two entries, an input and an "
                            "output");
-    return getFunction(cu, module, kernel.entries[0], &function);
+    for (size_t e = 0; e < 2; ++e)
+      if (Status s = getFunction(cu, module, kernel.entries[e], &functions[e]);
+          !s.ok())
+        return s;
+    return Status();
   }
 
   Status launch(const LaunchContext &ctx) override {
@@ -68,13 +75,23 @@ public:
     addGuardArgs(ctx, kernel, args);
     long long blocks = std::min<long long>(
         (total + 255) / 256, (long long)ctx.device.multiprocessors * 8);
-    return launchKernel(ctx, function, kernel.entries[0], blocks, 256, 1, args);
+    // The 32-bit entry's indices: the elements, the grid's step past the
+    // last, and the rows a thread's windows reach past its outputs (under
+    // 2048: 8 outputs, windows up to 1024).
+    // PIPE_TUNE_WINDOW_WIDE=1 takes the 64-bit entry whatever the size:
+    // the tests check it on tensors of ordinary sizes that way.
+    static const char *forced = std::getenv("PIPE_TUNE_WINDOW_WIDE");
+    bool wide = (forced && std::string(forced) == "1") ||
+                total + blocks * 256 + 2048 > 0x7fffffffLL;
+    size_t e = wide ? 1 : 0;
+    return launchKernel(ctx, functions[e], kernel.entries[e], blocks, 256, 1,
+                        args);
   }
 
 private:
   const PlanKernel &kernel;
   WindowParams params;
-  CUfunction function = nullptr;
+  CUfunction functions[2] = {nullptr, nullptr};
 };
 
 } // namespace

@@ -188,4 +188,14 @@ case('conv', 'u8', (2, 6, 7, 3), (3, 3))
 case('conv', 'u8', (2, 6, 7, 3), (3, 3), out='i16', border='clamp')
 case('conv', 'f32', (2, 6, 7, 3), (1, 7), axes=[1, 2], per_sample=True)
 case('box', 'f32', (2, 40, 37, 1), (31, 31))
+# A thread computes several outputs down a column (8, a median's 4 or 2):
+# columns whose rows are not a multiple of that, windows along the last
+# axis (columns of one element), windows of one row.
+case('box', 'f32', (3, 17, 5, 2), (7, 3), border='constant', fill=2.5)
+case('median', 'u8', (2, 19, 11), (3, 3), border='wrap')
+case('median', 'i16', (2, 11, 4, 3), (5, 5), border='reflect101')
+case('erode', 'f32', (3, 41), (5,), axes=[1])
+case('conv', 'i16', (2, 13, 10, 3), (5, 5), out='f32')
+case('dilate', 'u8', (1, 9, 300, 3), (1, 15))
+case('box', 'u16', (2, 70, 3), (33,), axes=[1], border='wrap')
 finish()
