@@ -238,6 +238,50 @@ __device__ __forceinline__ unsigned pipe_window_divide(unsigned n,
 #endif
 
 #ifdef __CUDACC_RTC__
+/// pipe_window_exchange of two pairs of 16-bit integers at once, one in
+/// each half of a and b (signed or not): a gets the minimums, b the
+/// maximums.
+template <bool SIGNED>
+__device__ __forceinline__ void pipe_window_exchange2(unsigned &a,
+                                                      unsigned &b) {
+  unsigned lo, hi;
+#if __CUDA_ARCH__ >= 900
+  if constexpr (SIGNED) {
+    asm("min.s16x2 %0, %1, %2;" : "=r"(lo) : "r"(a), "r"(b));
+    asm("max.s16x2 %0, %1, %2;" : "=r"(hi) : "r"(a), "r"(b));
+  } else {
+    asm("min.u16x2 %0, %1, %2;" : "=r"(lo) : "r"(a), "r"(b));
+    asm("max.u16x2 %0, %1, %2;" : "=r"(hi) : "r"(a), "r"(b));
+  }
+#else
+  if constexpr (SIGNED) {
+    lo = __vmins2(a, b);
+    hi = __vmaxs2(a, b);
+  } else {
+    lo = __vminu2(a, b);
+    hi = __vmaxu2(a, b);
+  }
+#endif
+  a = lo;
+  b = hi;
+}
+
+/// row(j) for the R + S0 - 1 rows of pipe_window_rows: unrolled while
+/// their loads are few (the taps' places are then constants); past that a
+/// loop, whose code and registers stay small.
+template <int R, int S0, int S1, typename Row>
+__device__ __forceinline__ void pipe_window_each_row(Row row) {
+  if constexpr ((R + S0 - 1) * S1 <= 256) {
+    PIPE_WINDOW_UNROLL
+    for (int j = 0; j < R + S0 - 1; ++j)
+      row(j);
+  } else {
+#pragma unroll 1
+    for (int j = 0; j < R + S0 - 1; ++j)
+      row(j);
+  }
+}
+
 /// The kernels' work in 32 bits: a thread computes R outputs of one
 /// column, at rows i0 .. i0 + R - 1 along axis 0 (those past n0 are not
 /// stored), and loads each input row their windows cover once: R + S0 - 1
@@ -249,17 +293,54 @@ __device__ __forceinline__ unsigned pipe_window_divide(unsigned n,
 /// gives the fill (v is then not read). Each output sees its taps in
 /// row-major order, as pipe_window_taps gives them: the same arithmetic,
 /// the same bits as the reference's output at a time.
-template <int R, int S0, int S1, int BORDER, typename In, typename Visit>
+///
+/// STRIDE1 is axis 1's stride when the kernel knows it (0: g.stride1).
+/// Where the columns lie inside the tensor (all but the edges') a row's
+/// taps are loaded at constant offsets from its first: no index
+/// arithmetic a tap.
+template <int R, int S0, int S1, int BORDER, int STRIDE1, typename In,
+          typename Visit>
 __device__ __forceinline__ void
 pipe_window_rows(const In *__restrict__ x, int column, int i0, int i1,
                  const pipe_window_geometry<int> &g, Visit visit) {
+  const int stride1 = STRIDE1 ? STRIDE1 : g.stride1;
+  // One row's taps to the outputs whose windows hold it.
+  auto give = [&](int j, const In *v, const bool *fill) {
+    PIPE_WINDOW_UNROLL
+    for (int r = 0; r < R; ++r) {
+      if (j - r < 0 || j - r >= S0)
+        continue;
+      PIPE_WINDOW_UNROLL
+      for (int k1 = 0; k1 < S1; ++k1)
+        visit(r, (j - r) * S1 + k1, v[k1], fill[k1]);
+    }
+  };
+  const int c0 = i1 - S1 / 2;
+  if (c0 >= 0 && c0 + S1 <= g.n1) {
+    pipe_window_each_row<R, S0, S1>([&](int j) {
+      const int j0 = pipe_border_index32(i0 - S0 / 2 + j, g.n0, BORDER);
+      const bool outside = BORDER == PIPE_CONSTANT && j0 < 0;
+      const In *p = x + (column + (outside ? 0 : j0) * g.stride0 +
+                         c0 * stride1);
+      In v[S1];
+      bool fill[S1];
+      PIPE_WINDOW_UNROLL
+      for (int k1 = 0; k1 < S1; ++k1) {
+        fill[k1] = outside;
+        if (!outside)
+          v[k1] = p[k1 * stride1];
+      }
+      give(j, v, fill);
+    });
+    return;
+  }
   int col[S1];
   PIPE_WINDOW_UNROLL
   for (int k1 = 0; k1 < S1; ++k1) {
-    const int j1 = pipe_border_index32(i1 - S1 / 2 + k1, g.n1, BORDER);
-    col[k1] = j1 < 0 ? -1 : j1 * g.stride1;
+    const int j1 = pipe_border_index32(c0 + k1, g.n1, BORDER);
+    col[k1] = j1 < 0 ? -1 : j1 * stride1;
   }
-  auto row = [&](int j) {
+  pipe_window_each_row<R, S0, S1>([&](int j) {
     const int j0 = pipe_border_index32(i0 - S0 / 2 + j, g.n0, BORDER);
     const int at = j0 < 0 ? -1 : column + j0 * g.stride0;
     In v[S1];
@@ -270,26 +351,8 @@ pipe_window_rows(const In *__restrict__ x, int column, int i0, int i1,
       if (!fill[k1])
         v[k1] = x[at + col[k1]];
     }
-    PIPE_WINDOW_UNROLL
-    for (int r = 0; r < R; ++r) {
-      if (j - r < 0 || j - r >= S0)
-        continue;
-      PIPE_WINDOW_UNROLL
-      for (int k1 = 0; k1 < S1; ++k1)
-        visit(r, (j - r) * S1 + k1, v[k1], fill[k1]);
-    }
-  };
-  // The rows unrolled while their loads are few (the taps' places are then
-  // constants); past that a loop, whose code and registers stay small.
-  if constexpr ((R + S0 - 1) * S1 <= 256) {
-    PIPE_WINDOW_UNROLL
-    for (int j = 0; j < R + S0 - 1; ++j)
-      row(j);
-  } else {
-#pragma unroll 1
-    for (int j = 0; j < R + S0 - 1; ++j)
-      row(j);
-  }
+    give(j, v, fill);
+  });
 }
 #endif
 

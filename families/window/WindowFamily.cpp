@@ -26,6 +26,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 
 using namespace mlir;
@@ -33,14 +34,31 @@ using namespace mlir::pipe;
 
 namespace {
 
+/// Whether a median packs two outputs' taps in a word (8- and 16-bit
+/// integers): its exchanges then cost half, and it takes twice the rows.
+bool isPackedMedian(WindowOp window) {
+  Type element =
+      cast<RankedTensorType>(window.getInput().getType()).getElementType();
+  return window.getKind() == WindowKind::median &&
+         (element.isInteger(8) || element.isInteger(16));
+}
+
 /// How many outputs along axis 0 a thread computes (pipe_window_rows): 8
 /// share most of the loads (a 5-row window loads 12 rows for 8 outputs,
-/// not 40) for 8 accumulators; a median keeps R windows of taps in
-/// registers, so fewer.
-int getRowsPerThread(WindowKind kind, int64_t taps) {
-  if (kind == WindowKind::median)
-    return taps <= 9 ? 4 : taps <= 25 ? 2 : 1;
-  return 8;
+/// not 40), erode and dilate 16 (measured: erode3 0.123 ms at 8, 0.103 at
+/// 16; box5 and sobel lose at 16); a median keeps R windows of taps in
+/// registers, so fewer. PIPE_TUNE_WINDOW_ROWS=n (1 to 64) sets it for all
+/// but medians, for measurements.
+int getRowsPerThread(WindowOp window, int64_t taps) {
+  WindowKind kind = window.getKind();
+  if (kind == WindowKind::median) {
+    int rows = taps <= 9 ? 4 : taps <= 25 ? 2 : 1;
+    return isPackedMedian(window) ? 2 * rows : rows;
+  }
+  if (const char *tuned = std::getenv("PIPE_TUNE_WINDOW_ROWS"))
+    if (int rows = std::atoi(tuned); rows >= 1 && rows <= 64)
+      return rows;
+  return kind == WindowKind::min || kind == WindowKind::max ? 16 : 8;
 }
 
 /// The fill as the reference reads it: in Acc for the sums (the number as
@@ -153,9 +171,21 @@ void emitRowLoop(llvm::raw_ostream &os, WindowOp window, StringRef name,
      << "    const int column = (int)outer * g.n0 * g.stride0 + inner - i1 * "
         "g.stride1;\n"
      << "    const int first = column + i0 * g.stride0 + i1 * g.stride1;\n";
+  // Axis 1's stride when the dims after it are known (3 for [N, H, W, 3]):
+  // the taps' offsets are then constants.
+  auto input = cast<RankedTensorType>(window.getInput().getType());
+  ArrayRef<int64_t> axes = window.getAxes();
+  int64_t stride1 = 1;
+  for (int64_t d = axes.back() + 1; d < input.getRank(); ++d)
+    stride1 = input.isDynamicDim(d) || stride1 * input.getDimSize(d) > (1 << 20)
+                  ? 0
+                  : stride1 * input.getDimSize(d);
+  if (axes.size() == 1)
+    stride1 = 1; // axis 1 is of length 1
   std::string visit = "    pipe_window_rows<R, " + std::to_string(size0) +
                       ", " + std::to_string(size1) + ", " +
-                      std::to_string(int(window.getBorder())) + ">(in, " +
+                      std::to_string(int(window.getBorder())) + ", " +
+                      std::to_string(stride1) + ">(in, " +
                       "column, i0, i1, g,\n        [&](int r, int k, " +
                       in.str() + " v, bool fill) {\n";
   std::string tap = "fill ? " + fillValue + " : ";
@@ -194,7 +224,37 @@ void emitRowLoop(llvm::raw_ostream &os, WindowOp window, StringRef name,
        << "        });\n"
        << store << "best[r];\n";
     break;
-  case WindowKind::median:
+  case WindowKind::median: {
+    Type element = cast<RankedTensorType>(window.getInput().getType())
+                       .getElementType();
+    if (isPackedMedian(window)) {
+      // 8- and 16-bit integers: two outputs' taps in the halves of a word,
+      // each exchange two 16-bit minimums and maximums at once (an integer
+      // exchange is exactly a min and a max).
+      bool isSigned = !element.isUnsignedInteger();
+      std::string half = isSigned ? "(unsigned short)(short)" : "(unsigned)";
+      os << "    unsigned t[R / 2][" << taps << "];\n"
+         << visit << "          const " << in << " x = " << tap << "v;\n"
+         << "          if (r % 2 == 0)\n"
+         << "            t[r / 2][k] = " << half << "x;\n"
+         << "          else\n"
+         << "            t[r / 2][k] |= (unsigned)(" << half
+         << "x) << 16;\n"
+         << "        });\n"
+         << "    PIPE_WINDOW_UNROLL\n    for (int p = 0; p < R / 2; ++p) "
+            "{\n";
+      short pairs[2 * PIPE_WINDOW_MAX_EXCHANGES];
+      int count = pipe_window_median_network(int(taps), pairs);
+      for (int c = 0; c < count; ++c)
+        os << (c % 4 == 0 ? "      " : " ") << "pipe_window_exchange2<"
+           << (isSigned ? "true" : "false") << ">(t[p][" << pairs[2 * c]
+           << "], t[p][" << pairs[2 * c + 1] << "]);"
+           << (c % 4 == 3 || c + 1 == count ? "\n" : "");
+      os << "    }\n"
+         << store << "(" << in << ")(t[r / 2][" << taps / 2
+         << "] >> (16 * (r % 2)));\n";
+      break;
+    }
     os << "    " << in << " t[R][" << taps << "];\n"
        << visit << "          t[r][k] = " << tap << "v;\n"
        << "        });\n"
@@ -202,6 +262,7 @@ void emitRowLoop(llvm::raw_ostream &os, WindowOp window, StringRef name,
     emitMedianNetwork(os, "t[r]", taps, "      ");
     os << "    }\n" << store << "t[r][" << taps / 2 << "];\n";
     break;
+  }
   }
   os << "  }\n}\n\n";
 }
@@ -244,7 +305,7 @@ public:
        << pipec::formatList(sizes) << " " << input << " -> " << result
        << "\n";
     emitElementLoop(os, window, name, in, out, acc, fill, taps);
-    int rows = getRowsPerThread(window.getKind(), taps);
+    int rows = getRowsPerThread(window, taps);
     emitRowLoop(os, window, name, in, out, acc, fill, size0, size1, rows);
     // Two entries, each with the registers its loop needs: 32-bit indices
     // (the launcher takes it while every index, and every row a thread's
@@ -276,6 +337,7 @@ public:
     }
     pipert::WindowParams params;
     params.axes.assign(window.getAxes().begin(), window.getAxes().end());
+    params.rows = rows;
     pipert::PlanKernel kernel;
     kernel.name = name;
     kernel.entries = {name, name + "_wide"};

@@ -1,7 +1,7 @@
 //===- WindowLauncher.cpp - Launching box_filter, erode, conv2d, ... ------===//
 //
 // One launch per window op (see WindowFamily.cpp): blocks of 256 threads,
-// up to a few per SM's worth, grid-stride; the entry with 32-bit indices
+// at most one wave of them (as many as the SMs hold at once), grid-stride; the entry with 32-bit indices
 // where the tensor allows them, else the one with 64-bit indices. The
 // axes' lengths and strides come from the input's shape.
 //
@@ -35,10 +35,18 @@ public:
       return Status::error("window kernel '" + kernel.name +
                            "' does not have two entries, an input and an "
                            "output");
-    for (size_t e = 0; e < 2; ++e)
+    for (size_t e = 0; e < 2; ++e) {
       if (Status s = getFunction(cu, module, kernel.entries[e], &functions[e]);
           !s.ok())
         return s;
+      // The blocks an SM holds at once: the grid is one wave of them (a
+      // second, partial wave would leave most SMs idle at the end).
+      int blocks = 0;
+      if (cu.cuOccupancyMaxActiveBlocksPerMultiprocessor(
+              &blocks, functions[e], kThreads, 0) != CUDA_SUCCESS)
+        blocks = 0;
+      blocksPerSM[e] = std::max(blocks, 1);
+    }
     return Status();
   }
 
@@ -73,25 +81,34 @@ public:
                                 &total, &n[0],      &stride[0],
                                 &n[1],  &stride[1], &weightStride};
     addGuardArgs(ctx, kernel, args);
-    long long blocks = std::min<long long>(
-        (total + 255) / 256, (long long)ctx.device.multiprocessors * 8);
     // The 32-bit entry's indices: the elements, the grid's step past the
     // last, and the rows a thread's windows reach past its outputs (under
-    // 2048: 8 outputs, windows up to 1024).
+    // 2048: 64 outputs, windows up to 1024).
     // PIPE_TUNE_WINDOW_WIDE=1 takes the 64-bit entry whatever the size:
     // the tests check it on tensors of ordinary sizes that way.
     static const char *forced = std::getenv("PIPE_TUNE_WINDOW_WIDE");
+    long long wave = (long long)ctx.device.multiprocessors *
+                     std::max(blocksPerSM[0], blocksPerSM[1]) * kThreads;
     bool wide = (forced && std::string(forced) == "1") ||
-                total + blocks * 256 + 2048 > 0x7fffffffLL;
+                total + wave + 2048 > 0x7fffffffLL;
     size_t e = wide ? 1 : 0;
-    return launchKernel(ctx, functions[e], kernel.entries[e], blocks, 256, 1,
-                        args);
+    // Work items: the 32-bit entry's are columns' groups of `rows`.
+    long long items = total;
+    if (!wide)
+      items = total / n[0] * ((n[0] + params.rows - 1) / params.rows);
+    long long blocks = std::min<long long>(
+        (items + kThreads - 1) / kThreads,
+        (long long)ctx.device.multiprocessors * blocksPerSM[e]);
+    return launchKernel(ctx, functions[e], kernel.entries[e], blocks,
+                        kThreads, 1, args);
   }
 
 private:
   const PlanKernel &kernel;
   WindowParams params;
+  static constexpr int kThreads = 256; // the entries' __launch_bounds__
   CUfunction functions[2] = {nullptr, nullptr};
+  int blocksPerSM[2] = {1, 1};
 };
 
 } // namespace

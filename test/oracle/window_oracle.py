@@ -102,7 +102,7 @@ CALL = {'box': 'box_filter', 'erode': 'erode', 'dilate': 'dilate',
 
 
 def case(kind, dtype, shape, sizes, axes=None, border=None, fill=None,
-         out=None, kernel=None, per_sample=False):
+         out=None, kernel=None, per_sample=False, literal=()):
     x = random(dtype, shape)
     if dtype in ('f16', 'f32', 'f64') and x.size > 8:
         # Keep the special values away from most windows: a few NaNs and
@@ -112,6 +112,8 @@ def case(kind, dtype, shape, sizes, axes=None, border=None, fill=None,
     names = ['N', 'H', 'W', 'C'][:len(shape)]
     if len(shape) == 2:
         names = ['H', 'W']
+    # Dims written as literals (the kernels compile their strides in).
+    names = [str(shape[d]) if d in literal else n for d, n in enumerate(names)]
     args = []
     if kind == 'conv':
         if per_sample:
@@ -198,4 +200,22 @@ case('erode', 'f32', (3, 41), (5,), axes=[1])
 case('conv', 'i16', (2, 13, 10, 3), (5, 5), out='f32')
 case('dilate', 'u8', (1, 9, 300, 3), (1, 15))
 case('box', 'u16', (2, 70, 3), (33,), axes=[1], border='wrap')
+# Known channels: the taps at constant offsets (inside columns), the edges'
+# columns through the border, every border.
+for border in ('reflect101', 'clamp', 'constant', 'wrap'):
+    fill = 9 if border == 'constant' else None
+    case('box', 'u8', (2, 13, 21, 3), (5, 5), border=border, fill=fill,
+         literal=(3,))
+    case('median', 'u8', (2, 9, 10, 3), (3, 3), border=border, fill=fill,
+         literal=(3,))
+    case('conv', 'f32', (2, 11, 9, 2), (3, 5), border=border, fill=fill,
+         literal=(2, 3), per_sample=True)
+case('erode', 'f32', (3, 12, 17), (3, 5), literal=(0, 1, 2))
+# Medians of 8- and 16-bit integers, two outputs to a word: signed ones
+# with their extremes, rows not a multiple of the 8 or 4 a thread takes.
+case('median', 'i8', (2, 11, 6, 3), (3, 3))
+case('median', 'i8', (3, 5, 4), (5, 5), border='constant', fill=-128)
+case('median', 'i16', (2, 13, 5, 2), (7, 7), border='wrap')
+case('median', 'u16', (2, 6, 9), (1, 3), literal=(0, 1, 2))
+case('dilate', 'i16', (2, 10, 8, 3), (5,), axes=[1], literal=(3,))
 finish()
