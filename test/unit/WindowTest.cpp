@@ -10,6 +10,7 @@
 #include "core/PipeScalar.h"
 #include "core/PipeStencil.h"
 #include "core/PipeWindow.h"
+#include "families/window/WindowParams.h"
 
 #include <gtest/gtest.h>
 
@@ -91,3 +92,27 @@ TEST(Window, ErodeAndDilateRankZerosAsMinAndMax) {
 }
 
 } // namespace
+
+// What the compiler half tells the launcher: the axes and the outputs a
+// thread of the 32-bit entry computes (the launcher sizes its grid by
+// them), checked when the plan is read.
+TEST(Window, ParamsCarryTheAxesAndRows) {
+  pipert::WindowParams params;
+  params.axes = {1, 2};
+  params.rows = 8;
+  auto decoded = pipert::WindowParams::decode(params.encode());
+  ASSERT_TRUE(decoded.ok()) << decoded.status().message();
+  EXPECT_EQ(decoded->axes, (std::vector<int64_t>{1, 2}));
+  EXPECT_EQ(decoded->rows, 8);
+  params.rows = 0;
+  auto none = pipert::WindowParams::decode(params.encode());
+  ASSERT_FALSE(none.ok());
+  EXPECT_EQ(none.status().message(), "a 'window' kernel's rows are 1 to 64");
+  params.rows = 65;
+  EXPECT_FALSE(pipert::WindowParams::decode(params.encode()).ok());
+  // A plan written before the rows were carried is refused, not read as
+  // one row a thread.
+  auto old = pipert::WindowParams::decode(
+      pipert::KernelParamWriter().add("axes", params.axes).str());
+  EXPECT_FALSE(old.ok());
+}
