@@ -19,6 +19,8 @@
 #include "runtime/KernelLauncher.h"
 
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 
 using namespace pipert;
@@ -240,6 +242,18 @@ Result<std::unique_ptr<KernelLauncher>> createBlurLauncher(const Plan &plan,
 } // namespace pipert
 
 
+/// A sigma (an f32) as the fewest digits that read back as it: "1e-09",
+/// "0.33333334", "1e+07", not std::to_string's "-0.000000" for -1e-9.
+static std::string formatSigma(double sigma) {
+  char text[32];
+  for (int digits = 1; digits <= 9; ++digits) {
+    std::snprintf(text, sizeof(text), "%.*g", digits, sigma);
+    if (float(std::strtod(text, nullptr)) == float(sigma))
+      break;
+  }
+  return text;
+}
+
 std::string pipert::describeBlurError(const std::string &location,
                                       long long sample, int error,
                                       long long window, double sigma) {
@@ -255,14 +269,14 @@ std::string pipert::describeBlurError(const std::string &location,
            "; a window must be odd";
     break;
   case 3:
-    what = "its sigma is " + std::to_string(sigma) +
+    what = "its sigma is " + formatSigma(sigma) +
            "; sigma must be positive";
     break;
   default:
     // A window decides when it is given (a sigma alone gives window 0).
     what = window > 0 ? "its window is " + std::to_string(window) +
                             "; a window is at most 2^24 + 1 (16777217) taps"
-                      : "its sigma is " + std::to_string(sigma) +
+                      : "its sigma is " + formatSigma(sigma) +
                             ", which needs a window of more than 2^24 + 1 "
                             "(16777217) taps";
     break;

@@ -284,8 +284,19 @@ TEST(Runtime, BlurTooLargeNamesWindowOrSigma) {
             "window is at most 2^24 + 1 (16777217) taps; nothing was written");
   EXPECT_EQ(pipert::describeBlurError("f.pipe:3:7", 0, 4, 0, 1e7),
             "gaussian_blur at f.pipe:3:7: sample 0: its sigma is "
-            "10000000.000000, which needs a window of more than 2^24 + 1 "
+            "1e+07, which needs a window of more than 2^24 + 1 "
             "(16777217) taps; nothing was written");
+  // A sigma is said with the digits that give it back, not six decimals
+  // ("-0.000000" for -1e-9).
+  EXPECT_EQ(pipert::describeBlurError("f.pipe:3:7", 2, 3, 0, double(-1e-9f)),
+            "gaussian_blur at f.pipe:3:7: sample 2: its sigma is -1e-09; "
+            "sigma must be positive; nothing was written");
+  EXPECT_EQ(pipert::describeBlurError("f.pipe:3:7", 0, 3, 0, double(-1.f / 3)),
+            "gaussian_blur at f.pipe:3:7: sample 0: its sigma is "
+            "-0.33333334; sigma must be positive; nothing was written");
+  EXPECT_EQ(pipert::describeBlurError("f.pipe:3:7", 0, 3, 0, 0.0),
+            "gaussian_blur at f.pipe:3:7: sample 0: its sigma is 0; sigma "
+            "must be positive; nothing was written");
 }
 
 // A code the driver cannot name (a stub libcuda's, a newer driver's, or no
