@@ -286,6 +286,9 @@ struct BindingAST {
   llvm::SMLoc loc;
   std::string name;
   ExprPtr value;
+  /// In an unrolled `for` body, the iteration this copy is ("i = 4", or
+  /// "i = 1, j = 4" in nested loops, the outermost first): errors name it.
+  std::string iteration = {};
 };
 
 /// A parameter or a result: `name: type`, optionally `@host` or `@device`

@@ -605,8 +605,14 @@ bool Parser::parseLoopBody(std::vector<BindingAST> &out, SMLoc loc,
       if (visibleBefore.count(name) && name != var)
         carried[name] = {current[name], body[i].loc};
     }
-    for (BindingAST &binding : body)
+    std::string iteration = llvm::StringRef(var).split('#').first.str() +
+                            " = " + std::to_string(lo + k);
+    for (BindingAST &binding : body) {
+      binding.iteration = binding.iteration.empty()
+                              ? iteration
+                              : iteration + ", " + binding.iteration;
       out.push_back(std::move(binding));
+    }
     current = before;
     for (auto &[name, update] : carried) {
       auto &[version, updateLoc] = update;

@@ -222,6 +222,7 @@ bool PipelineChecker::check() {
 
   llvm::StringSet<> assigned;
   for (BindingAST &binding : pipeline.body) {
+    iteration = binding.iteration;
     bool ok = checkExpr(*binding.value);
     // Inside `if` and `for` too, where the name is a version (N@k).
     std::string source = llvm::StringRef(binding.name).split('@').first.str();
@@ -338,6 +339,7 @@ bool PipelineChecker::check() {
     }
     bindings[binding.name] = {binding.loc, weakUse ? *weakUse : type, !ok};
   }
+  iteration.clear();
   for (ValueDeclAST &result : pipeline.results)
     if (!assigned.contains(result.name) &&
         !llvm::any_of(pipeline.body,

@@ -115,9 +115,13 @@ public:
 private:
   bool error(SMLoc loc, const llvm::Twine &message) {
     // A `for` body is checked once per unrolled iteration: say each error
-    // once.
+    // once, with the first iteration it is found in.
     if (reported.insert({loc.getPointer(), message.str()}).second)
-      sourceMgr.PrintMessage(loc, llvm::SourceMgr::DK_Error, message);
+      sourceMgr.PrintMessage(
+          loc, llvm::SourceMgr::DK_Error,
+          iteration.empty()
+              ? message
+              : message + " (in the loop's iteration with " + iteration + ")");
     ++numErrors;
     return false;
   }
@@ -279,6 +283,8 @@ private:
   llvm::SourceMgr &sourceMgr;
   unsigned numErrors = 0;
   std::set<std::pair<const char *, std::string>> reported;
+  /// The unrolled `for` iteration of the binding being checked, or empty.
+  std::string iteration;
 
   struct Binding {
     SMLoc loc;
