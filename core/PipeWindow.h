@@ -167,9 +167,6 @@ PIPE_HD bool pipe_window_zero_past(W a, W b, bool greatest) {
            (signbit(b) != 0) == greatest;
 }
 
-/// erode (greatest = false) and dilate: the least or greatest tap, NaN as
-/// soon as one is NaN, -0 below +0 (IEEE 754-2019 minimum and maximum, as
-/// min and max).
 /// One tap `v` (the k-th, row-major) of erode or dilate: the first tap,
 /// then any lesser (greater) one; a NaN, once taken, stays.
 template <typename In>
@@ -181,6 +178,9 @@ PIPE_HD void pipe_window_extreme_step(In &best, In v, int k, bool greatest) {
     best = v;
 }
 
+/// erode (greatest = false) and dilate: the least or greatest tap, NaN as
+/// soon as one is NaN, -0 below +0 (IEEE 754-2019 minimum and maximum, as
+/// min and max).
 template <typename I, typename In>
 PIPE_HD In pipe_window_extreme(const In *x, const pipe_window_element<I> &e,
                                const pipe_window_geometry<I> &g, int border,
@@ -235,9 +235,7 @@ __device__ __forceinline__ unsigned pipe_window_divide(unsigned n,
                                                        pipe_window_divider d) {
   return (__umulhi(n, d.magic) + n) >> d.shift;
 }
-#endif
 
-#ifdef __CUDACC_RTC__
 /// pipe_window_exchange of two pairs of 16-bit integers at once, one in
 /// each half of a and b (signed or not): a gets the minimums, b the
 /// maximums.

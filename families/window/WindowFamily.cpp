@@ -71,15 +71,36 @@ std::string getFillOf(WindowKind kind, StringRef in, StringRef acc,
 }
 
 /// The median's network on t (an array of `taps` values) as straight-line
-/// exchanges: the taps stay in registers.
-void emitMedianNetwork(llvm::raw_ostream &os, StringRef t, int64_t taps,
-                       StringRef indent) {
+/// calls of `exchange` (pipe_window_exchange, or pipe_window_exchange2 on
+/// packed pairs): the taps stay in registers.
+void emitMedianNetwork(llvm::raw_ostream &os, StringRef exchange, StringRef t,
+                       int64_t taps, StringRef indent) {
   short pairs[2 * PIPE_WINDOW_MAX_EXCHANGES];
   int count = pipe_window_median_network(int(taps), pairs);
   for (int c = 0; c < count; ++c)
-    os << (c % 4 == 0 ? indent : " ") << "pipe_window_exchange(" << t << "["
+    os << (c % 4 == 0 ? indent : " ") << exchange << "(" << t << "["
        << pairs[2 * c] << "], " << t << "[" << pairs[2 * c + 1] << "]);"
        << (c % 4 == 3 || c + 1 == count ? "\n" : "");
+}
+
+/// Axis 1's stride in elements when the dims after it are known (3 for
+/// [N, H, W, 3]; 1 for a window over one axis, whose axis 1 is of length
+/// 1), else 0. The row loop then loads a row's taps at constant offsets.
+/// Strides past 2^20 count as unknown: they gain nothing as constants.
+int64_t getKnownStride1(WindowOp window) {
+  auto input = cast<RankedTensorType>(window.getInput().getType());
+  ArrayRef<int64_t> axes = window.getAxes();
+  if (axes.size() == 1)
+    return 1;
+  int64_t stride = 1;
+  for (int64_t d = axes.back() + 1; d < input.getRank(); ++d) {
+    if (input.isDynamicDim(d))
+      return 0;
+    stride *= input.getDimSize(d);
+    if (stride > (1 << 20))
+      return 0;
+  }
+  return stride;
 }
 
 /// The 64-bit kernels' loop: a thread per output element (grid-stride),
@@ -124,7 +145,7 @@ void emitElementLoop(llvm::raw_ostream &os, WindowOp window, StringRef name,
     os << "    " << in << " t[" << taps << "];\n"
        << "    pipe_window_gather<long long>(in, el, g, " << border << ", "
        << fillValue << ", t);\n";
-    emitMedianNetwork(os, "t", taps, "    ");
+    emitMedianNetwork(os, "pipe_window_exchange", "t", taps, "    ");
     os << "    out[e] = t[" << taps / 2 << "];\n";
     break;
   }
@@ -171,17 +192,7 @@ void emitRowLoop(llvm::raw_ostream &os, WindowOp window, StringRef name,
      << "    const int column = (int)outer * g.n0 * g.stride0 + inner - i1 * "
         "g.stride1;\n"
      << "    const int first = column + i0 * g.stride0 + i1 * g.stride1;\n";
-  // Axis 1's stride when the dims after it are known (3 for [N, H, W, 3]):
-  // the taps' offsets are then constants.
-  auto input = cast<RankedTensorType>(window.getInput().getType());
-  ArrayRef<int64_t> axes = window.getAxes();
-  int64_t stride1 = 1;
-  for (int64_t d = axes.back() + 1; d < input.getRank(); ++d)
-    stride1 = input.isDynamicDim(d) || stride1 * input.getDimSize(d) > (1 << 20)
-                  ? 0
-                  : stride1 * input.getDimSize(d);
-  if (axes.size() == 1)
-    stride1 = 1; // axis 1 is of length 1
+  int64_t stride1 = getKnownStride1(window);
   std::string visit = "    pipe_window_rows<R, " + std::to_string(size0) +
                       ", " + std::to_string(size1) + ", " +
                       std::to_string(int(window.getBorder())) + ", " +
@@ -243,13 +254,10 @@ void emitRowLoop(llvm::raw_ostream &os, WindowOp window, StringRef name,
          << "        });\n"
          << "    PIPE_WINDOW_UNROLL\n    for (int p = 0; p < R / 2; ++p) "
             "{\n";
-      short pairs[2 * PIPE_WINDOW_MAX_EXCHANGES];
-      int count = pipe_window_median_network(int(taps), pairs);
-      for (int c = 0; c < count; ++c)
-        os << (c % 4 == 0 ? "      " : " ") << "pipe_window_exchange2<"
-           << (isSigned ? "true" : "false") << ">(t[p][" << pairs[2 * c]
-           << "], t[p][" << pairs[2 * c + 1] << "]);"
-           << (c % 4 == 3 || c + 1 == count ? "\n" : "");
+      emitMedianNetwork(os,
+                        isSigned ? "pipe_window_exchange2<true>"
+                                 : "pipe_window_exchange2<false>",
+                        "t[p]", taps, "      ");
       os << "    }\n"
          << store << "(" << in << ")(t[r / 2][" << taps / 2
          << "] >> (16 * (r % 2)));\n";
@@ -259,7 +267,7 @@ void emitRowLoop(llvm::raw_ostream &os, WindowOp window, StringRef name,
        << visit << "          t[r][k] = " << tap << "v;\n"
        << "        });\n"
        << "    PIPE_WINDOW_UNROLL\n    for (int r = 0; r < R; ++r) {\n";
-    emitMedianNetwork(os, "t[r]", taps, "      ");
+    emitMedianNetwork(os, "pipe_window_exchange", "t[r]", taps, "      ");
     os << "    }\n" << store << "t[r][" << taps / 2 << "];\n";
     break;
   }

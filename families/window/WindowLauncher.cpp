@@ -1,9 +1,10 @@
 //===- WindowLauncher.cpp - Launching box_filter, erode, conv2d, ... ------===//
 //
 // One launch per window op (see WindowFamily.cpp): blocks of 256 threads,
-// at most one wave of them (as many as the SMs hold at once), grid-stride; the entry with 32-bit indices
-// where the tensor allows them, else the one with 64-bit indices. The
-// axes' lengths and strides come from the input's shape.
+// at most one wave of them (as many as the SMs hold at once), grid-stride;
+// the entry with 32-bit indices where the tensor allows them, else the one
+// with 64-bit indices. The axes' lengths and strides come from the input's
+// shape.
 //
 //===----------------------------------------------------------------------===//
 
