@@ -400,10 +400,10 @@ Executable::run(const std::vector<HostTensor> &inputs) {
   std::vector<HostTensor> results;
   std::vector<TensorRef> outputs;
   for (size_t r = 0; r < shapes->size(); ++r) {
-    auto result =
-        HostTensor::allocate(plan_.buffers[plan_.results[r]].dtype, (*shapes)[r]);
+    const PlanBuffer &buffer = plan_.buffers[plan_.results[r]];
+    auto result = HostTensor::allocate(buffer.dtype, (*shapes)[r]);
     if (!result)
-      return Status::error("result '" + plan_.buffers[plan_.results[r]].name +
+      return Status::error("result '" + buffer.name +
                            "': " + result.status().message());
     results.push_back(result.take());
   }
