@@ -10,6 +10,10 @@ u8[64, 512, 512, 3] images, timed in the same run on the GPU machine:
            torch.compile); OpenCV's medianBlur on the CPU.
   sobel    3x3 horizontal Sobel to f32, reflect101: a depthwise conv2d
            (eager, torch.compile); OpenCV's filter2D on the CPU.
+  box5_norm     box5 of f32(images) / 255, f32 out;
+  erode3_mask   erode3 of images > 128, bool out;
+  median3_crop  median3 of images[:, 8:-8, 8:-8, :]: windows over
+           computed values (eager, torch.compile).
 
 Each PyTorch peer takes and gives NHWC as Pipe does (the permutes
 counted: they are what a user of NHWC images writes). Bytes: read once,
@@ -74,9 +78,30 @@ def sobel(x):
     return F.conv2d(p, SOBEL, groups=3).permute(0, 2, 3, 1).contiguous()
 
 
+def box5_norm(x):
+    p = F.pad(nchw(x) / 255, (2, 2, 2, 2), mode='reflect')
+    return F.avg_pool2d(p, 5, stride=1).permute(0, 2, 3, 1).contiguous()
+
+
+def erode3_mask(x):
+    p = F.pad((nchw(x) > 128).float(), (1, 1, 1, 1), mode='replicate')
+    return (-F.max_pool2d(-p, 3, stride=1) > 0.5).permute(0, 2, 3, 1) \
+        .contiguous()
+
+
+median3 = median(3)
+
+
+def median3_crop(x):
+    return median3(x[:, 8:-8, 8:-8, :])
+
+
 CASES = [("box5", box5, nb), ("erode3", erode3, nb),
-         ("median3", median(3), nb), ("median5", median(5), nb),
-         ("sobel", sobel, 5 * images.numel())]
+         ("median3", median3, nb), ("median5", median(5), nb),
+         ("sobel", sobel, 5 * images.numel()),
+         ("box5_norm", box5_norm, 5 * images.numel()),
+         ("erode3_mask", erode3_mask, nb),
+         ("median3_crop", median3_crop, nb * 496 * 496 // (512 * 512))]
 for case, fn, nbytes in CASES:
     attempt(case + " eager", lambda: record(
         case, "torch eager", ms(lambda: fn(images)), nbytes=nbytes))
@@ -100,6 +125,8 @@ def opencv():
         "sobel": lambda im: cv2.filter2D(im, cv2.CV_32F, sob),
     }
     for case, _, nbytes in CASES:
+        if case not in ops:
+            continue
         op = ops[case]
         times = []
         for _ in range(3):

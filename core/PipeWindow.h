@@ -132,9 +132,12 @@ PIPE_HD double pipe_window_fma(double a, double b, double c) {
   return fma(a, b, c);
 }
 
-/// box_filter (weights null) and conv2d: the element's value in Out.
-template <typename Acc, typename Out, typename I, typename In>
-PIPE_HD Out pipe_window_sum(const In *x, const pipe_window_element<I> &e,
+/// box_filter (weights null) and conv2d: the element's value in Out. `x`
+/// (here and below) is the input, `x[at]` its element at index `at`: an
+/// array, or a fused kernel's source computing the element (the window
+/// family's prologues).
+template <typename Acc, typename Out, typename I, typename X>
+PIPE_HD Out pipe_window_sum(const X &x, const pipe_window_element<I> &e,
                             const pipe_window_geometry<I> &g, int border,
                             Acc fill, const float *weights) {
   Acc acc = 0;
@@ -181,8 +184,8 @@ PIPE_HD void pipe_window_extreme_step(In &best, In v, int k, bool greatest) {
 /// erode (greatest = false) and dilate: the least or greatest tap, NaN as
 /// soon as one is NaN, -0 below +0 (IEEE 754-2019 minimum and maximum, as
 /// min and max).
-template <typename I, typename In>
-PIPE_HD In pipe_window_extreme(const In *x, const pipe_window_element<I> &e,
+template <typename I, typename X, typename In>
+PIPE_HD In pipe_window_extreme(const X &x, const pipe_window_element<I> &e,
                                const pipe_window_geometry<I> &g, int border,
                                In fill, bool greatest) {
   In best = fill;
@@ -194,8 +197,8 @@ PIPE_HD In pipe_window_extreme(const In *x, const pipe_window_element<I> &e,
 }
 
 /// The window's taps, row-major, into taps[].
-template <typename I, typename In>
-PIPE_HD void pipe_window_gather(const In *x, const pipe_window_element<I> &e,
+template <typename I, typename X, typename In>
+PIPE_HD void pipe_window_gather(const X &x, const pipe_window_element<I> &e,
                                 const pipe_window_geometry<I> &g, int border,
                                 In fill, In *taps) {
   pipe_window_taps<I>(e, g, border, [&](int k, I at, bool inside) {
@@ -264,6 +267,19 @@ __device__ __forceinline__ void pipe_window_exchange2(unsigned &a,
   b = hi;
 }
 
+/// The input of a window kernel that reads it from memory: its element at
+/// index `at` (pipe_window_rows's sources).
+template <typename In> struct pipe_window_array {
+  typedef In value_type;
+  const In *__restrict__ p;
+  __device__ __forceinline__ In at(int, int, int, int at) const {
+    return p[at];
+  }
+  __device__ __forceinline__ In operator[](long long at) const {
+    return p[at];
+  }
+};
+
 /// row(j) for the R + S0 - 1 rows of pipe_window_rows: unrolled while
 /// their loads are few (the taps' places are then constants); past that a
 /// loop, whose code and registers stay small.
@@ -296,11 +312,18 @@ __device__ __forceinline__ void pipe_window_each_row(Row row) {
 /// Where the columns lie inside the tensor (all but the edges') a row's
 /// taps are loaded at constant offsets from its first: no index
 /// arithmetic a tap.
-template <int R, int S0, int S1, int BORDER, int STRIDE1, typename In,
+///
+/// The taps are x's elements: an array's (pipe_window_array), or those a
+/// fused kernel's source computes (the window family's prologues), which
+/// give the value of type `value_type` at (column, row, col, at): at =
+/// column + row g.stride0 + col g.stride1, the element at position `row`
+/// along axis 0 and `col` along axis 1 of column `column`.
+template <int R, int S0, int S1, int BORDER, int STRIDE1, typename X,
           typename Visit>
 __device__ __forceinline__ void
-pipe_window_rows(const In *__restrict__ x, int column, int i0, int i1,
+pipe_window_rows(const X &x, int column, int i0, int i1,
                  const pipe_window_geometry<int> &g, Visit visit) {
+  typedef typename X::value_type In;
   const int stride1 = STRIDE1 ? STRIDE1 : g.stride1;
   // One row's taps to the outputs whose windows hold it.
   auto give = [&](int j, const In *v, const bool *fill) {
@@ -318,25 +341,25 @@ pipe_window_rows(const In *__restrict__ x, int column, int i0, int i1,
     pipe_window_each_row<R, S0, S1>([&](int j) {
       const int j0 = pipe_border_index32(i0 - S0 / 2 + j, g.n0, BORDER);
       const bool outside = BORDER == PIPE_CONSTANT && j0 < 0;
-      const In *p = x + (column + (outside ? 0 : j0) * g.stride0 +
-                         c0 * stride1);
+      const int row = outside ? 0 : j0;
+      const int first = column + row * g.stride0 + c0 * stride1;
       In v[S1];
       bool fill[S1];
       PIPE_WINDOW_UNROLL
       for (int k1 = 0; k1 < S1; ++k1) {
         fill[k1] = outside;
         if (!outside)
-          v[k1] = p[k1 * stride1];
+          v[k1] = x.at(column, row, c0 + k1, first + k1 * stride1);
       }
       give(j, v, fill);
     });
     return;
   }
-  int col[S1];
+  int j1[S1], col[S1];
   PIPE_WINDOW_UNROLL
   for (int k1 = 0; k1 < S1; ++k1) {
-    const int j1 = pipe_border_index32(c0 + k1, g.n1, BORDER);
-    col[k1] = j1 < 0 ? -1 : j1 * stride1;
+    j1[k1] = pipe_border_index32(c0 + k1, g.n1, BORDER);
+    col[k1] = j1[k1] < 0 ? -1 : j1[k1] * stride1;
   }
   pipe_window_each_row<R, S0, S1>([&](int j) {
     const int j0 = pipe_border_index32(i0 - S0 / 2 + j, g.n0, BORDER);
@@ -347,7 +370,7 @@ pipe_window_rows(const In *__restrict__ x, int column, int i0, int i1,
     for (int k1 = 0; k1 < S1; ++k1) {
       fill[k1] = BORDER == PIPE_CONSTANT && (at < 0 || col[k1] < 0);
       if (!fill[k1])
-        v[k1] = x[at + col[k1]];
+        v[k1] = x.at(column, j0, j1[k1], at + col[k1]);
     }
     give(j, v, fill);
   });

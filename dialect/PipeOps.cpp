@@ -858,12 +858,15 @@ LogicalResult GaussianBlurOp::verify() {
 // WindowOp
 //===----------------------------------------------------------------------===//
 
-LogicalResult WindowOp::verify() {
-  auto input = cast<RankedTensorType>(getInput().getType());
-  auto result = cast<RankedTensorType>(getResult().getType());
+/// What pipe.window and pipe.window_kernel check of their window.
+static LogicalResult verifyWindow(Operation *op, RankedTensorType input,
+                                  Value weights, WindowKind kind,
+                                  ArrayRef<int64_t> axes,
+                                  ArrayRef<int64_t> window) {
+  auto emitOpError = [&]() { return op->emitOpError(); };
+  auto result = cast<RankedTensorType>(op->getResult(0).getType());
   if (!haveSameShape(input, result))
     return emitOpError() << "result must have the input's shape";
-  ArrayRef<int64_t> axes = getAxes(), window = getWindow();
   if (axes.empty() || axes.size() > 2)
     return emitOpError() << "takes one or two axes";
   for (auto [i, axis] : llvm::enumerate(axes))
@@ -880,7 +883,6 @@ LogicalResult WindowOp::verify() {
   if (taps > PIPE_WINDOW_MAX_TAPS)
     return emitOpError() << "a window has at most " << PIPE_WINDOW_MAX_TAPS
                          << " taps";
-  WindowKind kind = getKind();
   bool selects = kind == WindowKind::min || kind == WindowKind::max ||
                  kind == WindowKind::median;
   if (selects && input.getElementType() != result.getElementType())
@@ -892,7 +894,6 @@ LogicalResult WindowOp::verify() {
       (taps % 2 == 0 || taps > PIPE_WINDOW_MAX_MEDIAN_TAPS))
     return emitOpError() << "a median takes an odd number of taps, at most "
                          << PIPE_WINDOW_MAX_MEDIAN_TAPS;
-  Value weights = getWeights();
   if ((kind == WindowKind::correlate) != bool(weights))
     return emitOpError() << "has weights if and only if it correlates";
   if (weights) {
@@ -909,6 +910,22 @@ LogicalResult WindowOp::verify() {
                               "first axis";
   }
   return success();
+}
+
+LogicalResult WindowOp::verify() {
+  return verifyWindow(*this, cast<RankedTensorType>(getInput().getType()),
+                      getWeights(), getKind(), getAxes(), getWindow());
+}
+
+LogicalResult WindowKernelOp::verify() {
+  Block &prologue = getPrologue().front();
+  if (failed(verifyFusedBlock(*this, prologue, getPrologueInputs(), 0,
+                              "prologue")))
+    return failure();
+  if (prologue.getTerminator()->getNumOperands() != 1)
+    return emitOpError() << "prologue must yield the window's one input";
+  return verifyWindow(*this, getInputType(), getWeights(), getKind(),
+                      getAxes(), getWindow());
 }
 
 //===----------------------------------------------------------------------===//

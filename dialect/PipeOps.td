@@ -745,6 +745,51 @@ def Pipe_WindowOp : Pipe_Op<"window", [Pure]> {
   let hasVerifier = 1;
 }
 
+def Pipe_WindowKernelOp : Pipe_Op<"window_kernel", [IsolatedFromAbove,
+    AttrSizedOperandSegments, RecursiveMemoryEffects]> {
+  let summary = "A window op with the elementwise work that makes its input";
+  let description = [{
+    Formed by `pipe-fuse-window-prologues` from a `pipe.window` and the
+    slice of the `pipe.kernel` that computes its input. The `prologue`
+    region computes, for each element of the window's input (the result's
+    shape), its value from `prologue_inputs` (like a `pipe.kernel` body) and
+    yields it; the window is then `pipe.window`'s, with the same attributes
+    and `weights`. Codegen computes the prologue at each tap the window
+    reads: the input is never stored.
+
+    ```mlir
+    %b = pipe.window_kernel (%x : tensor<?x?x?xui8, ["N", "H", "W"]>) box
+        axes [1, 2] window [3, 3] border reflect101 fill 0.0
+        : tensor<?x?x?xf32, ["N", "H", "W"]>
+      prologue { ^bb0(%a: tensor<?x?x?xui8, ...>): ... pipe.yield %v : ... }
+    ```
+  }];
+  let arguments = (ins Variadic<Pipe_Tensor>:$prologue_inputs,
+                       Optional<Pipe_Tensor>:$weights,
+                       Pipe_WindowKind:$kind, DenseI64ArrayAttr:$axes,
+                       DenseI64ArrayAttr:$window, Pipe_Border:$border,
+                       F64Attr:$fill);
+  let results = (outs Pipe_Tensor:$result);
+  let regions = (region SizedRegion<1>:$prologue);
+  let assemblyFormat = [{
+    `(` ($prologue_inputs^ `:` type($prologue_inputs))? `)`
+    (`weights` $weights^ `:` type($weights))? $kind `axes` $axes `window`
+    $window `border` $border `fill` $fill `:` type($result)
+    `prologue` $prologue attr-dict
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The value the prologue yields: the window's input.
+    Value getWindowInput() {
+      return getPrologue().front().getTerminator()->getOperand(0);
+    }
+    /// The window's input type (the prologue's domain).
+    RankedTensorType getInputType() {
+      return ::llvm::cast<RankedTensorType>(getWindowInput().getType());
+    }
+  }];
+}
+
 //===----------------------------------------------------------------------===//
 // Fused kernels
 //===----------------------------------------------------------------------===//
@@ -786,7 +831,8 @@ def Pipe_KernelOp : Pipe_Op<"kernel", [IsolatedFromAbove,
 }
 
 def Pipe_YieldOp : Pipe_Op<"yield", [Pure,
-    ParentOneOf<["KernelOp", "ReduceKernelOp", "ResampleKernelOp"]>, Terminator]> {
+    ParentOneOf<["KernelOp", "ReduceKernelOp", "ResampleKernelOp",
+                 "WindowKernelOp"]>, Terminator]> {
   let summary = "Yields a kernel's results (or a reduction's value to reduce)";
   let arguments = (ins Variadic<Pipe_Tensor>:$values);
   let assemblyFormat = "attr-dict ($values^ `:` type($values))?";

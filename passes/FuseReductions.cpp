@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "passes/BlockOrder.h"
+#include "passes/KernelSlices.h"
 #include "passes/Passes.h"
 
 #include "llvm/ADT/BitVector.h"
@@ -26,90 +27,6 @@ using namespace mlir;
 using namespace mlir::pipe;
 
 namespace {
-
-
-/// The ops of `kernel`'s body that `value` depends on, in body order.
-llvm::SetVector<Operation *> sliceOf(KernelOp kernel, Value value) {
-  llvm::SetVector<Operation *> slice;
-  SmallVector<Value> worklist{value};
-  while (!worklist.empty()) {
-    Operation *def = worklist.pop_back_val().getDefiningOp();
-    if (!def || !slice.insert(def))
-      continue;
-    for (Value operand : def->getOperands())
-      worklist.push_back(operand);
-  }
-  llvm::SetVector<Operation *> ordered;
-  for (Operation &op : kernel.getBody().front())
-    if (slice.contains(&op))
-      ordered.insert(&op);
-  return ordered;
-}
-
-/// Per element of the domain: bytes the slice's tensor inputs take to read
-/// (broadcast inputs count as read once per element: an upper bound).
-int64_t inputBytes(const llvm::SetVector<Operation *> &slice) {
-  llvm::SetVector<Value> inputs;
-  for (Operation *op : slice)
-    for (Value operand : op->getOperands())
-      if (isa<BlockArgument>(operand) &&
-          cast<RankedTensorType>(operand.getType()).getRank() > 0)
-        inputs.insert(operand);
-  int64_t bytes = 0;
-  for (Value input : inputs)
-    bytes += getElementBytes(input.getType());
-  return bytes;
-}
-
-/// Replaces `kernel` by one without result `index` (erasing it when that
-/// was its only result); the body keeps what the other results need.
-void dropKernelResult(KernelOp kernel, unsigned index) {
-  if (kernel.getNumResults() == 1) {
-    kernel.erase();
-    return;
-  }
-  OpBuilder builder(kernel);
-  SmallVector<Type> types;
-  for (auto [i, result] : llvm::enumerate(kernel.getResults()))
-    if (i != index)
-      types.push_back(result.getType());
-  auto replacement =
-      KernelOp::create(builder, kernel.getLoc(), types,
-                       kernel.getKernelNameAttr(), kernel.getInputs());
-  replacement.getBody().takeBody(kernel.getBody());
-  auto yield = cast<YieldOp>(replacement.getBody().front().getTerminator());
-  yield->eraseOperand(index);
-  unsigned next = 0;
-  for (auto [i, result] : llvm::enumerate(kernel.getResults()))
-    if (i != index)
-      result.replaceAllUsesWith(replacement.getResult(next++));
-  kernel.erase();
-  // Ops that only fed the dropped result are dead now, and so may be inputs
-  // only they read (a kernel input nothing reads does not verify).
-  Block &body = replacement.getBody().front();
-  for (Operation &op : llvm::make_early_inc_range(llvm::reverse(body)))
-    if (&op != body.getTerminator() && op.use_empty())
-      op.erase();
-  llvm::BitVector unused(body.getNumArguments());
-  SmallVector<Value> inputs;
-  for (auto [arg, input] :
-       llvm::zip(body.getArguments(), replacement.getInputs())) {
-    if (arg.use_empty())
-      unused.set(arg.getArgNumber());
-    else
-      inputs.push_back(input);
-  }
-  if (unused.none())
-    return;
-  OpBuilder after(replacement);
-  auto trimmed = KernelOp::create(after, replacement.getLoc(),
-                                  replacement.getResultTypes(),
-                                  replacement.getKernelNameAttr(), inputs);
-  trimmed.getBody().takeBody(replacement.getBody());
-  trimmed.getBody().front().eraseArguments(unused);
-  replacement.replaceAllUsesWith(trimmed.getResults());
-  replacement.erase();
-}
 
 struct FuseReductionsPass
     : public pipe::impl::FuseReductionsBase<FuseReductionsPass> {

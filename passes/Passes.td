@@ -203,6 +203,34 @@ def FuseResampleEpilogues : Pass<"pipe-fuse-resample-epilogues",
   let dependentDialects = ["::mlir::pipe::PipeDialect"];
 }
 
+def FuseWindowPrologues : Pass<"pipe-fuse-window-prologues",
+                                "::mlir::pipe::PipelineOp"> {
+  let summary = "Fuses each pipe.window with the kernel that makes its input";
+  let description = [{
+    Runs after `pipe-fuse-elementwise`. A `pipe.window` (box_filter, erode,
+    dilate, median, conv2d) whose input is a result of a `pipe.kernel`
+    becomes a `pipe.window_kernel` whose prologue is the slice of that
+    kernel computing the input: elementwise ops, index maps (a slice, a
+    crop, a flip, a transpose, a broadcast parameter) and coordinates, at
+    most 8 elementwise ops (the window's kernel runs them at every tap it
+    loads). When the value has other readers, the slice is recomputed only
+    if its inputs take no more bytes per element than the value; the
+    producer then still stores it for them. A producer result no one else
+    reads is dropped (with the producer, if it was its only result).
+
+    Before:
+    ```mlir
+    %f = pipe.kernel "p_k0" (%x : tensor<?x?x?xui8, ["N", "H", "W"]>) -> tensor<?x?x?xf32, ["N", "H", "W"]> {...}
+    %b = pipe.window %f box axes [1, 2] window [3, 3] border reflect101 fill 0.000000e+00 : tensor<?x?x?xf32, ["N", "H", "W"]> to tensor<?x?x?xf32, ["N", "H", "W"]>
+    ```
+    After:
+    ```mlir
+    %b = pipe.window_kernel (%x : tensor<?x?x?xui8, ["N", "H", "W"]>) box axes [1, 2] window [3, 3] border reflect101 fill 0.000000e+00 : tensor<?x?x?xf32, ["N", "H", "W"]> prologue {...}
+    ```
+  }];
+  let dependentDialects = ["::mlir::pipe::PipeDialect"];
+}
+
 def TestBreakKernels : Pass<"pipe-test-break-kernels", "::mlir::pipe::PipelineOp"> {
   let summary = "For tests: gives each kernel an input it does not read";
   let description = [{

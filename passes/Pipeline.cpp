@@ -23,6 +23,7 @@ void mlir::pipe::buildDefaultPipeline(OpPassManager &pm) {
   pipelinePm.addPass(createFuseElementwise());
   pipelinePm.addPass(createFuseResampleEpilogues());
   pipelinePm.addPass(createFuseReductions());
+  pipelinePm.addPass(createFuseWindowPrologues());
 }
 
 void mlir::pipe::registerPipePassesAndPipelines() {
@@ -31,7 +32,8 @@ void mlir::pipe::registerPipePassesAndPipelines() {
       "pipe-default",
       "The default pipeline: host control, placement, batch sharding, "
       "layout expansion, canonicalize, CSE, fusion of elementwise ops, of "
-      "resamples with their consumers, then of reductions",
+      "resamples with their consumers, of reductions, then of window filters "
+      "with their producers",
       [](OpPassManager &pm) { buildDefaultPipeline(pm); });
 }
 

@@ -215,7 +215,16 @@ private:
           for (auto [result, tensor] : llvm::zip(kernel.getResults(), results))
             values[result] = tensor;
         })
-        .Case<WindowOp>([&](WindowOp op) { runWindow(op); })
+        .Case<WindowOp>([&](WindowOp op) { runWindow(op, op.getInput()); })
+        .Case<WindowKernelOp>([&](WindowKernelOp kernel) {
+          // The window's input over its whole domain, then the window.
+          Block &prologue = kernel.getPrologue().front();
+          for (auto [arg, input] :
+               llvm::zip(prologue.getArguments(), kernel.getPrologueInputs()))
+            values[arg] = values.lookup(input);
+          values[kernel.getWindowInput()] = runBlock(prologue).front();
+          runWindow(kernel, kernel.getWindowInput());
+        })
         .Case<ChooseOp>([&](ChooseOp choose) {
           // Both sides were computed (the reference runs every op, and
           // runBody lets the side not taken fail); the result is the
@@ -660,9 +669,11 @@ private:
 
   /// box_filter, erode, dilate, median, conv2d through core/PipeWindow.h,
   /// as the window family's kernels compute them.
-  void runWindow(WindowOp op) {
+  /// `op` is a pipe.window or a pipe.window_kernel; `input` the value it
+  /// filters (a window kernel's prologue's, computed).
+  template <typename WindowLike> void runWindow(WindowLike op, Value input) {
     TensorPtr out = allocate(op.getResult());
-    const HostTensor &in = *values.lookup(op.getInput());
+    const HostTensor &in = *values.lookup(input);
     const HostTensor *weights =
         op.getWeights() ? values.lookup(op.getWeights()).get() : nullptr;
     const std::vector<int64_t> &shape = in.shape();

@@ -2,7 +2,9 @@
 //
 // The compiler half of the window family: a `pipe.window` becomes one
 // kernel whose values core/PipeWindow.h defines (the reference calls the
-// same functions). The window's sizes, anchors, border and fill are
+// same functions). A `pipe.window_kernel` (pipe-fuse-window-prologues)
+// computes its input's elements where the taps read them, from its
+// prologue: the kernel reads a source struct instead of an array. The window's sizes, anchors, border and fill are
 // compiled in, so that the taps' loops unroll and a median's taps stay in
 // registers (its sorting network is emitted as straight-line exchanges).
 // With 32-bit indices (when the tensor allows them) a thread computes
@@ -14,6 +16,7 @@
 
 #include "families/window/WindowParams.h"
 
+#include "codegen/IndexCodegen.h"
 #include "codegen/KernelFamily.h"
 #include "codegen/PlanBuilder.h"
 #include "codegen/PipeStencilEmbedded.h"
@@ -27,6 +30,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <set>
 #include <string>
 
 using namespace mlir;
@@ -34,11 +38,48 @@ using namespace mlir::pipe;
 
 namespace {
 
+/// What the emitter needs of a pipe.window or a pipe.window_kernel.
+struct WindowSpec {
+  Operation *op;
+  WindowKind kind;
+  ArrayRef<int64_t> axes, sizes;
+  Border border;
+  double fill;
+  RankedTensorType input, result;
+  /// The fused op, or null for a pipe.window.
+  WindowKernelOp fused;
+
+  static WindowSpec of(Operation *op) {
+    if (auto window = dyn_cast<WindowOp>(op))
+      return {op,
+              window.getKind(),
+              window.getAxes(),
+              window.getWindow(),
+              window.getBorder(),
+              window.getFill().convertToDouble(),
+              cast<RankedTensorType>(window.getInput().getType()),
+              cast<RankedTensorType>(window.getResult().getType()),
+              {}};
+    auto fused = cast<WindowKernelOp>(op);
+    return {op,
+            fused.getKind(),
+            fused.getAxes(),
+            fused.getWindow(),
+            fused.getBorder(),
+            fused.getFill().convertToDouble(),
+            fused.getInputType(),
+            cast<RankedTensorType>(fused.getResult().getType()),
+            fused};
+  }
+  WindowKind getKind() const { return kind; }
+  ArrayRef<int64_t> getAxes() const { return axes; }
+  Border getBorder() const { return border; }
+};
+
 /// Whether a median packs two outputs' taps in a word (8- and 16-bit
 /// integers): its exchanges then cost half, and it takes twice the rows.
-bool isPackedMedian(WindowOp window) {
-  Type element =
-      cast<RankedTensorType>(window.getInput().getType()).getElementType();
+bool isPackedMedian(const WindowSpec &window) {
+  Type element = window.input.getElementType();
   return window.getKind() == WindowKind::median &&
          (element.isInteger(8) || element.isInteger(16));
 }
@@ -49,7 +90,7 @@ bool isPackedMedian(WindowOp window) {
 /// 16; box5 and sobel lose at 16); a median keeps R windows of taps in
 /// registers, so fewer. PIPE_TUNE_WINDOW_ROWS=n (1 to 64) sets it for all
 /// but medians, for measurements.
-int getRowsPerThread(WindowOp window, int64_t taps) {
+int getRowsPerThread(const WindowSpec &window, int64_t taps) {
   WindowKind kind = window.getKind();
   if (kind == WindowKind::median) {
     int rows = taps <= 9 ? 4 : taps <= 25 ? 2 : 1;
@@ -87,8 +128,8 @@ void emitMedianNetwork(llvm::raw_ostream &os, StringRef exchange, StringRef t,
 /// [N, H, W, 3]; 1 for a window over one axis, whose axis 1 is of length
 /// 1), else 0. The row loop then loads a row's taps at constant offsets.
 /// Strides past 2^20 count as unknown: they gain nothing as constants.
-int64_t getKnownStride1(WindowOp window) {
-  auto input = cast<RankedTensorType>(window.getInput().getType());
+int64_t getKnownStride1(const WindowSpec &window) {
+  RankedTensorType input = window.input;
   ArrayRef<int64_t> axes = window.getAxes();
   if (axes.size() == 1)
     return 1;
@@ -106,13 +147,14 @@ int64_t getKnownStride1(WindowOp window) {
 /// The 64-bit kernels' loop: a thread per output element (grid-stride),
 /// the value from core/PipeWindow.h's functions, as the reference computes
 /// it.
-void emitElementLoop(llvm::raw_ostream &os, WindowOp window, StringRef name,
+void emitElementLoop(llvm::raw_ostream &os, const WindowSpec &window,
+                     StringRef name, StringRef source,
                      StringRef in, StringRef out, StringRef acc,
                      StringRef fill, int64_t taps) {
   int border = int(window.getBorder());
   std::string fillValue = getFillOf(window.getKind(), in, acc, fill);
   os << "__device__ __forceinline__ void " << name << "_elements(const "
-     << in << " *__restrict__ in,\n"
+     << source << " &in,\n"
      << "    const float *__restrict__ weights, " << out
      << " *__restrict__ out, long long total,\n"
      << "    const pipe_window_geometry<long long> &g, long long "
@@ -157,14 +199,15 @@ void emitElementLoop(llvm::raw_ostream &os, WindowOp window, StringRef name,
 /// rows. Consecutive threads take consecutive columns, so that each load
 /// and store of a warp is of consecutive elements. Each output's taps are
 /// the reference's, in its order, into an accumulator of its own.
-void emitRowLoop(llvm::raw_ostream &os, WindowOp window, StringRef name,
+void emitRowLoop(llvm::raw_ostream &os, const WindowSpec &window,
+                 StringRef name, StringRef source,
                  StringRef in, StringRef out, StringRef acc, StringRef fill,
                  int64_t size0, int64_t size1, int rows) {
   int64_t taps = size0 * size1;
   WindowKind kind = window.getKind();
   std::string fillValue = getFillOf(kind, in, acc, fill);
-  os << "__device__ __forceinline__ void " << name << "_rows(const " << in
-     << " *__restrict__ in,\n"
+  os << "__device__ __forceinline__ void " << name << "_rows(const "
+     << source << " &in,\n"
      << "    const float *__restrict__ weights, " << out
      << " *__restrict__ out, int total,\n"
      << "    const pipe_window_geometry<int> &g, long long weightStride) {\n"
@@ -236,8 +279,7 @@ void emitRowLoop(llvm::raw_ostream &os, WindowOp window, StringRef name,
        << store << "best[r];\n";
     break;
   case WindowKind::median: {
-    Type element = cast<RankedTensorType>(window.getInput().getType())
-                       .getElementType();
+    Type element = window.input.getElementType();
     if (isPackedMedian(window)) {
       // 8- and 16-bit integers: two outputs' taps in the halves of a word,
       // each exchange two 16-bit minimums and maximums at once (an integer
@@ -275,10 +317,101 @@ void emitRowLoop(llvm::raw_ostream &os, WindowOp window, StringRef name,
   os << "  }\n}\n\n";
 }
 
+/// The struct through which a pipe.window_kernel's loops read the
+/// window's input (pipe_window_rows's source): members in<k> (the
+/// prologue's inputs) and d_<name> for each of `dims`, which it adds the
+/// symbolic dims it needs to. at(column, row, col, at) and operator[](at)
+/// run the prologue at element `at` of the input (`column`, `row` and
+/// `col` say where it lies: pipe_window_rows). Inputs read directly are
+/// read at `at`; where the prologue reads through index maps or uses
+/// coordinates, at() takes axis 0's and 1's coordinates from row and col
+/// and decodes the others from `column` (the same for all of a thread's
+/// taps: computed once), operator[] all of them from `at`.
+LogicalResult emitPrologueSource(const WindowSpec &window,
+                                 const std::string &type,
+                                 std::set<std::string> &dims,
+                                 llvm::raw_ostream &os) {
+  WindowKernelOp fused = window.fused;
+  Block &prologue = fused.getPrologue().front();
+  for (Operation &inner : prologue.without_terminator())
+    if (!isa<ElementwiseOpInterface, IndexMapOpInterface, CoordinateOp>(inner))
+      return inner.emitOpError() << "internal error: has no CUDA lowering";
+  bool gathers = llvm::any_of(prologue.without_terminator(), [](Operation &o) {
+    return isa<IndexMapOpInterface, CoordinateOp>(o);
+  });
+  RankedTensorType domain = window.input;
+  int64_t rank = domain.getRank();
+  if (gathers) {
+    collectDimSymbols(domain, dims);
+    for (Value input : fused.getPrologueInputs())
+      collectDimSymbols(cast<RankedTensorType>(input.getType()), dims);
+  }
+  pipec::collectIndexDims(prologue, dims);
+
+  std::string in = getCppScalarType(domain.getElementType());
+  os << "struct " << type << " {\n  typedef " << in << " value_type;\n";
+  for (auto [k, input] : llvm::enumerate(fused.getPrologueInputs()))
+    os << "  const "
+       << getCppScalarType(
+              cast<RankedTensorType>(input.getType()).getElementType())
+       << " *__restrict__ in" << k << ";\n";
+  for (const std::string &dim : dims)
+    os << "  long long d_" << dim << ";\n";
+  // The prologue at element `at`, its coordinates c<d> declared before.
+  auto emitValue = [&](const std::string &indent) {
+    SmallVector<std::string> yielded = pipec::emitFusedBlock(
+        os, prologue, indent, 0,
+        [&](unsigned k) {
+          bool scalar = cast<RankedTensorType>(prologue.getArgument(k).getType())
+                            .getRank() == 0;
+          return "in" + std::to_string(k) + (scalar ? "[0]" : "[at]");
+        },
+        [&](Operation *map, const llvm::DenseMap<Value, std::string> &names) {
+          return pipec::printGatherAt(map, "in", names);
+        });
+    os << indent << "return " << yielded.front() << ";\n";
+  };
+  // The stride of dim d of the domain, as a C expression.
+  auto strideOf = [&](int64_t d) {
+    std::string stride = "1LL";
+    for (int64_t t = rank - 1; t > d; --t)
+      stride += " * " + pipec::printDimSize(domain, t);
+    return "(" + stride + ")";
+  };
+  ArrayRef<int64_t> axes = window.axes;
+  os << "  __device__ __forceinline__ " << in
+     << " at(int column, int row, int col, int at) const {\n"
+     << "    (void)column; (void)row; (void)col;\n";
+  if (gathers)
+    for (int64_t d = 0; d < rank; ++d) {
+      os << "    const long long c" << d << " = ";
+      if (d == axes[0])
+        os << "row;\n";
+      else if (axes.size() > 1 && d == axes[1])
+        os << "col;\n";
+      else
+        os << "(long long)column / " << strideOf(d) << " % "
+           << pipec::printDimSize(domain, d) << ";\n";
+    }
+  emitValue("    ");
+  os << "  }\n"
+     << "  __device__ __forceinline__ " << in
+     << " operator[](long long at) const {\n";
+  if (gathers)
+    for (int64_t d = 0; d < rank; ++d)
+      os << "    const long long c" << d << " = at / " << strideOf(d) << " % "
+         << pipec::printDimSize(domain, d) << ";\n";
+  emitValue("    ");
+  os << "  }\n};\n\n";
+  return success();
+}
+
 class WindowFamily : public pipec::KernelFamily {
 public:
   StringRef getName() const override { return "window"; }
-  bool matches(Operation *op) const override { return isa<WindowOp>(op); }
+  bool matches(Operation *op) const override {
+    return isa<WindowOp, WindowKernelOp>(op);
+  }
   std::string getKernelName(Operation *, StringRef pipeline,
                             unsigned index) const override {
     return (pipeline + "_w" + Twine(index)).str();
@@ -288,33 +421,45 @@ public:
   FailureOr<pipert::PlanKernel>
   build(Operation *op, const std::string &name,
         const pipec::KernelOptions &options) const override {
-    auto window = cast<WindowOp>(op);
-    auto input = cast<RankedTensorType>(window.getInput().getType());
-    auto result = cast<RankedTensorType>(window.getResult().getType());
+    WindowSpec window = WindowSpec::of(op);
+    RankedTensorType input = window.input, result = window.result;
     std::string in = getCppScalarType(input.getElementType());
     std::string out = getCppScalarType(result.getElementType());
     std::string acc = input.getElementType().isF64() ||
                               result.getElementType().isF64()
                           ? "double"
                           : "float";
-    ArrayRef<int64_t> sizes = window.getWindow();
+    ArrayRef<int64_t> sizes = window.sizes;
     int64_t size0 = sizes[0], size1 = sizes.size() > 1 ? sizes[1] : 1;
     int64_t taps = size0 * size1;
     char fill[48];
-    std::snprintf(fill, sizeof(fill), "(double)%.17g",
-                  window.getFill().convertToDouble());
+    std::snprintf(fill, sizeof(fill), "(double)%.17g", window.fill);
     std::string text;
     llvm::raw_string_ostream os(text);
     if (options.withPrelude)
       os << pipec::getCudaPrelude() << "\n";
     os << kPipeStencilSource << "\n" << kPipeWindowSource << "\n";
-    os << "// " << name << ": " << stringifyWindowKind(window.getKind())
-       << " axes " << pipec::formatList(window.getAxes()) << " window "
+    os << "// " << name << ": " << stringifyWindowKind(window.kind)
+       << " axes " << pipec::formatList(window.axes) << " window "
        << pipec::formatList(sizes) << " " << input << " -> " << result
-       << "\n";
-    emitElementLoop(os, window, name, in, out, acc, fill, taps);
+       << (window.fused ? ", its input computed by a prologue" : "") << "\n";
+    // What the loops read the input through: the array, or the prologue.
+    std::string source = "pipe_window_array<" + in + ">";
+    std::set<std::string> dims;
+    SmallVector<std::string> inputTypes = {in};
+    if (WindowKernelOp fused = window.fused) {
+      source = name + "_source";
+      if (failed(emitPrologueSource(window, source, dims, os)))
+        return failure();
+      inputTypes.clear();
+      for (Value value : fused.getPrologueInputs())
+        inputTypes.push_back(getCppScalarType(
+            cast<RankedTensorType>(value.getType()).getElementType()));
+    }
+    emitElementLoop(os, window, name, source, in, out, acc, fill, taps);
     int rows = getRowsPerThread(window, taps);
-    emitRowLoop(os, window, name, in, out, acc, fill, size0, size1, rows);
+    emitRowLoop(os, window, name, source, in, out, acc, fill, size0, size1,
+                rows);
     // Two entries, each with the registers its loop needs: 32-bit indices
     // (the launcher takes it while every index, and every row a thread's
     // windows reach past its last output, stays below 2^31), and 64-bit.
@@ -322,36 +467,47 @@ public:
                            std::to_string(size0 / 2) + ", " +
                            std::to_string(size1) + ", " +
                            std::to_string(size1 / 2) + "};\n";
+    std::string sourceInit = "  const " + source + " src = {";
+    for (size_t k = 0; k < inputTypes.size(); ++k)
+      sourceInit += (k ? ", in" : "in") + std::to_string(k);
+    for (const std::string &dim : dims)
+      sourceInit += ", d_" + dim;
+    sourceInit += "};\n";
     for (bool wide : {false, true}) {
       os << "extern \"C\" __global__ void __launch_bounds__(256)\n"
-         << name << (wide ? "_wide" : "") << "(const " << in
-         << " *__restrict__ in,\n"
-         << "    const float *__restrict__ weights, " << out
+         << name << (wide ? "_wide" : "") << "(";
+      for (auto [k, type] : llvm::enumerate(inputTypes))
+        os << "const " << type << " *__restrict__ in" << k << ",\n    ";
+      os << "const float *__restrict__ weights, " << out
          << " *__restrict__ out,\n"
          << "    long long total, long long n0, long long stride0, long long "
             "n1,\n"
-         << "    long long stride1, long long weightStride"
-         << pipec::getGuardedKernelOpening(options);
+         << "    long long stride1, long long weightStride";
+      for (const std::string &dim : dims)
+        os << ", long long d_" << dim;
+      os << pipec::getGuardedKernelOpening(options) << sourceInit;
       if (wide)
         os << "  const pipe_window_geometry<long long> g = {n0, stride0, n1, "
               "stride1, "
            << geometry << "  " << name
-           << "_elements(in, weights, out, total, g, weightStride);\n}\n\n";
+           << "_elements(src, weights, out, total, g, weightStride);\n}\n\n";
       else
         os << "  const pipe_window_geometry<int> g = {(int)n0, (int)stride0, "
               "(int)n1, (int)stride1, "
            << geometry << "  " << name
-           << "_rows(in, weights, out, (int)total, g, weightStride);\n}\n\n";
+           << "_rows(src, weights, out, (int)total, g, weightStride);\n}\n\n";
     }
     pipert::WindowParams params;
-    params.axes.assign(window.getAxes().begin(), window.getAxes().end());
+    params.axes.assign(window.axes.begin(), window.axes.end());
     params.rows = rows;
+    params.inputs = int64_t(inputTypes.size());
     pipert::PlanKernel kernel;
     kernel.name = name;
     kernel.entries = {name, name + "_wide"};
     kernel.source = std::move(text);
     kernel.domain = pipec::getPlanBuffer(result, "").dims;
-    kernel.location = describeLocation(window.getLoc());
+    kernel.dimArgs.assign(dims.begin(), dims.end());
+    kernel.location = describeLocation(op->getLoc());
     kernel.params = params.encode();
     return kernel;
   }

@@ -3,8 +3,9 @@
 // One launch per window op (see WindowFamily.cpp): blocks of 256 threads,
 // at most one wave of them (as many as the SMs hold at once), grid-stride;
 // the entry with 32-bit indices where the tensor allows them, else the one
-// with 64-bit indices. The axes' lengths and strides come from the input's
-// shape.
+// with 64-bit indices. The axes' lengths and strides come from the
+// output's shape, which is the window's input's (a fused window's input is
+// computed, not stored).
 //
 //===----------------------------------------------------------------------===//
 
@@ -31,10 +32,11 @@ public:
       : kernel(kernel), params(std::move(params)) {}
 
   Status load(const CudaDriver &cu, CUmodule module) override {
-    if (kernel.entries.size() != 2 || kernel.inputs.empty() ||
-        kernel.outputs.size() != 1)
+    size_t inputs = size_t(params.inputs);
+    if (kernel.entries.size() != 2 || kernel.inputs.size() < inputs ||
+        kernel.inputs.size() > inputs + 1 || kernel.outputs.size() != 1)
       return Status::error("window kernel '" + kernel.name +
-                           "' does not have two entries, an input and an "
+                           "' does not have two entries, its inputs and an "
                            "output");
     for (size_t e = 0; e < 2; ++e) {
       if (Status s = getFunction(cu, module, kernel.entries[e], &functions[e]);
@@ -52,7 +54,7 @@ public:
   }
 
   Status launch(const LaunchContext &ctx) override {
-    const std::vector<int64_t> &in = ctx.shapes[kernel.inputs[0]];
+    const std::vector<int64_t> &in = ctx.shapes[kernel.outputs[0]];
     long long total = numElementsOf(in);
     if (total == 0)
       return Status();
@@ -67,20 +69,31 @@ public:
       for (size_t d = axis + 1; d < in.size(); ++d)
         stride[i] *= in[d];
     }
-    CUdeviceptr input = ctx.ptrs[kernel.inputs[0]];
+    size_t inputs = size_t(params.inputs);
+    std::vector<CUdeviceptr> buffers(inputs);
+    for (size_t k = 0; k < inputs; ++k)
+      buffers[k] = ctx.ptrs[kernel.inputs[k]];
     CUdeviceptr weights = 0;
     long long weightStride = 0;
-    if (kernel.inputs.size() > 1) {
-      weights = ctx.ptrs[kernel.inputs[1]];
+    if (kernel.inputs.size() > inputs) {
+      int weightBuffer = kernel.inputs[inputs];
+      weights = ctx.ptrs[weightBuffer];
       std::vector<long long> shape(in.begin(), in.end());
       weightStride = pipe_window_weight_stride(
-          shape.data(), int(shape.size()),
-          int(ctx.shapes[kernel.inputs[1]].size()), int(params.axes.size()));
+          shape.data(), int(shape.size()), int(ctx.shapes[weightBuffer].size()),
+          int(params.axes.size()));
     }
     CUdeviceptr output = ctx.ptrs[kernel.outputs[0]];
-    std::vector<void *> args = {&input, &weights,   &output,
-                                &total, &n[0],      &stride[0],
-                                &n[1],  &stride[1], &weightStride};
+    std::vector<long long> dims = dimValues(ctx, kernel.dimArgs);
+    std::vector<void *> args;
+    for (CUdeviceptr &buffer : buffers)
+      args.push_back(&buffer);
+    for (void *arg : {(void *)&weights, (void *)&output, (void *)&total,
+                      (void *)&n[0], (void *)&stride[0], (void *)&n[1],
+                      (void *)&stride[1], (void *)&weightStride})
+      args.push_back(arg);
+    for (long long &dim : dims)
+      args.push_back(&dim);
     addGuardArgs(ctx, kernel, args);
     // The 32-bit entry's indices: the elements, the grid's step past the
     // last, and the rows a thread's windows reach past its outputs (under
@@ -100,8 +113,8 @@ public:
     long long blocks = std::min<long long>(
         (items + kThreads - 1) / kThreads,
         (long long)ctx.device.multiprocessors * blocksPerSM[e]);
-    return launchKernel(ctx, functions[e], kernel.entries[e], blocks,
-                        kThreads, 1, args);
+    return launchKernel(ctx, functions[e], kernel.entries[e], blocks, kThreads,
+                        1, args);
   }
 
 private:
@@ -115,8 +128,8 @@ private:
 } // namespace
 
 namespace pipert {
-Result<std::unique_ptr<KernelLauncher>>
-createWindowLauncher(const Plan &plan, size_t index) {
+Result<std::unique_ptr<KernelLauncher>> createWindowLauncher(const Plan &plan,
+                                                             size_t index) {
   return createLauncherOf<WindowLauncher, WindowParams>(plan, index);
 }
 } // namespace pipert

@@ -6,7 +6,10 @@ taps past an edge as np.pad's modes (reflect101 = 'reflect', clamp =
 'edge', constant, wrap), the anchor at size // 2. Random inputs of odd
 sizes, images smaller than the window, special values; every border,
 dtypes u8 to f64 (bool for the selections), windows over one or two axes,
-literal and per-sample kernels. The selections agree exactly (the sign of
+literal and per-sample kernels; windows over elementwise work and index
+maps (casts, comparisons, per-sample scales, slices, crops at per-sample
+anchors, flips, transposes), which the kernels compute at each tap (a
+fused prologue). The selections agree exactly (the sign of
 a zero aside: -0 and 0 are equal taps); sums converted to an integer
 within 1, float sums within their rounding (f32: 1e-5 of the sum of
 |weight * tap|). On the GPU, each result is also the reference's, bit for
@@ -95,6 +98,44 @@ def compare(name, got, want, bound, out):
     print(('ok      ' if ok else 'MISMATCH ') + name)
     if not ok:
         failures.append(name)
+
+
+def fused_case(kind, dtype, shape, sizes, expr, prep, result, params='',
+               inputs=(), out=None, border=None, fill=None, kernel=None):
+    """A window over `expr` of x (pipe-fuse-window-prologues makes them one
+    kernel): `prep(x, inputs)` is NumPy's value of `expr`, `result` the
+    result's type, `params` and `inputs` further parameters."""
+    x = random(dtype, shape)
+    extra = dict(inputs)
+    names = ['N', 'H', 'W', 'C'][:len(shape)]
+    args = ['window = [' + ', '.join(map(str, sizes)) + ']'] \
+        if kind != 'conv' else [f'kernel = {kernel}']
+    if border:
+        args.append(f'border = {border}')
+    if fill is not None:
+        args.append(f'fill = {fill}')
+    if out:
+        args.append(f'dtype = {out}')
+    source = (f'pipeline w(x: {dtype}[{", ".join(names)}]{params}) -> '
+              f'(y: {result}) {{\n'
+              f'  y = {CALL[kind]}({expr}, {", ".join(args)})\n}}\n')
+    got = run(source, {'x': x, **extra})['y']
+    if oracle.BACKEND == 'gpu':
+        oracle.BACKEND = 'reference'
+        check(f'{kind} of {expr} GPU == reference', got,
+              run(source, {'x': x, **extra})['y'])
+        oracle.BACKEND = 'gpu'
+    v = prep(x, extra)
+    default = 'clamp' if kind in ('erode', 'dilate', 'median') else \
+        'reflect101'
+    k = None
+    if kind == 'conv':
+        k = np.array(eval(kernel), dtype=np.float32)
+    out = out or {np.dtype(t): n for n, t in NP.items()}[v.dtype]
+    want, bound = model(kind, v, (1, 2), tuple(sizes), border or default,
+                        fill or 0, k, out)
+    compare(f'{kind} of {expr} window {sizes} {border or default} -> {out}',
+            got, want, bound, out)
 
 
 CALL = {'box': 'box_filter', 'erode': 'erode', 'dilate': 'dilate',
@@ -218,4 +259,38 @@ case('median', 'i8', (3, 5, 4), (5, 5), border='constant', fill=-128)
 case('median', 'i16', (2, 13, 5, 2), (7, 7), border='wrap')
 case('median', 'u16', (2, 6, 9), (1, 3), literal=(0, 1, 2))
 case('dilate', 'i16', (2, 10, 8, 3), (5,), axes=[1], literal=(3,))
+# Windows over computed values (one kernel: the prologue runs at each
+# tap): casts and arithmetic, comparisons, a per-sample scale, slices,
+# crops at per-sample anchors, flips and transposes.
+f32 = np.float32
+fused_case('box', 'u8', (2, 11, 9, 3), (5, 5), 'f32(x) / 255',
+           lambda x, i: x.astype(f32) / f32(255), 'f32[N, H, W, C]')
+fused_case('erode', 'u8', (2, 10, 13, 3), (3, 3), 'x > 100',
+           lambda x, i: x > 100, 'bool[N, H, W, C]')
+fused_case('dilate', 'i16', (2, 9, 7), (3, 5), 'x // 3 + 1',
+           lambda x, i: (x // 3 + 1).astype(np.int16), 'i16[N, H, W]',
+           border='constant', fill=-5)
+fused_case('median', 'u8', (2, 12, 11, 3), (3, 3), 'x[:, 2:-1, 1:, :]',
+           lambda x, i: x[:, 2:-1, 1:, :], 'u8[N, H - 3, W - 1, C]')
+fused_case('median', 'f32', (3, 9, 8, 2), (5, 5), 'flip(x, axes = [1, 2])',
+           lambda x, i: x[:, ::-1, ::-1, :], 'f32[N, H, W, C]',
+           border='reflect101')
+fused_case('box', 'f32', (2, 7, 10, 3), (3, 1),
+           'transpose(x * 2, [0, 2, 1, 3])',
+           lambda x, i: (x * f32(2)).transpose(0, 2, 1, 3), 'f32[N, W, H, C]',
+           border='wrap')
+fused_case('dilate', 'u8', (3, 14, 15, 3), (3, 3),
+           'crop(x, anchor = a, shape = [6, 7], axes = [1, 2])',
+           lambda x, i: np.stack([x[n, a0:a0 + 6, a1:a1 + 7]
+                                  for n, (a0, a1) in enumerate(i['a'])]),
+           'u8[N, 6, 7, C]', params=', a: i32[N, 2]',
+           inputs={'a': np.array([[0, 0], [8, 8], [3, 5]], np.int32)})
+fused_case('conv', 'u8', (2, 8, 9, 3), (3, 3), 'f32(x) * g',
+           lambda x, i: x.astype(f32) * i['g'], 'f32[N, H, W, C]',
+           params=', g: f32[N, 1, 1, 1]',
+           inputs={'g': np.array([0.5, -3], f32).reshape(2, 1, 1, 1)},
+           kernel='[[1, 2, 1], [0, 0, 0], [-1, -2, -1]]', border='clamp')
+fused_case('box', 'u16', (2, 21, 6), (7, 3), 'min(x, 1000)',
+           lambda x, i: np.minimum(x, 1000).astype(np.uint16),
+           'u8[N, H, W]', out='u8')
 finish()
