@@ -256,9 +256,6 @@ std::string
 pipec::printGatherAt(Operation *map, const std::string &prefix,
                      const llvm::DenseMap<Value, std::string> &names,
                      unsigned skip) {
-  auto type = cast<RankedTensorType>(map->getResult(0).getType());
-  IndexRead read =
-      resolveIndexMaps(map->getResult(0), getDomainCoordinates(type.getRank()));
   IndexStyle style;
   style.signedType = style.offsetType = "long long";
   style.coordinate = [](int64_t d) { return "c" + std::to_string(d); };
@@ -268,18 +265,32 @@ pipec::printGatherAt(Operation *map, const std::string &prefix,
     return prefix + std::to_string(arg.getArgNumber() - skip) + "[" + offset +
            "]";
   };
+  return printGatherWith(map, style);
+}
+
+std::string pipec::printGatherWith(Operation *map, const IndexStyle &style) {
+  auto type = cast<RankedTensorType>(map->getResult(0).getType());
+  IndexRead read =
+      resolveIndexMaps(map->getResult(0), getDomainCoordinates(type.getRank()));
   if (read.scalar)
-    return names.lookup(read.scalar);
+    return style.scalar(read.scalar);
   if (read.index)
     return "pipe_cast<" + cppTypeOf(map->getResult(0)) + ">((pipe_i64)" +
            printIndex(read.index, style) + ")";
   assert(read.arg && "an index map that reads no input of the block");
   RankedTensorType source = read.source;
-  // Strides as products of the sizes after each dim, in 64 bits.
+  // Strides as products of the sizes after each dim, in the offset type.
+  const std::string &offsetType = style.offsetType;
+  auto size = [&](int64_t t) {
+    if (source.isDynamicDim(t))
+      return style.dim(getDimNames(source)[t]);
+    return "(" + offsetType + ")" + std::to_string(source.getDimSize(t));
+  };
   return style.load(read.arg, printOffset(read, style, [&](int64_t s) {
-                      std::string stride = "1LL";
+                      std::string stride =
+                          offsetType == "long long" ? "1LL" : "(" + offsetType + ")1";
                       for (int64_t t = source.getRank() - 1; t > s; --t)
-                        stride += " * " + printDimSize(source, t);
+                        stride += " * " + size(t);
                       return "(" + stride + ")";
                     }));
 }

@@ -117,6 +117,11 @@ std::string printGatherAt(mlir::Operation *map, const std::string &prefix,
                           const llvm::DenseMap<mlir::Value, std::string> &names,
                           unsigned skip = 0);
 
+/// The element that the index maps of `map` read, in `style` (its
+/// coordinates, dims, scalars and loads; strides from the dims in its
+/// offset type).
+std::string printGatherWith(mlir::Operation *map, const IndexStyle &style);
+
 } // namespace pipec
 
 #endif // PIPE_CODEGEN_INDEXCODEGEN_H

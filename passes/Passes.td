@@ -210,10 +210,11 @@ def FuseWindowPrologues : Pass<"pipe-fuse-window-prologues",
     Runs after `pipe-fuse-elementwise`. A `pipe.window` (box_filter, erode,
     dilate, median, conv2d) whose input is a result of a `pipe.kernel`
     becomes a `pipe.window_kernel` whose prologue is the slice of that
-    kernel computing the input: elementwise ops, index maps (a slice, a
-    crop, a flip, a transpose, a broadcast parameter) and coordinates, at
-    most 8 elementwise ops (the window's kernel runs them at every tap it
-    loads). When the value has other readers, the slice is recomputed only
+    kernel computing the input: index maps (a slice, a crop, a flip, a
+    transpose, a broadcast parameter), coordinates, and at most 8 cheap
+    elementwise ops (casts, comparisons, selects, +, -, *, min, max,
+    bitwise ops, rounding; not a division, a power or a transcendental
+    function), since the window's kernel runs them at every tap it loads. When the value has other readers, the slice is recomputed only
     if its inputs take no more bytes per element than the value; the
     producer then still stores it for them. A producer result no one else
     reads is dropped (with the producer, if it was its only result).

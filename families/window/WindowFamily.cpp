@@ -30,6 +30,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <functional>
 #include <set>
 #include <string>
 
@@ -326,7 +327,11 @@ void emitRowLoop(llvm::raw_ostream &os, const WindowSpec &window,
 /// read at `at`; where the prologue reads through index maps or uses
 /// coordinates, at() takes axis 0's and 1's coordinates from row and col
 /// and decodes the others from `column` (the same for all of a thread's
-/// taps: computed once), operator[] all of them from `at`.
+/// taps: computed once), operator[] all of them from `at`. at() computes
+/// in 32 bits (the launcher takes its entry only while every input has
+/// fewer than 2^31 elements) where the maps' coordinates are sums and
+/// products of coordinates and dims, not of values they read (a crop's
+/// anchors may be anything before they are clamped).
 LogicalResult emitPrologueSource(const WindowSpec &window,
                                  const std::string &type,
                                  std::set<std::string> &dims,
@@ -341,6 +346,27 @@ LogicalResult emitPrologueSource(const WindowSpec &window,
   });
   RankedTensorType domain = window.input;
   int64_t rank = domain.getRank();
+  std::function<bool(const IndexExpr &)> computed = [&](const IndexExpr &e) {
+    switch (e.getKind()) {
+    case IndexExpr::Kind::Read:
+    case IndexExpr::Kind::Scalar:
+    case IndexExpr::Kind::Min:
+    case IndexExpr::Kind::Max:
+    case IndexExpr::Kind::Select:
+      return true;
+    default:
+      return llvm::any_of(e.getOperands(), computed);
+    }
+  };
+  bool narrow = llvm::none_of(prologue.without_terminator(), [&](Operation &o) {
+    if (!pipec::isGatheredValue(&o))
+      return false;
+    auto type = cast<RankedTensorType>(o.getResult(0).getType());
+    pipec::IndexRead read = pipec::resolveIndexMaps(
+        o.getResult(0), getDomainCoordinates(type.getRank()));
+    return (read.index && computed(read.index)) ||
+           llvm::any_of(read.coordinates, computed);
+  });
   if (gathers) {
     collectDimSymbols(domain, dims);
     for (Value input : fused.getPrologueInputs())
@@ -357,51 +383,70 @@ LogicalResult emitPrologueSource(const WindowSpec &window,
        << " *__restrict__ in" << k << ";\n";
   for (const std::string &dim : dims)
     os << "  long long d_" << dim << ";\n";
-  // The prologue at element `at`, its coordinates c<d> declared before.
-  auto emitValue = [&](const std::string &indent) {
+  // The prologue at element `at`, its coordinates c<d> declared before,
+  // index arithmetic in `type`.
+  auto emitValue = [&](const std::string &type) {
+    pipec::IndexStyle style;
+    style.signedType = style.offsetType = type;
+    style.coordinate = [](int64_t d) { return "c" + std::to_string(d); };
+    style.dim = [&](StringRef name) {
+      std::string size = getDimCExpression(name);
+      return type == "long long" ? size : "(" + type + ")" + size;
+    };
     SmallVector<std::string> yielded = pipec::emitFusedBlock(
-        os, prologue, indent, 0,
+        os, prologue, "    ", 0,
         [&](unsigned k) {
           bool scalar = cast<RankedTensorType>(prologue.getArgument(k).getType())
                             .getRank() == 0;
           return "in" + std::to_string(k) + (scalar ? "[0]" : "[at]");
         },
         [&](Operation *map, const llvm::DenseMap<Value, std::string> &names) {
-          return pipec::printGatherAt(map, "in", names);
+          style.scalar = [&](Value value) { return names.lookup(value); };
+          style.load = [](BlockArgument arg, const std::string &offset) {
+            return "in" + std::to_string(arg.getArgNumber()) + "[" + offset +
+                   "]";
+          };
+          return pipec::printGatherWith(map, style);
         });
-    os << indent << "return " << yielded.front() << ";\n";
+    os << "    return " << yielded.front() << ";\n";
   };
-  // The stride of dim d of the domain, as a C expression.
-  auto strideOf = [&](int64_t d) {
-    std::string stride = "1LL";
+  // The size and the stride of dim d of the domain, in `type`.
+  auto sizeOf = [&](int64_t d, const std::string &type) {
+    std::string size = pipec::printDimSize(domain, d);
+    return type == "long long" ? size : "(" + type + ")" + size;
+  };
+  auto strideOf = [&](int64_t d, const std::string &type) {
+    std::string stride = type == "long long" ? "1LL" : "1";
     for (int64_t t = rank - 1; t > d; --t)
-      stride += " * " + pipec::printDimSize(domain, t);
+      stride += " * " + sizeOf(t, type);
     return "(" + stride + ")";
   };
+  std::string index = narrow ? "int" : "long long";
   ArrayRef<int64_t> axes = window.axes;
   os << "  __device__ __forceinline__ " << in
      << " at(int column, int row, int col, int at) const {\n"
      << "    (void)column; (void)row; (void)col;\n";
   if (gathers)
     for (int64_t d = 0; d < rank; ++d) {
-      os << "    const long long c" << d << " = ";
+      os << "    const " << index << " c" << d << " = ";
       if (d == axes[0])
         os << "row;\n";
       else if (axes.size() > 1 && d == axes[1])
         os << "col;\n";
       else
-        os << "(long long)column / " << strideOf(d) << " % "
-           << pipec::printDimSize(domain, d) << ";\n";
+        os << "(" << index << ")column / " << strideOf(d, index) << " % "
+           << sizeOf(d, index) << ";\n";
     }
-  emitValue("    ");
+  emitValue(index);
   os << "  }\n"
      << "  __device__ __forceinline__ " << in
      << " operator[](long long at) const {\n";
   if (gathers)
     for (int64_t d = 0; d < rank; ++d)
-      os << "    const long long c" << d << " = at / " << strideOf(d) << " % "
-         << pipec::printDimSize(domain, d) << ";\n";
-  emitValue("    ");
+      os << "    const long long c" << d << " = at / "
+         << strideOf(d, "long long") << " % " << sizeOf(d, "long long")
+         << ";\n";
+  emitValue("long long");
   os << "  }\n};\n\n";
   return success();
 }

@@ -103,8 +103,13 @@ public:
     static const char *forced = std::getenv("PIPE_TUNE_WINDOW_WIDE");
     long long wave = (long long)ctx.device.multiprocessors *
                      std::max(blocksPerSM[0], blocksPerSM[1]) * kThreads;
+    // (A fused window's source indexes its inputs in 32 bits there.)
+    long long largest = total;
+    for (size_t k = 0; k < inputs; ++k)
+      largest = std::max<long long>(largest,
+                                    numElementsOf(ctx.shapes[kernel.inputs[k]]));
     bool wide = (forced && std::string(forced) == "1") ||
-                total + wave + 2048 > 0x7fffffffLL;
+                largest + wave + 2048 > 0x7fffffffLL;
     size_t e = wide ? 1 : 0;
     // Work items: the 32-bit entry's are columns' groups of `rows`.
     long long items = total;

@@ -263,12 +263,12 @@ case('dilate', 'i16', (2, 10, 8, 3), (5,), axes=[1], literal=(3,))
 # tap): casts and arithmetic, comparisons, a per-sample scale, slices,
 # crops at per-sample anchors, flips and transposes.
 f32 = np.float32
-fused_case('box', 'u8', (2, 11, 9, 3), (5, 5), 'f32(x) / 255',
-           lambda x, i: x.astype(f32) / f32(255), 'f32[N, H, W, C]')
+fused_case('box', 'u8', (2, 11, 9, 3), (5, 5), 'f32(x) * 0.25 - 3',
+           lambda x, i: x.astype(f32) * f32(0.25) - f32(3), 'f32[N, H, W, C]')
 fused_case('erode', 'u8', (2, 10, 13, 3), (3, 3), 'x > 100',
            lambda x, i: x > 100, 'bool[N, H, W, C]')
-fused_case('dilate', 'i16', (2, 9, 7), (3, 5), 'x // 3 + 1',
-           lambda x, i: (x // 3 + 1).astype(np.int16), 'i16[N, H, W]',
+fused_case('dilate', 'i16', (2, 9, 7), (3, 5), '(x >> 1) + 1',
+           lambda x, i: ((x >> 1) + 1).astype(np.int16), 'i16[N, H, W]',
            border='constant', fill=-5)
 fused_case('median', 'u8', (2, 12, 11, 3), (3, 3), 'x[:, 2:-1, 1:, :]',
            lambda x, i: x[:, 2:-1, 1:, :], 'u8[N, H - 3, W - 1, C]')
