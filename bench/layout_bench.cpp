@@ -189,8 +189,9 @@ const char *const kResizeCubic =
 
 /// The window ops on u8[64, 512, 512, 3] (peers_window.py times the same):
 /// the statement, the result's type, and the bytes moved per input byte
-/// (read once, written once). The last three filter computed values (a
-/// prologue the window's kernel runs at each tap).
+/// (read once, written once). The last four filter computed values (a
+/// prologue the window's kernel runs at each tap, but for box5_norm's
+/// division).
 struct WindowCase {
   const char *name, *body, *result;
   double bytesPerInputByte;
@@ -205,6 +206,8 @@ const WindowCase kWindows[] = {
      "dtype = f32)",
      "f32[N, H, W, 3]", 5},
     {"box5_norm", "y = box_filter(f32(images) / 255, window = 5)",
+     "f32[N, H, W, 3]", 5},
+    {"box5_scaled", "y = box_filter(f32(images) * 0.5, window = 5)",
      "f32[N, H, W, 3]", 5},
     {"erode3_mask", "y = erode(images > 128, window = 3)", "bool[N, H, W, 3]",
      2},

@@ -11,6 +11,7 @@ u8[64, 512, 512, 3] images, timed in the same run on the GPU machine:
   sobel    3x3 horizontal Sobel to f32, reflect101: a depthwise conv2d
            (eager, torch.compile); OpenCV's filter2D on the CPU.
   box5_norm     box5 of f32(images) / 255, f32 out;
+  box5_scaled   box5 of f32(images) * 0.5, f32 out;
   erode3_mask   erode3 of images > 128, bool out;
   median3_crop  median3 of images[:, 8:-8, 8:-8, :]: windows over
            computed values (eager, torch.compile).
@@ -83,6 +84,11 @@ def box5_norm(x):
     return F.avg_pool2d(p, 5, stride=1).permute(0, 2, 3, 1).contiguous()
 
 
+def box5_scaled(x):
+    p = F.pad(nchw(x) * 0.5, (2, 2, 2, 2), mode='reflect')
+    return F.avg_pool2d(p, 5, stride=1).permute(0, 2, 3, 1).contiguous()
+
+
 def erode3_mask(x):
     p = F.pad((nchw(x) > 128).float(), (1, 1, 1, 1), mode='replicate')
     return (-F.max_pool2d(-p, 3, stride=1) > 0.5).permute(0, 2, 3, 1) \
@@ -100,6 +106,7 @@ CASES = [("box5", box5, nb), ("erode3", erode3, nb),
          ("median3", median3, nb), ("median5", median(5), nb),
          ("sobel", sobel, 5 * images.numel()),
          ("box5_norm", box5_norm, 5 * images.numel()),
+         ("box5_scaled", box5_scaled, 5 * images.numel()),
          ("erode3_mask", erode3_mask, nb),
          ("median3_crop", median3_crop, nb * 496 * 496 // (512 * 512))]
 for case, fn, nbytes in CASES:
