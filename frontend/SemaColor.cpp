@@ -13,6 +13,7 @@
 #include "llvm/Support/Casting.h"
 
 #include <cmath>
+#include <limits>
 
 using namespace pipec;
 using namespace pipec::sema;
@@ -103,5 +104,24 @@ bool PipelineChecker::checkChannelMixOp(CallExprAST &expr) {
                            "; it must be a finite number");
     }
   }
-  return setNumberResult(expr, input, std::move(dims));
+  if (!setNumberResult(expr, input, std::move(dims)))
+    return false;
+  // Computed in f32 unless the image or the result is f64: a literal
+  // parameter past f32's range would be inf there.
+  if (input.dtype != "f64" && expr.type.dtype != "f64")
+    for (KeywordArgAST &kwarg : expr.kwargs) {
+      if (kwarg.name == "dtype")
+        continue;
+      for (const ExprAST *literal : literalsOf(*kwarg.value))
+        if (std::optional<double> value = literalValue(*literal);
+            value &&
+            std::fabs(*value) > double(std::numeric_limits<float>::max()))
+          return error(literal->getLoc(),
+                       callee + "'s " + kwarg.name + " is " +
+                           formatNumber(*value) +
+                           ", past f32's range (its largest is about "
+                           "3.4e38): '" + callee + "' computes in f32 (f64 "
+                           "for f64 images or results)");
+    }
+  return true;
 }

@@ -18,6 +18,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <map>
 #include <set>
 
@@ -395,6 +396,12 @@ bool PipelineChecker::checkGaussianBlurOp(CallExprAST &expr) {
       if (!number || !std::isfinite(number->asDouble()))
         return error(value.getLoc(),
                      "the fill of 'gaussian_blur' is a finite number literal");
+      // The blur computes in f32: a fill past its range would be inf.
+      if (std::fabs(number->asDouble()) >
+          double(std::numeric_limits<float>::max()))
+        return error(value.getLoc(),
+                     "the fill of 'gaussian_blur' is past f32's range (its "
+                     "largest is about 3.4e38): the blur computes in f32");
       expr.fill = number->asDouble();
       fillLoc = kwarg.loc;
     } else if (kwarg.name == "dtype") {

@@ -19,6 +19,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 using namespace pipec;
 using namespace pipec::sema;
@@ -164,6 +165,15 @@ bool PipelineChecker::checkWindowOp(CallExprAST &expr) {
     if (!requested)
       return false;
     dtype = *requested;
+    // The sums take the fill as written, in f32 unless the input or the
+    // result is f64: past f32's range it would be inf there.
+    if (ExprAST *fill = keyword(expr, "fill");
+        fill && input.dtype != "f64" && dtype != "f64" &&
+        std::fabs(expr.fill) > double(std::numeric_limits<float>::max()))
+      return error(fill->getLoc(),
+                   "the fill of '" + callee + "' is past f32's range (its "
+                   "largest is about 3.4e38): the sums compute in f32 (f64 "
+                   "when the input or the result is f64)");
   }
   expr.operandDType = input.dtype;
   expr.type = ExprType{dtype, input.dims};
@@ -197,6 +207,12 @@ bool PipelineChecker::checkConvKernel(CallExprAST &expr,
         if (!number || !std::isfinite(number->asDouble()))
           return error(weight->getLoc(), "a weight of conv2d's kernel is a "
                                          "finite number literal");
+        // The weights are f32: one past its range would be inf.
+        if (std::fabs(number->asDouble()) >
+            double(std::numeric_limits<float>::max()))
+          return error(weight->getLoc(),
+                       "a weight of conv2d's kernel is past f32's range "
+                       "(its largest is about 3.4e38): the weights are f32");
         weight->type = ExprType{};
       }
       row->type = ExprType{};
