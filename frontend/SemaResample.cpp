@@ -32,6 +32,19 @@ std::optional<std::string> unusableLiteral(const NumberExprAST &number) {
     return std::string("nan, not a finite number");
   if (std::isinf(value))
     return std::string(value < 0 ? "-inf" : "inf") + ", not a finite number";
+  // An integer exactly (2^62 + 1 is a double of 2^62), a float as the
+  // double it is.
+  const __int128 limit = __int128(1) << 62;
+  if (!number.isFloat) {
+    __int128 exact = number.exactValue();
+    if (exact > limit || exact < -limit) {
+      std::string digits = number.exceedsInt64
+                               ? std::to_string(uint64_t(number.intValue))
+                               : std::to_string(number.intValue);
+      return digits + ", past 2^62 in magnitude";
+    }
+    return std::nullopt;
+  }
   if (std::fabs(value) > 4611686018427387904.0) {
     char text[32];
     std::snprintf(text, sizeof(text), "%.17g", value);
