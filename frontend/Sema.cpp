@@ -885,11 +885,23 @@ bool PipelineChecker::checkElementwiseCall(CallExprAST &expr) {
   // An if's merge of a name: the branches' values, not a select's operands
   // (the user wrote no select).
   std::string mismatch;
-  if (!expr.versionMerge.empty() && expr.loopCarried.empty())
-    mismatch = expr.versionMerge + " is " + expr.args[1]->type.str() +
-               " or " + expr.args[2]->type.str() +
-               ", dims that do not broadcast: an if's branches must leave a "
-               "name dims that broadcast";
+  if (!expr.versionMerge.empty() && expr.loopCarried.empty()) {
+    // The branches first: where they agree, what does not broadcast is
+    // the condition.
+    if (!broadcastDims({args[1], args[2]}, expr.getLoc(), what,
+                       expr.versionMerge + " is " + expr.args[1]->type.str() +
+                           " or " + expr.args[2]->type.str() +
+                           ", dims that do not broadcast: an if's branches "
+                           "must leave a name dims that broadcast"))
+      return false;
+    mismatch = "the if's condition is " + expr.args[0]->type.str() + " and " +
+               expr.versionMerge + " is " + expr.args[1]->type.str() +
+               (expr.args[1]->type.dims == expr.args[2]->type.dims
+                    ? ""
+                    : " or " + expr.args[2]->type.str()) +
+               ", dims that do not broadcast: a condition broadcasts with "
+               "the values it chooses between";
+  }
   std::optional<std::vector<DimAST>> dims =
       broadcastDims(args, expr.getLoc(), what, mismatch);
   if (!dims)
