@@ -386,13 +386,15 @@ private:
 
   /// One level of nesting (parentheses, a function, unary minus) while it
   /// is in scope; false past DimExpr::kMaxTextNesting, which bounds the
-  /// parser's recursion.
+  /// parser's recursion. The outermost sum is no level, as an
+  /// expression's outermost is not (frontend/Parser.cpp): 1000
+  /// parentheses are 1000 levels.
   struct Nested {
     DimParser &parser;
     explicit Nested(DimParser &parser) : parser(parser) { ++parser.nesting; }
     ~Nested() { --parser.nesting; }
     bool ok() {
-      if (parser.nesting <= DimExpr::kMaxTextNesting)
+      if (parser.nesting <= DimExpr::kMaxTextNesting + 1)
         return true;
       parser.fail("a size nested more than " +
                   std::to_string(DimExpr::kMaxTextNesting) +

@@ -282,7 +282,7 @@ bool Parser::parseType(TypeAST &type) {
     if (expr->isConstant()) {
       dim.size = expr->getConstant();
       if (dim.size < 0)
-        return error(dim.loc, "dim '" + text + "' is negative");
+        return error(dim.loc, "dim '" + expr->str() + "' is negative");
     } else {
       dim.symbol = expr->str();
     }

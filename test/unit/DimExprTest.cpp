@@ -78,8 +78,10 @@ TEST(DimExpr, DeepSizesParseBack) {
   // the parser's recursion would be unbounded.
   std::string error;
   size_t deepest = DimExpr::kMaxTextNesting;
-  EXPECT_TRUE(DimExpr::parse(std::string(deepest - 1, '(') + "H" +
-                             std::string(deepest - 1, ')')));
+  // 1000 parentheses are 1000 levels (the outermost sum is none), as
+  // they are in an expression.
+  EXPECT_TRUE(DimExpr::parse(std::string(deepest, '(') + "H" +
+                             std::string(deepest, ')')));
   EXPECT_FALSE(DimExpr::parse(std::string(deepest + 1, '(') + "H" +
                                   std::string(deepest + 1, ')'),
                               &error));
