@@ -310,6 +310,16 @@ bool PipelineChecker::checkSubscript(SubscriptExprAST &expr) {
     // A negative literal counts from the end, as in Python.
     auto bound = [&](ExprAST &part) -> std::optional<DimExpr> {
       std::optional<DimExpr> value = sizeOf(part, "an index or slice bound");
+      // -2^63 counts back further than any dim is long, and from a dim
+      // known only when the pipeline runs its distance to the end (2^63)
+      // would pass the 64-bit integers. (A literal dim clamps it, as
+      // Python does.)
+      if (!known && value && value->isConstant() &&
+          value->getConstant() == INT64_MIN) {
+        error(part.getLoc(), "-9223372036854775808 (-2^63) counts back past "
+                             "the start of " + where + ", whatever its size");
+        return std::nullopt;
+      }
       if (value && value->isConstant() && value->getConstant() < 0)
         return size + *value;
       return value;
