@@ -189,9 +189,9 @@ const char *const kResizeCubic =
 
 /// The window ops on u8[64, 512, 512, 3] (peers_window.py times the same):
 /// the statement, the result's type, and the bytes moved per input byte
-/// (read once, written once). The last four filter computed values (a
+/// (read once, written once). The last five filter computed values (a
 /// prologue the window's kernel runs at each tap, but for box5_norm's
-/// division).
+/// division) or work on the values (an epilogue: sobel_abs).
 struct WindowCase {
   const char *name, *body, *result;
   double bytesPerInputByte;
@@ -209,6 +209,10 @@ const WindowCase kWindows[] = {
      "f32[N, H, W, 3]", 5},
     {"box5_scaled", "y = box_filter(f32(images) * 0.5, window = 5)",
      "f32[N, H, W, 3]", 5},
+    {"sobel_abs",
+     "y = u8(abs(conv2d(images, kernel = [[-1, 0, 1], [-2, 0, 2], [-1, 0, "
+     "1]], dtype = f32)))",
+     "u8[N, H, W, 3]", 2},
     {"erode3_mask", "y = erode(images > 128, window = 3)", "bool[N, H, W, 3]",
      2},
     // 496 x 496 of 512 x 512 read and written.

@@ -12,6 +12,7 @@ u8[64, 512, 512, 3] images, timed in the same run on the GPU machine:
            (eager, torch.compile); OpenCV's filter2D on the CPU.
   box5_norm     box5 of f32(images) / 255, f32 out;
   box5_scaled   box5 of f32(images) * 0.5, f32 out;
+  sobel_abs     u8(abs(sobel)), u8 out;
   erode3_mask   erode3 of images > 128, bool out;
   median3_crop  median3 of images[:, 8:-8, 8:-8, :]: windows over
            computed values (eager, torch.compile).
@@ -89,6 +90,12 @@ def box5_scaled(x):
     return F.avg_pool2d(p, 5, stride=1).permute(0, 2, 3, 1).contiguous()
 
 
+def sobel_abs(x):
+    p = F.pad(nchw(x), (1, 1, 1, 1), mode='reflect')
+    return F.conv2d(p, SOBEL, groups=3).abs().round().clamp(0, 255) \
+        .to(torch.uint8).permute(0, 2, 3, 1).contiguous()
+
+
 def erode3_mask(x):
     p = F.pad((nchw(x) > 128).float(), (1, 1, 1, 1), mode='replicate')
     return (-F.max_pool2d(-p, 3, stride=1) > 0.5).permute(0, 2, 3, 1) \
@@ -107,6 +114,7 @@ CASES = [("box5", box5, nb), ("erode3", erode3, nb),
          ("sobel", sobel, 5 * images.numel()),
          ("box5_norm", box5_norm, 5 * images.numel()),
          ("box5_scaled", box5_scaled, 5 * images.numel()),
+         ("sobel_abs", sobel_abs, nb),
          ("erode3_mask", erode3_mask, nb),
          ("median3_crop", median3_crop, nb * 496 * 496 // (512 * 512))]
 for case, fn, nbytes in CASES:

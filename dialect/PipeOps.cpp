@@ -862,9 +862,9 @@ LogicalResult GaussianBlurOp::verify() {
 static LogicalResult verifyWindow(Operation *op, RankedTensorType input,
                                   Value weights, WindowKind kind,
                                   ArrayRef<int64_t> axes,
-                                  ArrayRef<int64_t> window) {
+                                  ArrayRef<int64_t> window,
+                                  RankedTensorType result) {
   auto emitOpError = [&]() { return op->emitOpError(); };
-  auto result = cast<RankedTensorType>(op->getResult(0).getType());
   if (!haveSameShape(input, result))
     return emitOpError() << "result must have the input's shape";
   if (axes.empty() || axes.size() > 2)
@@ -914,18 +914,35 @@ static LogicalResult verifyWindow(Operation *op, RankedTensorType input,
 
 LogicalResult WindowOp::verify() {
   return verifyWindow(*this, cast<RankedTensorType>(getInput().getType()),
-                      getWeights(), getKind(), getAxes(), getWindow());
+                      getWeights(), getKind(), getAxes(), getWindow(),
+                      cast<RankedTensorType>(getResult().getType()));
 }
 
 LogicalResult WindowKernelOp::verify() {
   Block &prologue = getPrologue().front();
+  Block &epilogue = getEpilogue().front();
+  if (epilogue.getNumArguments() == 0)
+    return emitOpError() << "epilogue must take the window's value first";
   if (failed(verifyFusedBlock(*this, prologue, getPrologueInputs(), 0,
-                              "prologue")))
+                              "prologue")) ||
+      failed(verifyFusedBlock(*this, epilogue, getEpilogueInputs(), 1,
+                              "epilogue")))
     return failure();
   if (prologue.getTerminator()->getNumOperands() != 1)
     return emitOpError() << "prologue must yield the window's one input";
-  return verifyWindow(*this, getInputType(), getWeights(), getKind(),
-                      getAxes(), getWindow());
+  if (failed(verifyWindow(*this, getInputType(), getWeights(), getKind(),
+                          getAxes(), getWindow(), getWindowType())))
+    return failure();
+  if (getNumResults() == 0)
+    return emitOpError() << "must have at least one result";
+  for (Value result : getResults())
+    if (!haveSameShape(cast<RankedTensorType>(result.getType()),
+                       getWindowType()))
+      return emitOpError() << "results must have the window's shape";
+  if (epilogue.getTerminator()->getOperandTypes() != getResultTypes())
+    return emitOpError() << "epilogue yields types that differ from its "
+                            "results";
+  return success();
 }
 
 //===----------------------------------------------------------------------===//

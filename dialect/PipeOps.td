@@ -747,35 +747,40 @@ def Pipe_WindowOp : Pipe_Op<"window", [Pure]> {
 
 def Pipe_WindowKernelOp : Pipe_Op<"window_kernel", [IsolatedFromAbove,
     AttrSizedOperandSegments, RecursiveMemoryEffects]> {
-  let summary = "A window op with the elementwise work that makes its input";
+  let summary = "A window op with the elementwise work around it";
   let description = [{
-    Formed by `pipe-fuse-window-prologues` from a `pipe.window` and the
-    slice of the `pipe.kernel` that computes its input. The `prologue`
-    region computes, for each element of the window's input (the result's
-    shape), its value from `prologue_inputs` (like a `pipe.kernel` body) and
-    yields it; the window is then `pipe.window`'s, with the same attributes
-    and `weights`. Codegen computes the prologue at each tap the window
-    reads: the input is never stored.
+    Formed by `pipe-fuse-window-prologues` from a `pipe.window`, the slice
+    of the `pipe.kernel` that computes its input and the `pipe.kernel`
+    that consumes its value. The `prologue` region computes, for each
+    element of the window's input, its value from `prologue_inputs` (like
+    a `pipe.kernel` body) and yields it; the window is then `pipe.window`'s,
+    with the same attributes and `weights`; the `epilogue` region gets the
+    window's value as its first argument and `epilogue_inputs` after it,
+    and yields the results, all of the window's shape. Codegen computes
+    the prologue at each tap the window reads and the epilogue at each
+    value it makes: neither the input nor the value is stored.
 
     ```mlir
     %b = pipe.window_kernel (%x : tensor<?x?x?xui8, ["N", "H", "W"]>) box
-        axes [1, 2] window [3, 3] border reflect101 fill 0.0
-        : tensor<?x?x?xf32, ["N", "H", "W"]>
+        axes [1, 2] window [3, 3] border reflect101 fill 0.0 epilogue ()
+        -> tensor<?x?x?xf32, ["N", "H", "W"]>
       prologue { ^bb0(%a: tensor<?x?x?xui8, ...>): ... pipe.yield %v : ... }
+      epilogue { ^bb0(%v: tensor<?x?x?xf32, ...>): pipe.yield %v : ... }
     ```
   }];
   let arguments = (ins Variadic<Pipe_Tensor>:$prologue_inputs,
                        Optional<Pipe_Tensor>:$weights,
                        Pipe_WindowKind:$kind, DenseI64ArrayAttr:$axes,
                        DenseI64ArrayAttr:$window, Pipe_Border:$border,
-                       F64Attr:$fill);
-  let results = (outs Pipe_Tensor:$result);
-  let regions = (region SizedRegion<1>:$prologue);
+                       F64Attr:$fill, Variadic<Pipe_Tensor>:$epilogue_inputs);
+  let results = (outs Variadic<Pipe_Tensor>:$results);
+  let regions = (region SizedRegion<1>:$prologue, SizedRegion<1>:$epilogue);
   let assemblyFormat = [{
     `(` ($prologue_inputs^ `:` type($prologue_inputs))? `)`
     (`weights` $weights^ `:` type($weights))? $kind `axes` $axes `window`
-    $window `border` $border `fill` $fill `:` type($result)
-    `prologue` $prologue attr-dict
+    $window `border` $border `fill` $fill
+    `epilogue` `(` ($epilogue_inputs^ `:` type($epilogue_inputs))? `)`
+    `->` type($results) `prologue` $prologue `epilogue` $epilogue attr-dict
   }];
   let hasVerifier = 1;
   let extraClassDeclaration = [{
@@ -786,6 +791,21 @@ def Pipe_WindowKernelOp : Pipe_Op<"window_kernel", [IsolatedFromAbove,
     /// The window's input type (the prologue's domain).
     RankedTensorType getInputType() {
       return ::llvm::cast<RankedTensorType>(getWindowInput().getType());
+    }
+    /// The window's value: the epilogue's first argument.
+    BlockArgument getWindowValue() {
+      return getEpilogue().front().getArgument(0);
+    }
+    /// The window's value's type (the input's shape, its own dtype).
+    RankedTensorType getWindowType() {
+      return ::llvm::cast<RankedTensorType>(getWindowValue().getType());
+    }
+    /// Whether the epilogue only passes the window's value on.
+    bool hasTrivialEpilogue() {
+      Block &block = getEpilogue().front();
+      return block.getNumArguments() == 1 &&
+             block.getTerminator()->getNumOperands() == 1 &&
+             block.getTerminator()->getOperand(0) == block.getArgument(0);
     }
   }];
 }

@@ -35,51 +35,6 @@ struct FuseReductionsPass
 
 } // namespace
 
-/// Whether `value` is computed from `target` (through any ops).
-static bool dependsOn(Value value, Value target) {
-  SmallVector<Value> worklist{value};
-  DenseSet<Operation *> visited;
-  while (!worklist.empty()) {
-    Value v = worklist.pop_back_val();
-    if (v == target)
-      return true;
-    Operation *def = v.getDefiningOp();
-    if (!def || !visited.insert(def).second)
-      continue;
-    llvm::append_range(worklist, def->getOperands());
-  }
-  return false;
-}
-
-/// The pipe.kernel that can be `reduce`'s epilogue: over the reduced shape,
-/// reading the reduced value directly (through no index map), with no other
-/// input computed from it (fusing would make a cycle).
-static KernelOp findEpilogue(ReduceOp reduce) {
-  Value value = reduce.getResult();
-  for (Operation *user : value.getUsers()) {
-    auto kernel = dyn_cast<KernelOp>(user);
-    if (!kernel || !haveSameShape(kernel.getDomainType(),
-                                  cast<RankedTensorType>(value.getType())))
-      continue;
-    if (llvm::any_of(kernel.getInputs(), [&](Value input) {
-          return input != value && dependsOn(input, value);
-        }))
-      continue;
-    Block &body = kernel.getBody().front();
-    bool direct = true;
-    for (auto [input, arg] : llvm::zip(kernel.getInputs(), body.getArguments()))
-      if (input == value)
-        // Through an index map (a broadcast, a flip, ...) the epilogue
-        // would read other threads' results: not in one pass.
-        direct &= llvm::none_of(arg.getUsers(), [](Operation *u) {
-          return isa<IndexMapOpInterface>(u);
-        });
-    if (direct)
-      return kernel;
-  }
-  return {};
-}
-
 void FuseReductionsPass::runOnOperation() {
   PipelineOp pipeline = getOperation();
   Block &block = pipeline.getBody().front();
@@ -109,7 +64,8 @@ void FuseReductionsPass::runOnOperation() {
     // A reduction over a split batch is combined across the shards
     // between the kernel and its consumers (pipe-shard-batch): no epilogue.
     bool combined = reduce->hasAttr("pipe.combine_shards");
-    KernelOp epilogueKernel = combined ? KernelOp() : findEpilogue(reduce);
+    KernelOp epilogueKernel =
+        combined ? KernelOp() : findDirectConsumer(reduce.getResult());
     Operation *anchor = epilogueKernel ? epilogueKernel.getOperation()
                                        : reduce.getOperation();
     OpBuilder builder(anchor);

@@ -8,6 +8,7 @@
 
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/BitVector.h"
+#include "llvm/ADT/DenseSet.h"
 
 using namespace mlir;
 using namespace mlir::pipe;
@@ -88,4 +89,43 @@ void mlir::pipe::dropKernelResult(KernelOp kernel, unsigned index) {
   trimmed.getBody().front().eraseArguments(unused);
   replacement.replaceAllUsesWith(trimmed.getResults());
   replacement.erase();
+}
+
+/// Whether `value` is computed from `target` (through any ops).
+static bool dependsOn(Value value, Value target) {
+  SmallVector<Value> worklist{value};
+  DenseSet<Operation *> visited;
+  while (!worklist.empty()) {
+    Value v = worklist.pop_back_val();
+    if (v == target)
+      return true;
+    Operation *def = v.getDefiningOp();
+    if (!def || !visited.insert(def).second)
+      continue;
+    llvm::append_range(worklist, def->getOperands());
+  }
+  return false;
+}
+
+KernelOp mlir::pipe::findDirectConsumer(Value value) {
+  for (Operation *user : value.getUsers()) {
+    auto kernel = dyn_cast<KernelOp>(user);
+    if (!kernel || !haveSameShape(kernel.getDomainType(),
+                                  cast<RankedTensorType>(value.getType())))
+      continue;
+    if (llvm::any_of(kernel.getInputs(), [&](Value input) {
+          return input != value && dependsOn(input, value);
+        }))
+      continue;
+    Block &body = kernel.getBody().front();
+    bool direct = true;
+    for (auto [input, arg] : llvm::zip(kernel.getInputs(), body.getArguments()))
+      if (input == value)
+        direct &= llvm::none_of(arg.getUsers(), [](Operation *u) {
+          return isa<IndexMapOpInterface>(u);
+        });
+    if (direct)
+      return kernel;
+  }
+  return {};
 }

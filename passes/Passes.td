@@ -205,28 +205,36 @@ def FuseResampleEpilogues : Pass<"pipe-fuse-resample-epilogues",
 
 def FuseWindowPrologues : Pass<"pipe-fuse-window-prologues",
                                 "::mlir::pipe::PipelineOp"> {
-  let summary = "Fuses each pipe.window with the kernel that makes its input";
+  let summary = "Fuses each pipe.window with the kernels around it";
   let description = [{
     Runs after `pipe-fuse-elementwise`. A `pipe.window` (box_filter, erode,
-    dilate, median, conv2d) whose input is a result of a `pipe.kernel`
-    becomes a `pipe.window_kernel` whose prologue is the slice of that
-    kernel computing the input: index maps (a slice, a crop, a flip, a
-    transpose, a broadcast parameter), coordinates, and at most 8 cheap
-    elementwise ops (casts, comparisons, selects, +, -, *, min, max,
-    bitwise ops, rounding; not a division, a power or a transcendental
-    function), since the window's kernel runs them at every tap it loads. When the value has other readers, the slice is recomputed only
-    if its inputs take no more bytes per element than the value; the
-    producer then still stores it for them. A producer result no one else
-    reads is dropped (with the producer, if it was its only result).
+    dilate, median, conv2d) becomes a `pipe.window_kernel`:
+    - prologue: where its input is a result of a `pipe.kernel`, the slice
+      of that kernel computing the input: index maps (a slice, a crop, a
+      flip, a transpose, a broadcast parameter), coordinates, and at most 8
+      cheap elementwise ops (casts, comparisons, selects, +, -, *, min,
+      max, bitwise ops, rounding; not a division, a power or a
+      transcendental function), since the window's kernel runs them at
+      every tap it loads. When the value has other readers, the slice is
+      recomputed only if its inputs take no more bytes per element than
+      the value; the producer then still stores it for them. A producer
+      result no one else reads is dropped (with the producer, if it was
+      its only result). Every window's prologue is taken first.
+    - epilogue: one `pipe.kernel` over the window's shape that reads its
+      value directly (not through a map) and whose other inputs are not
+      computed from it, and that draws no random numbers; its results
+      become the fused op's, and the window's value is one too when
+      anything else reads it.
 
     Before:
     ```mlir
     %f = pipe.kernel "p_k0" (%x : tensor<?x?x?xui8, ["N", "H", "W"]>) -> tensor<?x?x?xf32, ["N", "H", "W"]> {...}
     %b = pipe.window %f box axes [1, 2] window [3, 3] border reflect101 fill 0.000000e+00 : tensor<?x?x?xf32, ["N", "H", "W"]> to tensor<?x?x?xf32, ["N", "H", "W"]>
+    %y = pipe.kernel "p_k1" (%b : tensor<?x?x?xf32, ["N", "H", "W"]>) -> tensor<?x?x?xui8, ["N", "H", "W"]> {...}
     ```
     After:
     ```mlir
-    %b = pipe.window_kernel (%x : tensor<?x?x?xui8, ["N", "H", "W"]>) box axes [1, 2] window [3, 3] border reflect101 fill 0.000000e+00 : tensor<?x?x?xf32, ["N", "H", "W"]> prologue {...}
+    %y = pipe.window_kernel (%x : tensor<?x?x?xui8, ["N", "H", "W"]>) box axes [1, 2] window [3, 3] border reflect101 fill 0.000000e+00 epilogue() -> tensor<?x?x?xui8, ["N", "H", "W"]> prologue {...} epilogue {...}
     ```
   }];
   let dependentDialects = ["::mlir::pipe::PipeDialect"];

@@ -215,15 +215,26 @@ private:
           for (auto [result, tensor] : llvm::zip(kernel.getResults(), results))
             values[result] = tensor;
         })
-        .Case<WindowOp>([&](WindowOp op) { runWindow(op, op.getInput()); })
+        .Case<WindowOp>([&](WindowOp op) {
+          runWindow(op, op.getInput(), op.getResult());
+        })
         .Case<WindowKernelOp>([&](WindowKernelOp kernel) {
-          // The window's input over its whole domain, then the window.
+          // The window's input over its whole domain, the window, then the
+          // epilogue over its values.
           Block &prologue = kernel.getPrologue().front();
           for (auto [arg, input] :
                llvm::zip(prologue.getArguments(), kernel.getPrologueInputs()))
             values[arg] = values.lookup(input);
           values[kernel.getWindowInput()] = runBlock(prologue).front();
-          runWindow(kernel, kernel.getWindowInput());
+          runWindow(kernel, kernel.getWindowInput(), kernel.getWindowValue());
+          Block &epilogue = kernel.getEpilogue().front();
+          for (auto [arg, input] :
+               llvm::zip(epilogue.getArguments().drop_front(),
+                         kernel.getEpilogueInputs()))
+            values[arg] = values.lookup(input);
+          std::vector<TensorPtr> results = runBlock(epilogue);
+          for (auto [result, tensor] : llvm::zip(kernel.getResults(), results))
+            values[result] = tensor;
         })
         .Case<ChooseOp>([&](ChooseOp choose) {
           // Both sides were computed (the reference runs every op, and
@@ -670,9 +681,11 @@ private:
   /// box_filter, erode, dilate, median, conv2d through core/PipeWindow.h,
   /// as the window family's kernels compute them.
   /// `op` is a pipe.window or a pipe.window_kernel; `input` the value it
-  /// filters (a window kernel's prologue's, computed).
-  template <typename WindowLike> void runWindow(WindowLike op, Value input) {
-    TensorPtr out = allocate(op.getResult());
+  /// filters (a window kernel's prologue's, computed) and `result` the
+  /// value it makes (a window kernel's epilogue's argument).
+  template <typename WindowLike>
+  void runWindow(WindowLike op, Value input, Value result) {
+    TensorPtr out = allocate(result);
     const HostTensor &in = *values.lookup(input);
     const HostTensor *weights =
         op.getWeights() ? values.lookup(op.getWeights()).get() : nullptr;
@@ -744,7 +757,7 @@ private:
         });
       }
     });
-    values[op.getResult()] = out;
+    values[result] = out;
   }
 
   void runSelect(SelectOp select) {

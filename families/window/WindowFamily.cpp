@@ -49,6 +49,26 @@ struct WindowSpec {
   RankedTensorType input, result;
   /// The fused op, or null for a pipe.window.
   WindowKernelOp fused;
+  /// The loops' `out`: the result's array, or a fused op's epilogue
+  /// (emitEpilogueSink).
+  std::string sink;
+
+  bool hasEpilogue() const {
+    return fused && !WindowKernelOp(fused).hasTrivialEpilogue();
+  }
+  /// The statement that stores `value` of the rows loop's output r.
+  std::string storeRow(const std::string &value) const {
+    if (!hasEpilogue())
+      return "out[first + r * g.stride0] = " + value + ";\n";
+    return "out.store(column, i0 + r, i1, first + r * g.stride0, " + value +
+           ");\n";
+  }
+  /// The statement that stores `value` of the elements loop's element e.
+  std::string storeElement(const std::string &value) const {
+    if (!hasEpilogue())
+      return "out[e] = " + value + ";\n";
+    return "out.store(e, " + value + ");\n";
+  }
 
   static WindowSpec of(Operation *op) {
     if (auto window = dyn_cast<WindowOp>(op))
@@ -69,13 +89,20 @@ struct WindowSpec {
             fused.getBorder(),
             fused.getFill().convertToDouble(),
             fused.getInputType(),
-            cast<RankedTensorType>(fused.getResult().getType()),
+            fused.getWindowType(),
             fused};
   }
   WindowKind getKind() const { return kind; }
   ArrayRef<int64_t> getAxes() const { return axes; }
   Border getBorder() const { return border; }
 };
+
+/// Whether `fused`'s prologue only passes its one input on.
+bool isTrivialPrologue(WindowKernelOp fused) {
+  Block &block = fused.getPrologue().front();
+  return block.getNumArguments() == 1 &&
+         block.getTerminator()->getOperand(0) == block.getArgument(0);
+}
 
 /// Whether a median packs two outputs' taps in a word (8- and 16-bit
 /// integers): its exchanges then cost half, and it takes twice the rows.
@@ -156,8 +183,8 @@ void emitElementLoop(llvm::raw_ostream &os, const WindowSpec &window,
   std::string fillValue = getFillOf(window.getKind(), in, acc, fill);
   os << "__device__ __forceinline__ void " << name << "_elements(const "
      << source << " &in,\n"
-     << "    const float *__restrict__ weights, " << out
-     << " *__restrict__ out, long long total,\n"
+     << "    const float *__restrict__ weights, " << window.sink
+     << " out, long long total,\n"
      << "    const pipe_window_geometry<long long> &g, long long "
         "weightStride) {\n"
      << "  const long long step = (long long)gridDim.x * blockDim.x;\n"
@@ -167,29 +194,35 @@ void emitElementLoop(llvm::raw_ostream &os, const WindowSpec &window,
         "pipe_window_locate<long long>(e, g);\n";
   switch (window.getKind()) {
   case WindowKind::box:
-    os << "    out[e] = pipe_window_sum<" << acc << ", " << out
-       << ", long long>(in, el, g, " << border << ", " << fillValue
-       << ", (const float *)0);\n";
+    os << "    "
+       << window.storeElement("pipe_window_sum<" + acc.str() + ", " +
+                              out.str() + ", long long>(in, el, g, " +
+                              std::to_string(border) + ", " + fillValue +
+                              ", (const float *)0)");
     break;
   case WindowKind::correlate:
     os << "    const float *w = weights + (weightStride ? e / weightStride * "
        << taps << " : 0);\n"
-       << "    out[e] = pipe_window_sum<" << acc << ", " << out
-       << ", long long>(in, el, g, " << border << ", " << fillValue
-       << ", w);\n";
+       << "    "
+       << window.storeElement("pipe_window_sum<" + acc.str() + ", " +
+                              out.str() + ", long long>(in, el, g, " +
+                              std::to_string(border) + ", " + fillValue +
+                              ", w)");
     break;
   case WindowKind::min:
   case WindowKind::max:
-    os << "    out[e] = pipe_window_extreme<long long>(in, el, g, " << border
-       << ", " << fillValue << ", "
-       << (window.getKind() == WindowKind::max ? "true" : "false") << ");\n";
+    os << "    "
+       << window.storeElement(
+              "pipe_window_extreme<long long>(in, el, g, " +
+              std::to_string(border) + ", " + fillValue + ", " +
+              (window.getKind() == WindowKind::max ? "true" : "false") + ")");
     break;
   case WindowKind::median:
     os << "    " << in << " t[" << taps << "];\n"
        << "    pipe_window_gather<long long>(in, el, g, " << border << ", "
        << fillValue << ", t);\n";
     emitMedianNetwork(os, "pipe_window_exchange", "t", taps, "    ");
-    os << "    out[e] = t[" << taps / 2 << "];\n";
+    os << "    " << window.storeElement("t[" + std::to_string(taps / 2) + "]");
     break;
   }
   os << "  }\n}\n\n";
@@ -209,8 +242,8 @@ void emitRowLoop(llvm::raw_ostream &os, const WindowSpec &window,
   std::string fillValue = getFillOf(kind, in, acc, fill);
   os << "__device__ __forceinline__ void " << name << "_rows(const "
      << source << " &in,\n"
-     << "    const float *__restrict__ weights, " << out
-     << " *__restrict__ out, int total,\n"
+     << "    const float *__restrict__ weights, " << window.sink
+     << " out, int total,\n"
      << "    const pipe_window_geometry<int> &g, long long weightStride) {\n"
      << "  constexpr int R = " << rows << ";\n"
      << "  // Work items: the columns (every element but its position along "
@@ -244,9 +277,11 @@ void emitRowLoop(llvm::raw_ostream &os, const WindowSpec &window,
                       "column, i0, i1, g,\n        [&](int r, int k, " +
                       in.str() + " v, bool fill) {\n";
   std::string tap = "fill ? " + fillValue + " : ";
-  std::string store = "    PIPE_WINDOW_UNROLL\n    for (int r = 0; r < R; "
-                      "++r)\n      if (i0 + r < g.n0)\n        out[first + "
-                      "r * g.stride0] = ";
+  auto store = [&](const std::string &value) {
+    return "    PIPE_WINDOW_UNROLL\n    for (int r = 0; r < R; ++r)\n      "
+           "if (i0 + r < g.n0)\n        " +
+           window.storeRow(value);
+  };
   switch (kind) {
   case WindowKind::box:
   case WindowKind::correlate:
@@ -265,11 +300,11 @@ void emitRowLoop(llvm::raw_ostream &os, const WindowSpec &window,
     else
       os << "          acc[r] += x;\n";
     os << "        });\n"
-       << store << "pipe_cast<" << out << ">("
-       << (kind == WindowKind::box
-               ? "acc[r] / (" + acc.str() + ")" + std::to_string(taps)
-               : std::string("acc[r]"))
-       << ");\n";
+       << store("pipe_cast<" + out.str() + ">(" +
+                (kind == WindowKind::box
+                     ? "acc[r] / (" + acc.str() + ")" + std::to_string(taps)
+                     : std::string("acc[r]")) +
+                ")");
     break;
   case WindowKind::min:
   case WindowKind::max:
@@ -277,7 +312,7 @@ void emitRowLoop(llvm::raw_ostream &os, const WindowSpec &window,
        << visit << "          pipe_window_extreme_step(best[r], " << tap
        << "v, k, " << (kind == WindowKind::max ? "true" : "false") << ");\n"
        << "        });\n"
-       << store << "best[r];\n";
+       << store("best[r]");
     break;
   case WindowKind::median: {
     Type element = window.input.getElementType();
@@ -302,8 +337,8 @@ void emitRowLoop(llvm::raw_ostream &os, const WindowSpec &window,
                                  : "pipe_window_exchange2<false>",
                         "t[p]", taps, "      ");
       os << "    }\n"
-         << store << "(" << in << ")(t[r / 2][" << taps / 2
-         << "] >> (16 * (r % 2)));\n";
+         << store("(" + in.str() + ")(t[r / 2][" + std::to_string(taps / 2) +
+                  "] >> (16 * (r % 2)))");
       break;
     }
     os << "    " << in << " t[R][" << taps << "];\n"
@@ -311,70 +346,156 @@ void emitRowLoop(llvm::raw_ostream &os, const WindowSpec &window,
        << "        });\n"
        << "    PIPE_WINDOW_UNROLL\n    for (int r = 0; r < R; ++r) {\n";
     emitMedianNetwork(os, "pipe_window_exchange", "t[r]", taps, "      ");
-    os << "    }\n" << store << "t[r][" << taps / 2 << "];\n";
+    os << "    }\n" << store("t[r][" + std::to_string(taps / 2) + "]");
     break;
   }
   }
   os << "  }\n}\n\n";
 }
 
+/// How a fused region (a pipe.window_kernel's prologue or epilogue) runs
+/// at one element of the window's domain (its input's shape). Inputs it
+/// reads directly are read at the element's index `at`; where it reads
+/// through index maps or uses coordinates, the 32-bit entry's code takes
+/// axis 0's and 1's coordinates from the row and column pipe_window_rows
+/// gives and decodes the others from `column` (the same for all of a
+/// thread's elements: computed once), and the 64-bit entry's decodes all
+/// of them from `at`. The 32-bit code indexes in 32 bits (the launcher
+/// takes its entry only while every input has fewer than 2^31 elements)
+/// where the maps' coordinates are sums and products of coordinates and
+/// dims, not of values they read (a crop's anchors may be anything before
+/// they are clamped).
+class FusedRegion {
+public:
+  /// `block`'s arguments after its `skip` leading ones are read from
+  /// <prefix><k>.
+  FusedRegion(Block &block, unsigned skip, std::string prefix,
+              const WindowSpec &window)
+      : block(block), skip(skip), prefix(std::move(prefix)),
+        domain(window.input), axes(window.axes) {
+    gathers = llvm::any_of(block.without_terminator(), [](Operation &o) {
+      return isa<IndexMapOpInterface, CoordinateOp>(o);
+    });
+    std::function<bool(const IndexExpr &)> computed =
+        [&](const IndexExpr &e) {
+          switch (e.getKind()) {
+          case IndexExpr::Kind::Read:
+          case IndexExpr::Kind::Scalar:
+          case IndexExpr::Kind::Min:
+          case IndexExpr::Kind::Max:
+          case IndexExpr::Kind::Select:
+            return true;
+          default:
+            return llvm::any_of(e.getOperands(), computed);
+          }
+        };
+    narrow = llvm::none_of(block.without_terminator(), [&](Operation &o) {
+      if (!pipec::isGatheredValue(&o))
+        return false;
+      auto type = cast<RankedTensorType>(o.getResult(0).getType());
+      pipec::IndexRead read = pipec::resolveIndexMaps(
+          o.getResult(0), getDomainCoordinates(type.getRank()));
+      return (read.index && computed(read.index)) ||
+             llvm::any_of(read.coordinates, computed);
+    });
+  }
+
+  LogicalResult verify() {
+    for (Operation &inner : block.without_terminator())
+      if (!isa<ElementwiseOpInterface, IndexMapOpInterface, CoordinateOp>(
+              inner))
+        return inner.emitOpError() << "internal error: has no CUDA lowering";
+    return success();
+  }
+
+  /// Adds the dims the region's code reads to `dims`.
+  void collectDims(ValueRange inputs, std::set<std::string> &dims) {
+    if (gathers) {
+      collectDimSymbols(domain, dims);
+      for (Value input : inputs)
+        collectDimSymbols(cast<RankedTensorType>(input.getType()), dims);
+    }
+    pipec::collectIndexDims(block, dims);
+  }
+
+  /// Emits the region at the element (column, row, col, at), in 32 bits
+  /// where it can, or at `at` (`wide`); returns the yielded values' names.
+  SmallVector<std::string> emit(llvm::raw_ostream &os, bool wide) {
+    std::string index = wide || !narrow ? "long long" : "int";
+    if (gathers)
+      for (int64_t d = 0, rank = domain.getRank(); d < rank; ++d) {
+        os << "    const " << index << " c" << d << " = ";
+        if (wide)
+          os << "at / " << strideOf(d, index) << " % " << sizeOf(d, index)
+             << ";\n";
+        else if (d == axes[0])
+          os << "row;\n";
+        else if (axes.size() > 1 && d == axes[1])
+          os << "col;\n";
+        else
+          os << "(" << index << ")column / " << strideOf(d, index) << " % "
+             << sizeOf(d, index) << ";\n";
+      }
+    pipec::IndexStyle style;
+    style.signedType = style.offsetType = index;
+    style.coordinate = [](int64_t d) { return "c" + std::to_string(d); };
+    style.dim = [&](StringRef name) {
+      std::string size = getDimCExpression(name);
+      return index == "long long" ? size : "(" + index + ")" + size;
+    };
+    return pipec::emitFusedBlock(
+        os, block, "    ", skip,
+        [&](unsigned k) {
+          bool scalar =
+              cast<RankedTensorType>(block.getArgument(k + skip).getType())
+                  .getRank() == 0;
+          return prefix + std::to_string(k) + (scalar ? "[0]" : "[at]");
+        },
+        [&](Operation *map, const llvm::DenseMap<Value, std::string> &names) {
+          style.scalar = [&](Value value) { return names.lookup(value); };
+          style.load = [&](BlockArgument arg, const std::string &offset) {
+            return prefix + std::to_string(arg.getArgNumber() - skip) + "[" +
+                   offset + "]";
+          };
+          return pipec::printGatherWith(map, style);
+        });
+  }
+
+private:
+  std::string sizeOf(int64_t d, const std::string &type) {
+    std::string size = pipec::printDimSize(domain, d);
+    return type == "long long" ? size : "(" + type + ")" + size;
+  }
+  std::string strideOf(int64_t d, const std::string &type) {
+    std::string stride = type == "long long" ? "1LL" : "1";
+    for (int64_t t = domain.getRank() - 1; t > d; --t)
+      stride += " * " + sizeOf(t, type);
+    return "(" + stride + ")";
+  }
+
+  Block &block;
+  unsigned skip;
+  std::string prefix;
+  RankedTensorType domain;
+  ArrayRef<int64_t> axes;
+  bool gathers = false, narrow = false;
+};
+
 /// The struct through which a pipe.window_kernel's loops read the
 /// window's input (pipe_window_rows's source): members in<k> (the
 /// prologue's inputs) and d_<name> for each of `dims`, which it adds the
 /// symbolic dims it needs to. at(column, row, col, at) and operator[](at)
-/// run the prologue at element `at` of the input (`column`, `row` and
-/// `col` say where it lies: pipe_window_rows). Inputs read directly are
-/// read at `at`; where the prologue reads through index maps or uses
-/// coordinates, at() takes axis 0's and 1's coordinates from row and col
-/// and decodes the others from `column` (the same for all of a thread's
-/// taps: computed once), operator[] all of them from `at`. at() computes
-/// in 32 bits (the launcher takes its entry only while every input has
-/// fewer than 2^31 elements) where the maps' coordinates are sums and
-/// products of coordinates and dims, not of values they read (a crop's
-/// anchors may be anything before they are clamped).
+/// run the prologue at element `at` of the input (FusedRegion).
 LogicalResult emitPrologueSource(const WindowSpec &window,
                                  const std::string &type,
                                  std::set<std::string> &dims,
                                  llvm::raw_ostream &os) {
   WindowKernelOp fused = window.fused;
-  Block &prologue = fused.getPrologue().front();
-  for (Operation &inner : prologue.without_terminator())
-    if (!isa<ElementwiseOpInterface, IndexMapOpInterface, CoordinateOp>(inner))
-      return inner.emitOpError() << "internal error: has no CUDA lowering";
-  bool gathers = llvm::any_of(prologue.without_terminator(), [](Operation &o) {
-    return isa<IndexMapOpInterface, CoordinateOp>(o);
-  });
-  RankedTensorType domain = window.input;
-  int64_t rank = domain.getRank();
-  std::function<bool(const IndexExpr &)> computed = [&](const IndexExpr &e) {
-    switch (e.getKind()) {
-    case IndexExpr::Kind::Read:
-    case IndexExpr::Kind::Scalar:
-    case IndexExpr::Kind::Min:
-    case IndexExpr::Kind::Max:
-    case IndexExpr::Kind::Select:
-      return true;
-    default:
-      return llvm::any_of(e.getOperands(), computed);
-    }
-  };
-  bool narrow = llvm::none_of(prologue.without_terminator(), [&](Operation &o) {
-    if (!pipec::isGatheredValue(&o))
-      return false;
-    auto type = cast<RankedTensorType>(o.getResult(0).getType());
-    pipec::IndexRead read = pipec::resolveIndexMaps(
-        o.getResult(0), getDomainCoordinates(type.getRank()));
-    return (read.index && computed(read.index)) ||
-           llvm::any_of(read.coordinates, computed);
-  });
-  if (gathers) {
-    collectDimSymbols(domain, dims);
-    for (Value input : fused.getPrologueInputs())
-      collectDimSymbols(cast<RankedTensorType>(input.getType()), dims);
-  }
-  pipec::collectIndexDims(prologue, dims);
-
-  std::string in = getCppScalarType(domain.getElementType());
+  FusedRegion prologue(fused.getPrologue().front(), 0, "in", window);
+  if (failed(prologue.verify()))
+    return failure();
+  prologue.collectDims(fused.getPrologueInputs(), dims);
+  std::string in = getCppScalarType(window.input.getElementType());
   os << "struct " << type << " {\n  typedef " << in << " value_type;\n";
   for (auto [k, input] : llvm::enumerate(fused.getPrologueInputs()))
     os << "  const "
@@ -383,71 +504,61 @@ LogicalResult emitPrologueSource(const WindowSpec &window,
        << " *__restrict__ in" << k << ";\n";
   for (const std::string &dim : dims)
     os << "  long long d_" << dim << ";\n";
-  // The prologue at element `at`, its coordinates c<d> declared before,
-  // index arithmetic in `type`.
-  auto emitValue = [&](const std::string &type) {
-    pipec::IndexStyle style;
-    style.signedType = style.offsetType = type;
-    style.coordinate = [](int64_t d) { return "c" + std::to_string(d); };
-    style.dim = [&](StringRef name) {
-      std::string size = getDimCExpression(name);
-      return type == "long long" ? size : "(" + type + ")" + size;
-    };
-    SmallVector<std::string> yielded = pipec::emitFusedBlock(
-        os, prologue, "    ", 0,
-        [&](unsigned k) {
-          bool scalar = cast<RankedTensorType>(prologue.getArgument(k).getType())
-                            .getRank() == 0;
-          return "in" + std::to_string(k) + (scalar ? "[0]" : "[at]");
-        },
-        [&](Operation *map, const llvm::DenseMap<Value, std::string> &names) {
-          style.scalar = [&](Value value) { return names.lookup(value); };
-          style.load = [](BlockArgument arg, const std::string &offset) {
-            return "in" + std::to_string(arg.getArgNumber()) + "[" + offset +
-                   "]";
-          };
-          return pipec::printGatherWith(map, style);
-        });
-    os << "    return " << yielded.front() << ";\n";
-  };
-  // The size and the stride of dim d of the domain, in `type`.
-  auto sizeOf = [&](int64_t d, const std::string &type) {
-    std::string size = pipec::printDimSize(domain, d);
-    return type == "long long" ? size : "(" + type + ")" + size;
-  };
-  auto strideOf = [&](int64_t d, const std::string &type) {
-    std::string stride = type == "long long" ? "1LL" : "1";
-    for (int64_t t = rank - 1; t > d; --t)
-      stride += " * " + sizeOf(t, type);
-    return "(" + stride + ")";
-  };
-  std::string index = narrow ? "int" : "long long";
-  ArrayRef<int64_t> axes = window.axes;
   os << "  __device__ __forceinline__ " << in
      << " at(int column, int row, int col, int at) const {\n"
      << "    (void)column; (void)row; (void)col;\n";
-  if (gathers)
-    for (int64_t d = 0; d < rank; ++d) {
-      os << "    const " << index << " c" << d << " = ";
-      if (d == axes[0])
-        os << "row;\n";
-      else if (axes.size() > 1 && d == axes[1])
-        os << "col;\n";
-      else
-        os << "(" << index << ")column / " << strideOf(d, index) << " % "
-           << sizeOf(d, index) << ";\n";
-    }
-  emitValue(index);
-  os << "  }\n"
+  std::string value = prologue.emit(os, /*wide=*/false).front();
+  os << "    return " << value << ";\n"
+     << "  }\n"
      << "  __device__ __forceinline__ " << in
      << " operator[](long long at) const {\n";
-  if (gathers)
-    for (int64_t d = 0; d < rank; ++d)
-      os << "    const long long c" << d << " = at / "
-         << strideOf(d, "long long") << " % " << sizeOf(d, "long long")
-         << ";\n";
-  emitValue("long long");
-  os << "  }\n};\n\n";
+  value = prologue.emit(os, /*wide=*/true).front();
+  os << "    return " << value << ";\n"
+     << "  }\n};\n\n";
+  return success();
+}
+
+/// The struct through which a pipe.window_kernel's loops store each value
+/// the window makes: members ep<k> (the epilogue's inputs), out<k> (the
+/// results) and d_<name> for each of `dims`, which it adds the symbolic
+/// dims it needs to. store(column, row, col, at, value) and store(at,
+/// value) run the epilogue at element `at` (FusedRegion) and store its
+/// results there.
+LogicalResult emitEpilogueSink(const WindowSpec &window,
+                               const std::string &type,
+                               std::set<std::string> &dims,
+                               llvm::raw_ostream &os) {
+  WindowKernelOp fused = window.fused;
+  FusedRegion epilogue(fused.getEpilogue().front(), 1, "ep", window);
+  if (failed(epilogue.verify()))
+    return failure();
+  epilogue.collectDims(fused.getEpilogueInputs(), dims);
+  os << "struct " << type << " {\n";
+  for (auto [k, input] : llvm::enumerate(fused.getEpilogueInputs()))
+    os << "  const "
+       << getCppScalarType(
+              cast<RankedTensorType>(input.getType()).getElementType())
+       << " *__restrict__ ep" << k << ";\n";
+  for (auto [k, result] : llvm::enumerate(fused.getResults()))
+    os << "  "
+       << getCppScalarType(
+              cast<RankedTensorType>(result.getType()).getElementType())
+       << " *__restrict__ out" << k << ";\n";
+  for (const std::string &dim : dims)
+    os << "  long long d_" << dim << ";\n";
+  std::string value = getCppScalarType(window.result.getElementType());
+  for (bool wide : {false, true}) {
+    os << "  __device__ __forceinline__ void store("
+       << (wide ? "long long at, " : "int column, int row, int col, int at, ")
+       << value << " lead0) const {\n";
+    if (!wide)
+      os << "    (void)column; (void)row; (void)col;\n";
+    SmallVector<std::string> yielded = epilogue.emit(os, wide);
+    for (auto [k, name] : llvm::enumerate(yielded))
+      os << "    out" << k << "[at] = " << name << ";\n";
+    os << "  }\n";
+  }
+  os << "};\n\n";
   return success();
 }
 
@@ -484,23 +595,38 @@ public:
     if (options.withPrelude)
       os << pipec::getCudaPrelude() << "\n";
     os << kPipeStencilSource << "\n" << kPipeWindowSource << "\n";
+    WindowKernelOp fused = window.fused;
+    bool prologue = fused && !isTrivialPrologue(fused);
+    bool epilogue = window.hasEpilogue();
     os << "// " << name << ": " << stringifyWindowKind(window.kind)
        << " axes " << pipec::formatList(window.axes) << " window "
        << pipec::formatList(sizes) << " " << input << " -> " << result
-       << (window.fused ? ", its input computed by a prologue" : "") << "\n";
-    // What the loops read the input through: the array, or the prologue.
+       << (prologue ? ", its input computed by a prologue" : "")
+       << (epilogue ? ", its values taken by an epilogue" : "") << "\n";
+    // What the loops read the input through: the array, or the prologue;
+    // and store the values through: the array, or the epilogue.
     std::string source = "pipe_window_array<" + in + ">";
-    std::set<std::string> dims;
-    SmallVector<std::string> inputTypes = {in};
-    if (WindowKernelOp fused = window.fused) {
-      source = name + "_source";
-      if (failed(emitPrologueSource(window, source, dims, os)))
-        return failure();
-      inputTypes.clear();
+    std::set<std::string> sourceDims, sinkDims;
+    SmallVector<std::string> inputTypes;
+    if (fused)
       for (Value value : fused.getPrologueInputs())
         inputTypes.push_back(getCppScalarType(
             cast<RankedTensorType>(value.getType()).getElementType()));
+    else
+      inputTypes.push_back(in);
+    if (prologue) {
+      source = name + "_source";
+      if (failed(emitPrologueSource(window, source, sourceDims, os)))
+        return failure();
     }
+    window.sink = out + " *__restrict__";
+    if (epilogue) {
+      window.sink = "const " + name + "_epilogue &";
+      if (failed(emitEpilogueSink(window, name + "_epilogue", sinkDims, os)))
+        return failure();
+    }
+    std::set<std::string> dims = sourceDims;
+    dims.insert(sinkDims.begin(), sinkDims.end());
     emitElementLoop(os, window, name, source, in, out, acc, fill, taps);
     int rows = getRowsPerThread(window, taps);
     emitRowLoop(os, window, name, source, in, out, acc, fill, size0, size1,
@@ -512,25 +638,50 @@ public:
                            std::to_string(size0 / 2) + ", " +
                            std::to_string(size1) + ", " +
                            std::to_string(size1 / 2) + "};\n";
-    std::string sourceInit = "  const " + source + " src = {";
+    std::string opening = "  const " + source + " src = {";
     for (size_t k = 0; k < inputTypes.size(); ++k)
-      sourceInit += (k ? ", in" : "in") + std::to_string(k);
-    for (const std::string &dim : dims)
-      sourceInit += ", d_" + dim;
-    sourceInit += "};\n";
+      opening += (k ? ", in" : "in") + std::to_string(k);
+    for (const std::string &dim : prologue ? sourceDims
+                                           : std::set<std::string>())
+      opening += ", d_" + dim;
+    opening += "};\n";
+    if (epilogue) {
+      opening += "  const " + name + "_epilogue out = {";
+      std::string separator;
+      for (size_t k = 0; k < fused.getEpilogueInputs().size(); ++k, separator = ", ")
+        opening += separator + "ep" + std::to_string(k);
+      for (size_t k = 0; k < fused.getNumResults(); ++k, separator = ", ")
+        opening += separator + "out" + std::to_string(k);
+      for (const std::string &dim : sinkDims)
+        opening += ", d_" + dim;
+      opening += "};\n";
+    }
     for (bool wide : {false, true}) {
       os << "extern \"C\" __global__ void __launch_bounds__(256)\n"
          << name << (wide ? "_wide" : "") << "(";
       for (auto [k, type] : llvm::enumerate(inputTypes))
         os << "const " << type << " *__restrict__ in" << k << ",\n    ";
-      os << "const float *__restrict__ weights, " << out
-         << " *__restrict__ out,\n"
-         << "    long long total, long long n0, long long stride0, long long "
+      os << "const float *__restrict__ weights, ";
+      if (epilogue) {
+        for (auto [k, value] : llvm::enumerate(fused.getEpilogueInputs()))
+          os << "const "
+             << getCppScalarType(
+                    cast<RankedTensorType>(value.getType()).getElementType())
+             << " *__restrict__ ep" << k << ", ";
+        for (auto [k, value] : llvm::enumerate(fused.getResults()))
+          os << getCppScalarType(
+                    cast<RankedTensorType>(value.getType()).getElementType())
+             << " *__restrict__ out" << k << ", ";
+        os << "\n";
+      } else {
+        os << out << " *__restrict__ out,\n";
+      }
+      os << "    long long total, long long n0, long long stride0, long long "
             "n1,\n"
          << "    long long stride1, long long weightStride";
       for (const std::string &dim : dims)
         os << ", long long d_" << dim;
-      os << pipec::getGuardedKernelOpening(options) << sourceInit;
+      os << pipec::getGuardedKernelOpening(options) << opening;
       if (wide)
         os << "  const pipe_window_geometry<long long> g = {n0, stride0, n1, "
               "stride1, "
@@ -546,6 +697,10 @@ public:
     params.axes.assign(window.axes.begin(), window.axes.end());
     params.rows = rows;
     params.inputs = int64_t(inputTypes.size());
+    params.weights = fused ? bool(fused.getWeights())
+                           : bool(cast<WindowOp>(op).getWeights());
+    params.epilogueInputs =
+        epilogue ? int64_t(fused.getEpilogueInputs().size()) : 0;
     pipert::PlanKernel kernel;
     kernel.name = name;
     kernel.entries = {name, name + "_wide"};

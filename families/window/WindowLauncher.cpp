@@ -32,12 +32,13 @@ public:
       : kernel(kernel), params(std::move(params)) {}
 
   Status load(const CudaDriver &cu, CUmodule module) override {
-    size_t inputs = size_t(params.inputs);
-    if (kernel.entries.size() != 2 || kernel.inputs.size() < inputs ||
-        kernel.inputs.size() > inputs + 1 || kernel.outputs.size() != 1)
+    size_t inputs = size_t(params.inputs) + (params.weights ? 1 : 0) +
+                    size_t(params.epilogueInputs);
+    if (kernel.entries.size() != 2 || kernel.inputs.size() != inputs ||
+        kernel.outputs.empty())
       return Status::error("window kernel '" + kernel.name +
-                           "' does not have two entries, its inputs and an "
-                           "output");
+                           "' does not have two entries, the inputs its "
+                           "params say and an output");
     for (size_t e = 0; e < 2; ++e) {
       if (Status s = getFunction(cu, module, kernel.entries[e], &functions[e]);
           !s.ok())
@@ -75,7 +76,7 @@ public:
       buffers[k] = ctx.ptrs[kernel.inputs[k]];
     CUdeviceptr weights = 0;
     long long weightStride = 0;
-    if (kernel.inputs.size() > inputs) {
+    if (params.weights) {
       int weightBuffer = kernel.inputs[inputs];
       weights = ctx.ptrs[weightBuffer];
       std::vector<long long> shape(in.begin(), in.end());
@@ -83,14 +84,23 @@ public:
           shape.data(), int(shape.size()), int(ctx.shapes[weightBuffer].size()),
           int(params.axes.size()));
     }
-    CUdeviceptr output = ctx.ptrs[kernel.outputs[0]];
+    // The epilogue's inputs (after the weights), then the results.
+    std::vector<CUdeviceptr> sinks;
+    for (size_t k = 0; k < size_t(params.epilogueInputs); ++k)
+      sinks.push_back(
+          ctx.ptrs[kernel.inputs[inputs + (params.weights ? 1 : 0) + k]]);
+    for (int output : kernel.outputs)
+      sinks.push_back(ctx.ptrs[output]);
     std::vector<long long> dims = dimValues(ctx, kernel.dimArgs);
     std::vector<void *> args;
     for (CUdeviceptr &buffer : buffers)
       args.push_back(&buffer);
-    for (void *arg : {(void *)&weights, (void *)&output, (void *)&total,
-                      (void *)&n[0], (void *)&stride[0], (void *)&n[1],
-                      (void *)&stride[1], (void *)&weightStride})
+    args.push_back(&weights);
+    for (CUdeviceptr &sink : sinks)
+      args.push_back(&sink);
+    for (void *arg : {(void *)&total, (void *)&n[0], (void *)&stride[0],
+                      (void *)&n[1], (void *)&stride[1],
+                      (void *)&weightStride})
       args.push_back(arg);
     for (long long &dim : dims)
       args.push_back(&dim);

@@ -9,7 +9,9 @@ dtypes u8 to f64 (bool for the selections), windows over one or two axes,
 literal and per-sample kernels; windows over elementwise work and index
 maps (casts, comparisons, per-sample scales, slices, crops at per-sample
 anchors, flips, transposes), which the kernels compute at each tap (a
-fused prologue). The selections agree exactly (the sign of
+fused prologue), and elementwise work on the windows' values (an
+epilogue: a Sobel's magnitude, a morphological gradient, an unsharp mask,
+a per-channel normalize). The selections agree exactly (the sign of
 a zero aside: -0 and 0 are equal taps); sums converted to an integer
 within 1, float sums within their rounding (f32: 1e-5 of the sum of
 |weight * tap|). On the GPU, each result is also the reference's, bit for
@@ -136,6 +138,23 @@ def fused_case(kind, dtype, shape, sizes, expr, prep, result, params='',
                         fill or 0, k, out)
     compare(f'{kind} of {expr} window {sizes} {border or default} -> {out}',
             got, want, bound, out)
+
+
+def epilogue_case(name, source, inputs, want, bound=None, out=None):
+    """A whole program whose windows' values feed elementwise work (one
+    kernel: pipe-fuse-window-prologues' epilogue); `want` the results in
+    NumPy, `bound` a float result's scale (None: exact)."""
+    got = run(source, inputs)
+    if oracle.BACKEND == 'gpu':
+        oracle.BACKEND = 'reference'
+        reference = run(source, inputs)
+        oracle.BACKEND = 'gpu'
+        for key in want:
+            check(f'{name}: {key} GPU == reference', got[key], reference[key])
+    for key, value in want.items():
+        compare(f'{name}: {key}', got[key], value,
+                None if bound is None else bound[key],
+                {np.dtype(t): n for n, t in NP.items()}[value.dtype])
 
 
 CALL = {'box': 'box_filter', 'erode': 'erode', 'dilate': 'dilate',
@@ -293,4 +312,51 @@ fused_case('conv', 'u8', (2, 8, 9, 3), (3, 3), 'f32(x) * g',
 fused_case('box', 'u16', (2, 21, 6), (7, 3), 'min(x, 1000)',
            lambda x, i: np.minimum(x, 1000).astype(np.uint16),
            'u8[N, H, W]', out='u8')
+# Elementwise work on a window's values runs in its kernel (an
+# epilogue), its value stored only where something else reads it.
+x = random('u8', (2, 9, 11, 3))
+sobel = np.array([[-1, 0, 1], [-2, 0, 2], [-1, 0, 1]], np.float32)
+w, _ = model('conv', x, (1, 2), (3, 3), 'reflect101', 0, sobel, 'f32')
+epilogue_case(
+    'u8(abs(sobel))',
+    'pipeline w(x: u8[N, H, W, C]) -> (y: u8[N, H, W, C]) {\n'
+    '  y = u8(abs(conv2d(x, kernel = [[-1, 0, 1], [-2, 0, 2], [-1, 0, 1]], '
+    'dtype = f32)))\n}\n', {'x': x},
+    {'y': to_dtype(np.abs(w.astype(np.float64)), 'u8')})
+x = random('u8', (2, 10, 7))
+dil, _ = model('dilate', x, (1, 2), (3, 3), 'clamp', 0)
+ero, _ = model('erode', x, (1, 2), (3, 3), 'clamp', 0)
+epilogue_case(
+    'morphological gradient',
+    'pipeline w(x: u8[N, H, W]) -> (y: u8[N, H, W]) {\n'
+    '  y = dilate(x, window = 3) - erode(x, window = 3)\n}\n', {'x': x},
+    {'y': (dil - ero).astype(np.uint8)})
+x = random('u8', (3, 8, 13, 3))
+m = windows(x.astype(np.float64), (1, 2), (3, 3), 'reflect101', 0).mean(-1)
+epilogue_case(
+    'unsharp mask',
+    'pipeline w(x: u8[N, H, W, C]) -> (y: f32[N, H, W, C]) {\n'
+    '  y = (f32(x) - box_filter(x, window = 3, dtype = f32)) * 0.5 + f32(x)\n'
+    '}\n', {'x': x},
+    {'y': ((x - m) * 0.5 + x).astype(np.float32)},
+    bound={'y': 2.0 * x + m})
+x = random('u8', (2, 7, 9, 3))
+mean = np.array([120.5, 110.25, 100], np.float32)
+std = np.array([58, 57, 0.5], np.float32)
+b = windows(x.astype(np.float64) * 2, (1, 2), (5, 5), 'reflect101', 0).mean(-1)
+epilogue_case(
+    'normalize after a box over a scaled input',
+    'pipeline w(x: u8[N, H, W, 3], mean: f32[3], std: f32[3]) -> '
+    '(y: f32[N, H, W, 3]) {\n'
+    '  y = (box_filter(f32(x) * 2, window = 5) - mean) / std\n}\n',
+    {'x': x, 'mean': mean, 'std': std},
+    {'y': ((b - mean) / std).astype(np.float32)},
+    bound={'y': (b + np.abs(mean)) / std})
+x = random('i16', (2, 11, 6))
+med, _ = model('median', x, (1, 2), (3, 3), 'clamp', 0)
+epilogue_case(
+    'a median and its double, both results',
+    'pipeline w(x: i16[N, H, W]) -> (a: i16[N, H, W], b: f32[N, H, W]) {\n'
+    '  a = median(x, window = 3)\n  b = f32(a) * 2\n}\n', {'x': x},
+    {'a': med, 'b': med.astype(np.float32) * 2})
 finish()
