@@ -21,6 +21,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <cstdint>
 #include <cstring>
 
 using namespace pipert;
@@ -258,15 +259,20 @@ std::string pipert::describeBlurError(const std::string &location,
                                       long long sample, int error,
                                       long long window, double sigma) {
   // The codes of pipe_blur_error (core/PipeStencil.h).
+  // Windows are taken as i32s, saturating: one at either end may stand
+  // for any value past it (an i64 of 2^40 is 2147483647).
+  std::string windowText = std::to_string(window);
+  if (window == INT32_MAX)
+    windowText += " or more (taken as an i32)";
+  else if (window == INT32_MIN)
+    windowText += " or less (taken as an i32)";
   std::string what;
   switch (error) {
   case 1:
-    what = "its window is " + std::to_string(window) +
-           "; a window must be positive";
+    what = "its window is " + windowText + "; a window must be positive";
     break;
   case 2:
-    what = "its window is " + std::to_string(window) +
-           "; a window must be odd";
+    what = "its window is " + windowText + "; a window must be odd";
     break;
   case 3:
     what = "its sigma is " + formatSigma(sigma) +
@@ -274,7 +280,7 @@ std::string pipert::describeBlurError(const std::string &location,
     break;
   default:
     // A window decides when it is given (a sigma alone gives window 0).
-    what = window > 0 ? "its window is " + std::to_string(window) +
+    what = window > 0 ? "its window is " + windowText +
                             "; a window is at most 2^24 + 1 (16777217) taps"
                       : "its sigma is " + formatSigma(sigma) +
                             ", which needs a window of more than 2^24 + 1 "

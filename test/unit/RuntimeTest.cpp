@@ -297,6 +297,16 @@ TEST(Runtime, BlurTooLargeNamesWindowOrSigma) {
   EXPECT_EQ(pipert::describeBlurError("f.pipe:3:7", 0, 3, 0, 0.0),
             "gaussian_blur at f.pipe:3:7: sample 0: its sigma is 0; sigma "
             "must be positive; nothing was written");
+  // Windows are i32s, saturated from wider dtypes: an i64 of 2^32 + 3 is
+  // 2147483647, said as what it may stand for.
+  EXPECT_EQ(pipert::describeBlurError("f.pipe:3:7", 1, 4, 2147483647, 0),
+            "gaussian_blur at f.pipe:3:7: sample 1: its window is 2147483647 "
+            "or more (taken as an i32); a window is at most 2^24 + 1 "
+            "(16777217) taps; nothing was written");
+  EXPECT_EQ(pipert::describeBlurError("f.pipe:3:7", 0, 1, -2147483648LL, 0),
+            "gaussian_blur at f.pipe:3:7: sample 0: its window is -2147483648 "
+            "or less (taken as an i32); a window must be positive; nothing "
+            "was written");
 }
 
 // A code the driver cannot name (a stub libcuda's, a newer driver's, or no
