@@ -780,6 +780,10 @@ static LogicalResult verifyFusedOps(Block &block, StringRef where) {
 static LogicalResult verifyFusedBlock(Operation *op, Block &block,
                                       ValueRange inputs, unsigned leading,
                                       StringRef what) {
+  // (The verifiers read the yield before MLIR checks the block's
+  // terminator: Block::getTerminator asserts on a block without one.)
+  if (block.empty() || !isa<YieldOp>(block.back()))
+    return op->emitOpError() << what << " must end with pipe.yield";
   if (block.getNumArguments() != inputs.size() + leading)
     return op->emitOpError() << what << " has " << block.getNumArguments()
                              << " arguments for " << inputs.size()
@@ -950,6 +954,10 @@ LogicalResult WindowKernelOp::verify() {
 //===----------------------------------------------------------------------===//
 
 LogicalResult KernelOp::verify() {
+  // (Before anything reads the yield: Block::getTerminator asserts on a
+  // block without one, and this verifier runs before MLIR checks it.)
+  if (getBody().front().empty() || !isa<YieldOp>(getBody().front().back()))
+    return emitOpError() << "body must end with pipe.yield";
   if (getNumResults() == 0)
     return emitOpError() << "must have at least one result";
   RankedTensorType domain = getDomainType();

@@ -167,3 +167,31 @@ pipe.pipeline @choose_per_element(%c: tensor<?xi1, ["N"]> {pipe.name = "c"}, %a:
   %y = pipe.choose %c, %a, %a : tensor<?xi1, ["N"]>, tensor<?xf32, ["N"]>
   pipe.return %y : tensor<?xf32, ["N"]>
 }
+
+// -----
+
+// A body without its yield is an error, not an assertion (the fuzzer's
+// crash-9ff2756b: Block::getTerminator asserts on such a block, and the
+// verifiers ran before MLIR's own check of the terminator).
+pipe.pipeline @no_yield(%x: tensor<?x3xsi32, ["N"]> {pipe.name = "x"}) -> (tensor<?x3xsi32, ["N"]> {pipe.name = "y"}) {
+  // expected-error @+1 {{'pipe.kernel' op body must end with pipe.yield}}
+  %0 = pipe.kernel "k0" (%x : tensor<?x3xsi32, ["N"]>) -> tensor<?x3xsi32, ["N"]> {
+  ^bb0(%a: tensor<?x3xsi32, ["N"]>):
+    %1 = pipe.mul %a, %a : tensor<?x3xsi32, ["N"]>, tensor<?x3xsi32, ["N"]> -> tensor<?x3xsi32, ["N"]>
+  }
+  pipe.return %0 : tensor<?x3xsi32, ["N"]>
+}
+
+// -----
+
+pipe.pipeline @no_prologue_yield(%x: tensor<?x?xf32, ["N", "W"]> {pipe.name = "x"}) -> (tensor<?x?xf32, ["N", "W"]> {pipe.name = "y"}) {
+  // expected-error @+1 {{'pipe.window_kernel' op prologue must end with pipe.yield}}
+  %0 = pipe.window_kernel (%x : tensor<?x?xf32, ["N", "W"]>) box axes [1] window [3] border clamp fill 0.0 epilogue() -> tensor<?x?xf32, ["N", "W"]> prologue {
+  ^bb0(%a: tensor<?x?xf32, ["N", "W"]>):
+    %1 = pipe.neg %a : tensor<?x?xf32, ["N", "W"]> -> tensor<?x?xf32, ["N", "W"]>
+  } epilogue {
+  ^bb0(%v: tensor<?x?xf32, ["N", "W"]>):
+    pipe.yield %v : tensor<?x?xf32, ["N", "W"]>
+  }
+  pipe.return %0 : tensor<?x?xf32, ["N", "W"]>
+}
