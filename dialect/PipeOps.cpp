@@ -665,6 +665,22 @@ static LogicalResult verifyFusedBlock(Operation *op, Block &block,
                                       ValueRange inputs, unsigned leading,
                                       StringRef what);
 
+/// What a fused op with an epilogue checks of its results: at least one,
+/// each of `shape`'s shape, the epilogue yielding their types.
+static LogicalResult verifyEpilogueResults(Operation *op, Block &epilogue,
+                                           RankedTensorType shape,
+                                           StringRef what) {
+  if (op->getNumResults() == 0)
+    return op->emitOpError() << "must have at least one result";
+  for (Value result : op->getResults())
+    if (!haveSameShape(cast<RankedTensorType>(result.getType()), shape))
+      return op->emitOpError() << "results must " << what;
+  if (epilogue.getTerminator()->getOperandTypes() != op->getResultTypes())
+    return op->emitOpError() << "epilogue yields types that differ from its "
+                                "results";
+  return success();
+}
+
 LogicalResult ResampleKernelOp::verify() {
   Block &epilogue = getEpilogue().front();
   if (epilogue.getNumArguments() == 0)
@@ -675,16 +691,8 @@ LogicalResult ResampleKernelOp::verify() {
   if (failed(verifyResample(*this, getInput(), getParam(), getTransform(),
                             getInterp(), getAntialias(), getResampledType())))
     return failure();
-  if (getNumResults() == 0)
-    return emitOpError() << "must have at least one result";
-  for (Value result : getResults())
-    if (!haveSameShape(cast<RankedTensorType>(result.getType()),
-                       getDomainType()))
-      return emitOpError() << "results must all have one shape";
-  if (epilogue.getTerminator()->getOperandTypes() != getResultTypes())
-    return emitOpError() << "epilogue yields types that differ from its "
-                            "results";
-  return success();
+  return verifyEpilogueResults(*this, epilogue, getDomainType(),
+                               "all have one shape");
 }
 
 //===----------------------------------------------------------------------===//
@@ -810,16 +818,8 @@ LogicalResult ReduceKernelOp::verify() {
   if (failed(verifyReduction(*this, getKind(), getAxes(), getKeepdims(),
                              getInputDomainType(), getReductionType())))
     return failure();
-  if (getNumResults() == 0)
-    return emitOpError() << "must have at least one result";
-  for (Value result : getResults())
-    if (!haveSameShape(cast<RankedTensorType>(result.getType()),
-                       getReductionType()))
-      return emitOpError() << "results must have the reduced shape";
-  if (epilogue.getTerminator()->getOperandTypes() != getResultTypes())
-    return emitOpError() << "epilogue yields types that differ from its "
-                            "results";
-  return success();
+  return verifyEpilogueResults(*this, epilogue, getReductionType(),
+                               "have the reduced shape");
 }
 
 LogicalResult GaussianBlurOp::verify() {
@@ -937,16 +937,8 @@ LogicalResult WindowKernelOp::verify() {
   if (failed(verifyWindow(*this, getInputType(), getWeights(), getKind(),
                           getAxes(), getWindow(), getWindowType())))
     return failure();
-  if (getNumResults() == 0)
-    return emitOpError() << "must have at least one result";
-  for (Value result : getResults())
-    if (!haveSameShape(cast<RankedTensorType>(result.getType()),
-                       getWindowType()))
-      return emitOpError() << "results must have the window's shape";
-  if (epilogue.getTerminator()->getOperandTypes() != getResultTypes())
-    return emitOpError() << "epilogue yields types that differ from its "
-                            "results";
-  return success();
+  return verifyEpilogueResults(*this, epilogue, getWindowType(),
+                               "have the window's shape");
 }
 
 //===----------------------------------------------------------------------===//

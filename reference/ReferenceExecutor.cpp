@@ -207,13 +207,8 @@ private:
           // The resampled images, then the epilogue over them.
           Block &epilogue = kernel.getEpilogue().front();
           runResample(kernel, epilogue.getArgument(0));
-          for (auto [arg, input] :
-               llvm::zip(epilogue.getArguments().drop_front(),
-                         kernel.getEpilogueInputs()))
-            values[arg] = values.lookup(input);
-          std::vector<TensorPtr> results = runBlock(epilogue);
-          for (auto [result, tensor] : llvm::zip(kernel.getResults(), results))
-            values[result] = tensor;
+          runEpilogue(epilogue, kernel.getEpilogueInputs(),
+                      kernel.getResults());
         })
         .Case<WindowOp>([&](WindowOp op) {
           runWindow(op, op.getInput(), op.getResult());
@@ -227,14 +222,8 @@ private:
             values[arg] = values.lookup(input);
           values[kernel.getWindowInput()] = runBlock(prologue).front();
           runWindow(kernel, kernel.getWindowInput(), kernel.getWindowValue());
-          Block &epilogue = kernel.getEpilogue().front();
-          for (auto [arg, input] :
-               llvm::zip(epilogue.getArguments().drop_front(),
-                         kernel.getEpilogueInputs()))
-            values[arg] = values.lookup(input);
-          std::vector<TensorPtr> results = runBlock(epilogue);
-          for (auto [result, tensor] : llvm::zip(kernel.getResults(), results))
-            values[result] = tensor;
+          runEpilogue(kernel.getEpilogue().front(), kernel.getEpilogueInputs(),
+                      kernel.getResults());
         })
         .Case<ChooseOp>([&](ChooseOp choose) {
           // Both sides were computed (the reference runs every op, and
@@ -269,13 +258,8 @@ private:
           values[kernel.getReducedValue()] = reduced;
           runReduce(kernel.getReducedValue(), kernel.getKind(),
                     kernel.getAxes(), epilogue.getArgument(0));
-          for (auto [arg, input] :
-               llvm::zip(epilogue.getArguments().drop_front(),
-                         kernel.getEpilogueInputs()))
-            values[arg] = values.lookup(input);
-          std::vector<TensorPtr> results = runBlock(epilogue);
-          for (auto [result, tensor] : llvm::zip(kernel.getResults(), results))
-            values[result] = tensor;
+          runEpilogue(epilogue, kernel.getEpilogueInputs(),
+                      kernel.getResults());
         })
         .Case<GaussianBlurOp>([&](GaussianBlurOp blur) { runBlur(blur); })
         .Case<SliceOp, CropOp, FlipOp, PadOp, TakeOp, ConcatOp, CoordinateOp,
@@ -295,6 +279,16 @@ private:
           llvm::report_fatal_error("reference executor: unhandled op " +
                                    other->getName().getStringRef());
         });
+  }
+
+  /// A fused op's epilogue, its first argument already computed: its
+  /// other arguments are `inputs`, its yielded values `results`.
+  void runEpilogue(Block &epilogue, ValueRange inputs, ResultRange results) {
+    for (auto [arg, input] :
+         llvm::zip(epilogue.getArguments().drop_front(), inputs))
+      values[arg] = values.lookup(input);
+    for (auto [result, tensor] : llvm::zip(results, runBlock(epilogue)))
+      values[result] = tensor;
   }
 
   /// out[c] = in[c'] where operand dim s of c' is c[dims[s]], or 0 where
