@@ -171,6 +171,61 @@ int64_t DimExpr::getConstant() const {
   return terms.empty() ? 0 : terms[0].coefficient;
 }
 
+namespace {
+/// Whether an atom is never negative, whatever the names' sizes (sizes are
+/// never negative; a divisor a size takes is positive).
+bool atomIsNonNegative(const DimExpr::Atom &atom);
+} // namespace
+
+bool DimExpr::isNeverNegative() const { return sign() > 0; }
+bool DimExpr::isAlwaysNegative() const { return sign() < 0; }
+
+int DimExpr::sign() const {
+  if (overflowed || large)
+    return 0;
+  int64_t constant = 0;
+  bool anyNegative = false, anyPositive = false, atomsNonNegative = true;
+  for (const Term &term : terms) {
+    if (term.atoms.empty()) {
+      constant = term.coefficient;
+      continue;
+    }
+    (term.coefficient < 0 ? anyNegative : anyPositive) = true;
+    for (const auto &atom : term.atoms)
+      atomsNonNegative &= atomIsNonNegative(*atom);
+  }
+  // Products of atoms known non-negative, the coefficients all of one
+  // sign: the constant decides.
+  if (!atomsNonNegative)
+    return 0;
+  if (!anyNegative && constant >= 0)
+    return 1;
+  if (!anyPositive && constant < 0)
+    return -1;
+  return 0;
+}
+
+namespace {
+bool atomIsNonNegative(const DimExpr::Atom &atom) {
+  switch (atom.kind) {
+  case DimExpr::Atom::Name:
+    return true;
+  case DimExpr::Atom::FloorDiv:
+  case DimExpr::Atom::CeilDiv:
+    // Of a non-negative value by a positive divisor.
+    return atom.a.isNeverNegative() && atom.b.isNeverNegative();
+  case DimExpr::Atom::Mod:
+    // A remainder takes its divisor's sign.
+    return atom.b.isNeverNegative();
+  case DimExpr::Atom::Min:
+    return atom.a.isNeverNegative() && atom.b.isNeverNegative();
+  case DimExpr::Atom::Max:
+    return atom.a.isNeverNegative() || atom.b.isNeverNegative();
+  }
+  return false;
+}
+} // namespace
+
 int64_t DimExpr::knownFactor() const {
   // Every atom is an integer, so each term is a multiple of its
   // coefficient.

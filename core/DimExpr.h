@@ -85,6 +85,13 @@ public:
   /// "W + 1"); 0 for the constant 0.
   int64_t knownFactor() const;
 
+  /// Whether its value is >= 0 (< 0) whatever the names' sizes, as far as
+  /// a simple test of its terms' signs can tell (names are sizes, never
+  /// negative): "2 * W + 1" is never negative, "W - 2 * W - 1" always is,
+  /// "W - H" neither as far as it knows.
+  bool isNeverNegative() const;
+  bool isAlwaysNegative() const;
+
   /// The canonical text, which parse() reads back.
   std::string str() const;
   /// `str()` as C, each name N written `prefix + N`, in 64-bit integers:
@@ -138,6 +145,8 @@ private:
   bool overflowed = false; ///< See overflows().
   bool large = false;      ///< See tooLarge().
   void normalize();
+  /// +1 when isNeverNegative(), -1 when isAlwaysNegative(), else 0.
+  int sign() const;
   static DimExpr fromAtom(std::shared_ptr<const Atom> atom);
   /// A function atom (Atom::Kind `kind`) of `a` and `b`, or its value when
   /// it is known.

@@ -165,7 +165,7 @@ bool PipelineChecker::checkReshapeOp(CallExprAST &expr) {
         sizeOf(*element, "a dim of 'reshape'");
     if (!size)
       return false;
-    if (size->isConstant() && size->getConstant() < 0)
+    if (size->isAlwaysNegative())
       return error(element->getLoc(), "a dim of 'reshape' cannot be negative");
     dims.push_back(toDim(*size, element->getLoc()));
     count = count * *size;

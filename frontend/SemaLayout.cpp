@@ -284,8 +284,9 @@ bool PipelineChecker::checkSubscript(SubscriptExprAST &expr) {
   // constant, else by the runtime (sizes alone are never negative).
   auto require = [&](const DimExpr &value, SMLoc loc,
                      const std::string &message) {
-    if (value.isConstant()) {
-      if (value.getConstant() < 0)
+    if (value.isConstant() || value.isAlwaysNegative()) {
+      // (`x[:, 2 * W]`: W - 1 - 2 * W is negative whatever W is.)
+      if (value.isAlwaysNegative())
         return error(loc, message);
       return true;
     }
@@ -512,20 +513,20 @@ bool PipelineChecker::checkCropOp(CallExprAST &expr) {
         DimExpr at = *element.size;
         DimExpr dim = fromDim(input.dims[(*axes)[j]]);
         DimExpr room = dim - (*sizes)[j] - at;
-        if (at.isConstant() && at.getConstant() < 0)
+        if (at.isAlwaysNegative())
           return error(element.getLoc(), "a crop's anchor cannot be negative");
-        if (room.isConstant() && room.getConstant() < 0)
+        if (room.isAlwaysNegative())
           return error(element.getLoc(),
                        "this anchor puts the window of " + (*sizes)[j].str() +
                            " past the end of dim " +
                            std::to_string((*axes)[j]) + " (" + dim.str() +
-                           ") by " + std::to_string(-room.getConstant()) +
+                           ") by " + (DimExpr() - room).str() +
                            " whatever its size");
       }
   }
   std::vector<DimAST> dims = input.dims;
   for (size_t j = 0; j < axes->size(); ++j) {
-    if ((*sizes)[j].isConstant() && (*sizes)[j].getConstant() < 0)
+    if ((*sizes)[j].isAlwaysNegative())
       return error(shape->getLoc(), "a crop's shape cannot be negative");
     dims[(*axes)[j]] = toDim((*sizes)[j], shape->getLoc());
     expr.shape.push_back((*sizes)[j].str());
@@ -616,7 +617,7 @@ bool PipelineChecker::checkPadOp(CallExprAST &expr) {
     DimExpr a = hi ? (*hi)[j] : extent ? (*extent)[j] - size - b
                                        : DimExpr::constant(0);
     for (const DimExpr &width : {a, b})
-      if (width.isConstant() && width.getConstant() < 0)
+      if (width.isAlwaysNegative())
         return error(expr.getLoc(), "'pad' would shrink dim " +
                                         std::to_string(axis) + " of " +
                                         input.str() + "; crop it instead");
@@ -781,7 +782,7 @@ bool PipelineChecker::checkCoordinateOp(CallExprAST &expr) {
     return false;
   std::vector<DimAST> dims;
   for (const DimExpr &size : *sizes) {
-    if (size.isConstant() && size.getConstant() < 0)
+    if (size.isAlwaysNegative())
       return error(expr.args[0]->getLoc(), "a size cannot be negative");
     dims.push_back(toDim(size, expr.args[0]->getLoc()));
     expr.shape.push_back(size.str());
@@ -837,7 +838,7 @@ bool PipelineChecker::checkBroadcastOp(CallExprAST &expr) {
     return false;
   std::vector<DimAST> dims;
   for (const DimExpr &size : *sizes) {
-    if (size.isConstant() && size.getConstant() < 0)
+    if (size.isAlwaysNegative())
       return error(args[0]->getLoc(), "a size cannot be negative");
     dims.push_back(toDim(size, args[0]->getLoc()));
     expr.shape.push_back(size.str());

@@ -59,7 +59,7 @@ bool PipelineChecker::checkRandomOp(CallExprAST &expr) {
     if (!sizes)
       return false;
     for (const DimExpr &size : *sizes) {
-      if (size.isConstant() && size.getConstant() < 0)
+      if (size.isAlwaysNegative())
         return error(shape->getLoc(), "a size cannot be negative");
       dims.push_back(toDim(size, shape->getLoc()));
       expr.shape.push_back(size.str());

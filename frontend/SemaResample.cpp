@@ -79,7 +79,7 @@ bool PipelineChecker::checkResampleOp(CallExprAST &expr) {
       return error(size->getLoc(), "the size of '" + callee +
                                        "' is [height, width]");
     for (size_t i = 0; i < 2; ++i) {
-      if ((*sizes)[i].isConstant() && (*sizes)[i].getConstant() < 0)
+      if ((*sizes)[i].isAlwaysNegative())
         return error(size->getLoc(), "a size cannot be negative");
       dims[size_t(rank) - 3 + i] = toDim((*sizes)[i], size->getLoc());
     }

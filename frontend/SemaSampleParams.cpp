@@ -124,7 +124,8 @@ bool PipelineChecker::checkSampleTensor(ExprAST &param, const ExprType &input,
   if (!trailing)
     return error(param.getLoc(),
                  what + " " + type.str() + " needs " + std::to_string(count) +
-                     " values a sample, in its last dim" +
+                     (count == 1 ? " value" : " values") +
+                     " a sample, in its last dim" +
                      (per > 1 ? " (or its last two, [" +
                                     std::to_string(count / per) + ", " +
                                     std::to_string(per) + "])"

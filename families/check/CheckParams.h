@@ -100,6 +100,13 @@ inline std::string formatCheckMessage(std::string message,
                                       const std::string &at,
                                       const std::string &value, int64_t lo,
                                       int64_t hi) {
+  // A scalar parameter has no coordinates: it is every sample's.
+  if (at == "[]")
+    for (auto [phrase, text] : {std::pair<std::string, std::string>{
+                                    " of sample {at}", " (every sample's)"},
+                                {" of element {at}", ""}})
+      if (size_t where = message.find(phrase); where != std::string::npos)
+        message.replace(where, phrase.size(), text);
   for (auto [key, text] :
        {std::pair<std::string, std::string>{"{at}", at},
         {"{value}", value},
