@@ -350,7 +350,8 @@ bool PipelineChecker::check() {
 
 bool PipelineChecker::literalTakes(BindingAST &binding, const ExprType &as,
                                    ExprType &type) {
-  if (llvm::isa<NumberExprAST, ListExprAST>(*binding.value) &&
+  // (A tree over a `~`, `z = ~0`, takes the result's dtype too.)
+  if (isLiteralTree(*binding.value) &&
       !checkLiteralFits(*binding.value, as.dtype))
     return false;
   binding.value->type = as;
@@ -368,8 +369,17 @@ bool PipelineChecker::checkLiteralFits(const ExprAST &literal,
   }
   // `~` of a literal is applied in the dtype it takes (`x & ~1`), so its
   // operand must fit that dtype as any literal does.
-  if (auto *unary = llvm::dyn_cast<UnaryExprAST>(&literal))
+  if (auto *unary = llvm::dyn_cast<UnaryExprAST>(&literal)) {
+    // One that takes a float has no bits to flip (a dim's, computed in i64
+    // and then converted, has).
+    if (unary->op == UnaryOp::BitNot && isFloatDType(dtype) &&
+        !unary->type.weakDim)
+      return error(unary->getLoc(),
+                   "'~' takes integers, but this literal is " + dtype.str() +
+                       " here; write the integer's value, or apply '~' to "
+                       "an integer tensor");
     return checkLiteralFits(*unary->operand, dtype);
+  }
   // So is a tree over a `~` (its operand dtype is the one it takes); a
   // tree computed in i64 (`300 // 0`) converts its result.
   if (auto *binary = llvm::dyn_cast<BinaryExprAST>(&literal)) {
@@ -467,14 +477,11 @@ PipelineChecker::operandDType(llvm::ArrayRef<ExprAST *> operands,
       if (operand->type.isWeakLiteral())
         dtype = *promoteDTypes(*dtype, resolveWeak(operand->type, *dtype));
   }
-  for (ExprAST *operand : operands)
-    if (operand->type.isWeakLiteral() && !checkLiteralFits(*operand, *dtype))
-      return std::nullopt;
   // `~` of a literal is folded by the dtype the literal takes: one that
   // takes a float has no bits to flip.
   if (isFloatDType(*dtype))
     for (ExprAST *operand : operands)
-      if (operand->type.isWeakLiteral())
+      if (operand->type.isWeakLiteral() && !operand->type.weakDim)
         if (const UnaryExprAST *bitNot = findLiteralBitNot(*operand)) {
           error(bitNot->getLoc(),
                 "'~' takes integers, but this literal is " + *dtype +
@@ -482,6 +489,10 @@ PipelineChecker::operandDType(llvm::ArrayRef<ExprAST *> operands,
                     "value, or apply '~' to an integer tensor");
           return std::nullopt;
         }
+
+  for (ExprAST *operand : operands)
+    if (operand->type.isWeakLiteral() && !checkLiteralFits(*operand, *dtype))
+      return std::nullopt;
 
   switch (accepts) {
   case Accepts::Numeric:

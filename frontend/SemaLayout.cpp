@@ -856,7 +856,7 @@ bool PipelineChecker::checkBroadcastOp(CallExprAST &expr) {
                      : value.type.weakDim ? "i64"
                                           : "i32")
                   : value.type.dtype;
-    if (value.type.isWeakLiteral() && llvm::isa<NumberExprAST>(value) &&
+    if (value.type.isWeakLiteral() && isLiteralTree(value) &&
         !checkLiteralFits(value, *dtype))
       return false;
     // The value must fit the dtype (docs: iota, zeros, ones, full), a

@@ -140,7 +140,7 @@ b = rng.integers(0, 256, W).astype(np.uint8)
 f = rng.standard_normal(W).astype(np.float16)
 out = run('pipeline p(a: i8[W], b: u8[W], f: f16[W], x: f32[N]) -> (y: i8[W], '
           'z: u8[W], m: u8[W], q: f16[W], n: i64, scale: f32, k: i32, '
-          'v: u8[W], g: f16[W], t: i8[W]) {\n'
+          'v: u8[W], g: f16[W], t: i8[W], h: f32[W]) {\n'
           '  y = a + -W\n'
           '  z = b + min(W, 1000)\n'
           '  m = b + max(N, 1) - abs(N - W)\n'
@@ -150,7 +150,8 @@ out = run('pipeline p(a: i8[W], b: u8[W], f: f16[W], x: f32[N]) -> (y: i8[W], '
           '  k = 3\n'
           '  v = b + n + k\n'
           '  g = scale * f\n'
-          '  t = a - ~W\n}\n',
+          '  t = a - ~W\n'
+          '  h = f32(b) + ~W\n}\n',
           {'a': a, 'b': b, 'f': f, 'x': np.zeros(5, np.float32)})
 def sat(value, t):
     info = np.iinfo(t)
@@ -168,6 +169,8 @@ with np.errstate(over='ignore'):
     check('f16 times a name bound to a literal, a result too', out['g'],
           np.float16(2.5) * f)
     check('i8 - ~W', out['t'], a - sat(~W, np.int8))
+    # A dim's '~' is computed in i64, then converted (not a literal's).
+    check('f32 + ~W', out['h'], b.astype(np.float32) + np.float32(~W))
 
 # Integer // and % of literals by zero are left to the run time, in the
 # dtype the literals get there (docs: Literals): 0, next to any tensor.
