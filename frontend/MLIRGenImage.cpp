@@ -263,7 +263,12 @@ Value Generator::emitResizeRoi(const CallExprAST &call, Value images,
         "resize" + (at.empty() ? "" : " at " + at) + ": " +
         (column < 2 ? "roi_start" : "roi_end") + "'s " + (y ? "y" : "x") +
         (perSample ? " of sample {at}" : "") + " is {value}" +
-        (call.relativeRoi ? " pixels" : "") +
+        // (The value given times the dim: say so, or the user looks for
+        // a value they never wrote.)
+        (call.relativeRoi
+             ? " pixels (relative_roi: the value given times " +
+                   (y ? height : width) + ")"
+             : "") +
         ", outside the image's [{lo}, {hi}]"));
   }
   return pipe::CheckBoundsOp::create(

@@ -121,6 +121,13 @@ code, err = run('''pipeline p(x: u8[N, H, W], a: i32[N, 2]) -> (y: u8[N, 5, 4]) 
 }''', {'x': x, 'a': np.array([[0, 0], [6, 8], [2, 3]], np.int32)}, expect_error=True)
 oracle.expect_failure('crop error names the sample', code, err,
                       'sample [1] is 6, outside [0, 5]')
+# An anchor shared by every sample names no sample (it said "sample []").
+code, err = run('''pipeline p(x: u8[N, H, W], a: i32[2]) -> (y: u8[N, 3, 2]) {
+  y = crop(x, shape = [3, 2], anchor = a)
+}''', {'x': x, 'a': np.array([8, 5], np.int32)}, expect_error=True)
+oracle.expect_failure('a shared crop anchor out of range', code, err,
+                      "the anchor along dim 1 (every sample's) is 8, "
+                      "outside [0, 7]")
 
 # flip: per-sample flags, one or two axes.
 for dtype in ['u8', 'f64', 'bool']:

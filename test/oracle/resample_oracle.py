@@ -491,6 +491,17 @@ code, err = run(ROI, {'x': rng.integers(0, 256, (1, 100, 100, 3),
 expect_failure('a literal region past the image of symbolic size', code, err,
                "roi_end's y is 500, outside the image's [0, 100]"
                "; nothing was written")
+# A relative region past the image names the pixels it came to and how.
+code, err = run("""
+pipeline r(x: u8[N, H, W, 1], a: f32[N, 2], b: f32[N, 2]) -> (y: u8[N, 3, 4, 1]) {
+  y = resize(x, size = [3, 4], roi_start = a, roi_end = b, relative_roi = true)
+}
+""", {'x': rng.integers(0, 256, (2, 6, 8, 1), dtype=np.uint8),
+      'a': np.zeros((2, 2), np.float32),
+      'b': np.array([[1, 1], [1, 1.01]], np.float32)}, expect_error=True)
+expect_failure('a relative region past the image', code, err,
+               "roi_end's x of sample [1] is 8.08 pixels (relative_roi: the "
+               "value given times W), outside the image's [0, 8]")
 tall = rng.integers(0, 256, (1, 600, 50, 3), dtype=np.uint8)
 got = run(ROI, {'x': tall})
 near('a literal region inside the image of symbolic size', got['y'][0],
