@@ -138,6 +138,9 @@ struct Copy {
   bool always = false;
   /// Made only when the caller's scalars are on the device.
   bool onlyFromDevice = false;
+  /// How many times a run may make it (a condition block read after each
+  /// round of choices): at most this many.
+  int times = 1;
 };
 
 } // namespace
@@ -261,7 +264,35 @@ std::string pipec::describeTransfers(PipelineOp pipeline,
                             std::to_string(plan.choices.size()) +
                             " choices the host decides",
                         where, why, /*always=*/true,
-                        /*onlyFromDevice=*/least == IfHostCaller});
+                        /*onlyFromDevice=*/least == IfHostCaller,
+                        std::max(rounds, 1)});
+  }
+  // Conditions that are parameters themselves: from the caller's host
+  // memory the host reads them in place; from device memory it copies
+  // each one's byte back before deciding (runtime/Scheduler.cpp), once
+  // for each choice it decides.
+  size_t parameterConditions = 0;
+  for (const pipert::PlanChoice &choice : plan.choices) {
+    int b = choice.condition;
+    while (plan.buffers[b].aliasOf >= 0)
+      b = plan.buffers[b].aliasOf;
+    const pipert::PlanBuffer &buffer = plan.buffers[b];
+    if (b >= plan.numParams || buffer.memory == pipert::PlanMemory::Host)
+      continue;
+    bool pinned = buffer.memory == pipert::PlanMemory::Device;
+    ++parameterConditions;
+    perRun.push_back(
+        {"D2H", "1", 1,
+         "parameter " + buffer.name + ": " + typeOf(buffer) +
+             ", the condition of a choice the host decides",
+         choice.location,
+         std::string(pinned ? "declared @device: "
+                            : "only if the caller passes it in device "
+                              "memory (from host memory the host reads it "
+                              "in place): ") +
+             "the host reads its byte back and waits for it before it "
+             "decides which side runs",
+         /*always=*/true, /*onlyFromDevice=*/!pinned});
   }
   for (size_t r = 0; r < plan.results.size(); ++r) {
     const pipert::PlanBuffer &buffer = plan.buffers[plan.results[r]];
@@ -371,31 +402,49 @@ std::string pipec::describeTransfers(PipelineOp pipeline,
     for (Attribute note : notes)
       os << "  " << cast<StringAttr>(note).getValue() << "\n";
   }
-  if (conditions.empty())
-    os << "control values sent to the host: none (allocation sizes and "
-          "launch shapes depend on the dims only; branches and loop bounds "
-          "are predicated on the GPU)\n";
+  auto plural = [](size_t n, const char *one, const char *many) {
+    return n == 1 ? std::string(one) : std::to_string(n) + " " + many;
+  };
+  std::string parameters =
+      parameterConditions == 0
+          ? ""
+          : plural(parameterConditions, "the condition",
+                   "conditions") +
+                " passed as a parameter above, from the caller's device "
+                "memory";
+  const char *dimsOnly =
+      "allocation sizes and launch shapes depend on the dims only";
+  os << "control values sent to the host: ";
+  if (conditions.empty() && parameters.empty())
+    os << "none (" << dimsOnly
+       << "; branches and loop bounds are predicated on the GPU)\n";
+  else if (conditions.empty())
+    os << parameters << " (" << dimsOnly << ")\n";
   else if (hostComputesConditions)
-    os << "control values sent to the host: none (the host computes the "
-       << (conditions.size() == 1 ? "branch condition"
-                                  : std::to_string(conditions.size()) +
-                                        " branch conditions")
+    os << (parameters.empty() ? "none" : parameters) << " (the host computes "
+       << plural(conditions.size(), "the branch condition",
+                 "branch conditions")
        << " above itself, from constants, dims and @host scalars: no copy, "
-          "no wait; allocation sizes and launch shapes depend on the dims "
-          "only)\n";
+          "no wait; "
+       << dimsOnly << ")\n";
   else
-    os << "control values sent to the host: the " << conditions.size()
+    os << "the " << conditions.size()
        << (conditions.size() == 1 ? " branch condition" : " branch conditions")
-       << " above (allocation sizes and launch shapes depend on the dims "
-          "only)\n";
+       << " above" << (parameters.empty() ? "" : ", and " + parameters)
+       << " (" << dimsOnly << ")\n";
   // Totals as formulas (and numbers when --dims binds every symbol).
   auto total = [](const std::vector<const Copy *> &copies) {
     std::string formula;
     int64_t bytes = 0;
     bool known = true;
     for (const Copy *c : copies) {
-      formula += (formula.empty() ? "" : " + ") + c->formula;
-      known &= c->bytes >= 0 && !__builtin_add_overflow(bytes, c->bytes, &bytes);
+      formula += (formula.empty() ? "" : " + ") +
+                 (c->times > 1 ? std::to_string(c->times) + " * " : "") +
+                 c->formula;
+      int64_t each = 0;
+      known &= c->bytes >= 0 &&
+               !__builtin_mul_overflow(c->bytes, int64_t(c->times), &each) &&
+               !__builtin_add_overflow(bytes, each, &bytes);
     }
     if (formula.empty())
       return std::string("0 bytes");
@@ -411,14 +460,22 @@ std::string pipec::describeTransfers(PipelineOp pipeline,
     if (c.always)
       deviceCaller.push_back(&c);
   }
-  auto count = [](size_t n) {
-    return std::to_string(n) + (n == 1 ? " copy" : " copies");
+  // (At most: a condition block may be read fewer times than it may.)
+  auto count = [](const std::vector<const Copy *> &copies) {
+    size_t n = 0;
+    bool bounded = false;
+    for (const Copy *c : copies) {
+      n += size_t(c->times);
+      bounded |= c->times > 1;
+    }
+    return std::string(bounded ? "at most " : "") + std::to_string(n) +
+           (n == 1 ? " copy" : " copies");
   };
   os << describeShardedRuns(plan, sizes);
   os << describeDeviceMemory(plan, sizes);
   os << "summary: with device inputs and outputs (where not pinned) "
-     << count(deviceCaller.size()) << " of " << total(deviceCaller)
-     << " per run; with host ones " << count(hostCaller.size()) << " of "
+     << count(deviceCaller) << " of " << total(deviceCaller)
+     << " per run; with host ones " << count(hostCaller) << " of "
      << total(hostCaller) << "\n";
   return text;
 }
@@ -618,9 +675,15 @@ std::string pipec::emitDot(PipelineOp pipeline, const pipert::Plan &plan) {
     std::string id = "param" + std::to_string(arg.getArgNumber());
     const pipert::PlanBuffer &buffer = plan.buffers[arg.getArgNumber()];
     os << "  " << id << " [label=\"" << buffer.name << "\\n" << typeOf(buffer)
-       << "\", shape=ellipse];\n  host_" << id
-       << " [label=\"host\", shape=plaintext];\n  host_" << id << " -> " << id
-       << " [style=dashed, color=red, label=\"H2D if host memory\"];\n";
+       << "\", shape=ellipse];\n";
+    // As --report=transfers says: @device is read in place, @host copied
+    // every run, the rest only from the caller's host memory.
+    if (buffer.memory != pipert::PlanMemory::Device)
+      os << "  host_" << id << " [label=\"host\", shape=plaintext];\n  host_"
+         << id << " -> " << id << " [style=dashed, color=red, label=\""
+         << (buffer.memory == pipert::PlanMemory::Host ? "H2D every run (@host)"
+                                                        : "H2D if host memory")
+         << "\"];\n";
     dot.producer[arg] = id;
   }
   unsigned cluster = 0;
@@ -706,11 +769,19 @@ std::string pipec::emitDot(PipelineOp pipeline, const pipert::Plan &plan) {
   for (auto [r, value] : llvm::enumerate(ret.getOperands())) {
     const pipert::PlanBuffer &buffer = plan.buffers[plan.results[r]];
     std::string id = "result" + std::to_string(r);
+    pipert::PlanMemory memory = r < plan.resultMemory.size()
+                                    ? plan.resultMemory[r]
+                                    : pipert::PlanMemory::Any;
     os << "  " << id << " [label=\"" << plan.resultNames[r] << "\\n"
        << typeOf(buffer) << "\", shape=ellipse];\n"
-       << "  " << dot.node(value) << " -> " << id << ";\n  host_" << id
-       << " [label=\"host\", shape=plaintext];\n  " << id << " -> host_" << id
-       << " [style=dashed, color=red, label=\"D2H if host memory\"];\n";
+       << "  " << dot.node(value) << " -> " << id << ";\n";
+    if (memory != pipert::PlanMemory::Device)
+      os << "  host_" << id << " [label=\"host\", shape=plaintext];\n  " << id
+         << " -> host_" << id << " [style=dashed, color=red, label=\""
+         << (memory == pipert::PlanMemory::Host
+                 ? "D2H every run (@host or .cpu())"
+                 : "D2H if host memory")
+         << "\"];\n";
   }
   os << "}\n";
   return text;

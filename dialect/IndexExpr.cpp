@@ -192,6 +192,22 @@ bool IndexExpr::dependsOn(int64_t d) const {
                       });
 }
 
+bool IndexExpr::isComputed(bool scalars) const {
+  switch (getKind()) {
+  case Kind::Read:
+  case Kind::Min:
+  case Kind::Max:
+  case Kind::Select:
+    return true;
+  case Kind::Scalar:
+    return scalars;
+  default:
+    return llvm::any_of(getOperands(), [&](const IndexExpr &operand) {
+      return operand.isComputed(scalars);
+    });
+  }
+}
+
 IndexExpr
 IndexExpr::substitute(llvm::function_ref<IndexExpr(int64_t)> by) const {
   switch (getKind()) {

@@ -68,6 +68,12 @@ public:
 
   /// Whether it reads domain coordinate `d`.
   bool dependsOn(int64_t d) const;
+  /// Whether it is computed from what the kernel reads (a Read, and a
+  /// Scalar when `scalars`: a crop's anchors) or from choices (min, max,
+  /// select: a border rule, a flip's flags) rather than from coordinates,
+  /// dims and constants alone, whose sums and products the emitters can
+  /// bound (in 32 bits) and decompose (into planes).
+  bool isComputed(bool scalars) const;
   /// Bit d set when it reads coordinate d (bit 63: some coordinate from 63
   /// on).
   uint64_t getCoordinateBits() const { return node->coordinates; }

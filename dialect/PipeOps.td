@@ -800,6 +800,12 @@ def Pipe_WindowKernelOp : Pipe_Op<"window_kernel", [IsolatedFromAbove,
     RankedTensorType getWindowType() {
       return ::llvm::cast<RankedTensorType>(getWindowValue().getType());
     }
+    /// Whether the prologue only passes its one input on.
+    bool hasTrivialPrologue() {
+      Block &block = getPrologue().front();
+      return block.getNumArguments() == 1 &&
+             block.getTerminator()->getOperand(0) == block.getArgument(0);
+    }
     /// Whether the epilogue only passes the window's value on.
     bool hasTrivialEpilogue() {
       Block &block = getEpilogue().front();

@@ -189,7 +189,7 @@ PipelineAST *Parser::parsePipeline(ModuleAST &module) {
   visible.clear();
   params.clear();
   loopVariables.clear();
-  unrolledStatements = 0;
+  unrolledStatements = unrolledIterations = 0;
   dimNames.clear();
   for (const ValueDeclAST &param : pipeline.params) {
     visible.insert(param.name);
@@ -318,21 +318,30 @@ std::string Parser::newVersion(llvm::StringRef name) {
 
 /// statement ::= binding | if | for
 /// Inside `if` and `for`, a binding makes a new version of its name.
+bool Parser::countUnrolled(SMLoc loc, bool iteration) {
+  unsigned &count = iteration ? unrolledIterations : unrolledStatements;
+  unsigned most = iteration ? kMaxUnrolledIterations : kMaxUnrolledStatements;
+  if (loopDepth == 0 || ++count <= most)
+    return true;
+  error(outermostLoop,
+        "the loops here unroll to more than " + llvm::Twine(most) +
+            (iteration ? " iterations" : " statements") +
+            " (each iteration copies its body; nested loops multiply): lower "
+            "their 'max' or nest fewer");
+  return error(loc,
+               iteration ? "the iteration that passed the limit"
+                         : "the statement that passed the limit",
+               llvm::SourceMgr::DK_Note);
+}
+
 bool Parser::parseStatement(std::vector<BindingAST> &out) {
   if (tok.is(TokenKind::KwIf))
     return parseIf(out);
   if (tok.is(TokenKind::KwFor))
     return parseFor(out);
   SMLoc loc = tok.getLoc();
-  if (loopDepth > 0 && ++unrolledStatements > kMaxUnrolledStatements) {
-    error(outermostLoop,
-          "the loops here unroll to more than " +
-              llvm::Twine(kMaxUnrolledStatements) +
-              " statements (each iteration copies its body; nested loops "
-              "multiply): lower their 'max' or nest fewer");
-    return error(loc, "the statement that passed the limit",
-                 llvm::SourceMgr::DK_Note);
-  }
+  if (!countUnrolled(loc, /*iteration=*/false))
+    return false;
   BindingAST binding;
   if (!parseBinding(binding))
     return false;
@@ -509,9 +518,13 @@ bool Parser::parseFor(std::vector<BindingAST> &out) {
                                    "', found " + describeToken(tok));
   consume();
   auto integer = [&](int64_t &value, const char *what) {
-    if (!tok.is(TokenKind::Integer) || tok.text.getAsInteger(10, value))
+    if (!tok.is(TokenKind::Integer))
       return error(tok.getLoc(), std::string("expected an integer literal as ") +
                                      what + ", found " + describeToken(tok));
+    // (An integer literal past the i64s is one: say what is wrong with it.)
+    if (tok.text.getAsInteger(10, value))
+      return error(tok.getLoc(), std::string(what) + " " + tok.text.str() +
+                                     " does not fit in an i64");
     consume();
     return true;
   };
@@ -573,6 +586,10 @@ bool Parser::parseLoopBody(std::vector<BindingAST> &out, SMLoc loc,
   Token bodyTok = tok;
   // Parse the body once per iteration (once, discarded, for max 0).
   for (int64_t k = 0; k < std::max<int64_t>(most, 1); ++k) {
+    // Iterations count apart from statements: loops of empty loops bind
+    // nothing and still unroll (64^4 iterations took all the memory).
+    if (!countUnrolled(loc, /*iteration=*/true))
+      return false;
     lexer = bodyLexer;
     tok = bodyTok;
     auto before = current;

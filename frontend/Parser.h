@@ -31,8 +31,9 @@ public:
   /// `if`/`for` blocks nested in one another.
   static constexpr unsigned kMaxBlockDepth = 64;
   /// Statements a pipeline's unrolled loops make (a `for`'s body is copied
-  /// once per iteration; nested loops multiply).
+  /// once per iteration; nested loops multiply), and their iterations.
   static constexpr unsigned kMaxUnrolledStatements = 20000;
+  static constexpr unsigned kMaxUnrolledIterations = 65536;
 
   /// Parses the main buffer of `sourceMgr`.
   explicit Parser(llvm::SourceMgr &sourceMgr);
@@ -86,6 +87,9 @@ private:
   /// Reports a broken binding rule (see getRuleErrors); true: the parse
   /// goes on.
   bool ruleError(llvm::SMLoc loc, const llvm::Twine &message);
+  /// Counts one statement (or loop iteration) that a loop's unrolling
+  /// makes; past its limit, reports it (at `loc`) and gives false.
+  bool countUnrolled(llvm::SMLoc loc, bool iteration);
   unsigned ruleErrors = 0;
   llvm::DenseSet<const char *> ruleErrorsAt;
   bool error(llvm::SMLoc loc, const llvm::Twine &message,
@@ -114,7 +118,7 @@ private:
   unsigned exprNesting = 0;
   /// Statements parsed inside `for` bodies in this pipeline, each
   /// iteration's copy counted, and the outermost loop's location.
-  unsigned unrolledStatements = 0;
+  unsigned unrolledStatements = 0, unrolledIterations = 0;
   unsigned loopDepth = 0;
   llvm::SMLoc outermostLoop;
 };

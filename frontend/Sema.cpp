@@ -595,12 +595,16 @@ bool PipelineChecker::checkExpr(ExprAST &expr) {
         pipert::DimExpr::parseCached(dim.symbol);
     if (size && size->depth() <= pipert::DimExpr::kMaxDepth)
       continue;
+    // (Too deep, or no size at all: more than kMaxTerms terms.)
+    std::string why = pipert::describeTooDeep();
+    if (!size)
+      pipert::DimExpr::parse(dim.symbol, &why);
     std::string text = dim.symbol.size() > 60
                            ? dim.symbol.substr(0, 57) + "..."
                            : dim.symbol;
     return error(expr.getLoc(), "dim " + std::to_string(d) +
                                     " of this value would be '" + text +
-                                    "': " + pipert::describeTooDeep());
+                                    "': " + why);
   }
   return true;
 }

@@ -289,20 +289,9 @@ int64_t KernelEmitter::findPlaneDim() {
 /// parameters, bounds or choices (a crop's anchors, a flip's flags, a
 /// border rule) rather than from coordinates and dims alone.
 bool KernelEmitter::hasComputedMaps() {
-  std::function<bool(const IndexExpr &)> computed =
-      [&](const IndexExpr &e) {
-        switch (e.getKind()) {
-        case IndexExpr::Kind::Read:
-        case IndexExpr::Kind::Min:
-        case IndexExpr::Kind::Max:
-        case IndexExpr::Kind::Select:
-          return true;
-        default:
-          return llvm::any_of(e.getOperands(), computed);
-        }
-      };
   for (Operation *op : gathers)
-    if (llvm::any_of(reads.find(op)->second.coordinates, computed))
+    if (llvm::any_of(reads.find(op)->second.coordinates,
+                     [](const IndexExpr &e) { return e.isComputed(false); }))
       return true;
   return false;
 }

@@ -97,13 +97,6 @@ struct WindowSpec {
   Border getBorder() const { return border; }
 };
 
-/// Whether `fused`'s prologue only passes its one input on.
-bool isTrivialPrologue(WindowKernelOp fused) {
-  Block &block = fused.getPrologue().front();
-  return block.getNumArguments() == 1 &&
-         block.getTerminator()->getOperand(0) == block.getArgument(0);
-}
-
 /// Whether a median packs two outputs' taps in a word (8- and 16-bit
 /// integers): its exchanges then cost half, and it takes twice the rows.
 bool isPackedMedian(const WindowSpec &window) {
@@ -376,19 +369,7 @@ public:
     gathers = llvm::any_of(block.without_terminator(), [](Operation &o) {
       return isa<IndexMapOpInterface, CoordinateOp>(o);
     });
-    std::function<bool(const IndexExpr &)> computed =
-        [&](const IndexExpr &e) {
-          switch (e.getKind()) {
-          case IndexExpr::Kind::Read:
-          case IndexExpr::Kind::Scalar:
-          case IndexExpr::Kind::Min:
-          case IndexExpr::Kind::Max:
-          case IndexExpr::Kind::Select:
-            return true;
-          default:
-            return llvm::any_of(e.getOperands(), computed);
-          }
-        };
+    auto computed = [](const IndexExpr &e) { return e.isComputed(true); };
     narrow = llvm::none_of(block.without_terminator(), [&](Operation &o) {
       if (!pipec::isGatheredValue(&o))
         return false;
@@ -596,7 +577,7 @@ public:
       os << pipec::getCudaPrelude() << "\n";
     os << kPipeStencilSource << "\n" << kPipeWindowSource << "\n";
     WindowKernelOp fused = window.fused;
-    bool prologue = fused && !isTrivialPrologue(fused);
+    bool prologue = fused && !fused.hasTrivialPrologue();
     bool epilogue = window.hasEpilogue();
     os << "// " << name << ": " << stringifyWindowKind(window.kind)
        << " axes " << pipec::formatList(window.axes) << " window "

@@ -102,6 +102,21 @@ def compare(name, got, want, bound, out):
         failures.append(name)
 
 
+def run_checked(name, source, inputs):
+    """The program's results; on the GPU each is also checked to be the
+    reference's, bit for bit (core/PipeWindow.h computes both)."""
+    got = run(source, inputs)
+    if oracle.BACKEND == 'gpu':
+        oracle.BACKEND = 'reference'
+        try:
+            reference = run(source, inputs)
+        finally:
+            oracle.BACKEND = 'gpu'
+        for key in got:
+            check(f'{name}: {key} GPU == reference', got[key], reference[key])
+    return got
+
+
 def fused_case(kind, dtype, shape, sizes, expr, prep, result, params='',
                inputs=(), out=None, border=None, fill=None, kernel=None):
     """A window over `expr` of x (pipe-fuse-window-prologues makes them one
@@ -121,12 +136,7 @@ def fused_case(kind, dtype, shape, sizes, expr, prep, result, params='',
     source = (f'pipeline w(x: {dtype}[{", ".join(names)}]{params}) -> '
               f'(y: {result}) {{\n'
               f'  y = {CALL[kind]}({expr}, {", ".join(args)})\n}}\n')
-    got = run(source, {'x': x, **extra})['y']
-    if oracle.BACKEND == 'gpu':
-        oracle.BACKEND = 'reference'
-        check(f'{kind} of {expr} GPU == reference', got,
-              run(source, {'x': x, **extra})['y'])
-        oracle.BACKEND = 'gpu'
+    got = run_checked(f'{kind} of {expr}', source, {'x': x, **extra})['y']
     v = prep(x, extra)
     default = 'clamp' if kind in ('erode', 'dilate', 'median') else \
         'reflect101'
@@ -144,13 +154,7 @@ def epilogue_case(name, source, inputs, want, bound=None, out=None):
     """A whole program whose windows' values feed elementwise work (one
     kernel: pipe-fuse-window-prologues' epilogue); `want` the results in
     NumPy, `bound` a float result's scale (None: exact)."""
-    got = run(source, inputs)
-    if oracle.BACKEND == 'gpu':
-        oracle.BACKEND = 'reference'
-        reference = run(source, inputs)
-        oracle.BACKEND = 'gpu'
-        for key in want:
-            check(f'{name}: {key} GPU == reference', got[key], reference[key])
+    got = run_checked(name, source, inputs)
     for key, value in want.items():
         compare(f'{name}: {key}', got[key], value,
                 None if bound is None else bound[key],
@@ -206,13 +210,7 @@ def case(kind, dtype, shape, sizes, axes=None, border=None, fill=None,
     inputs = {'x': x}
     if kind == 'conv' and per_sample:
         inputs['k'] = k
-    got = run(source, inputs)['y']
-    if oracle.BACKEND == 'gpu':
-        # The GPU gives the reference's bits (core/PipeWindow.h for both).
-        oracle.BACKEND = 'reference'
-        check(f'{kind} {ty} {sizes} GPU == reference', got,
-              run(source, inputs)['y'])
-        oracle.BACKEND = 'gpu'
+    got = run_checked(f'{kind} {ty} {sizes}', source, inputs)['y']
     rank = len(shape)
     axes = axes or ([1, 2] if rank > 2 else [0, 1])
     default = 'clamp' if kind in ('erode', 'dilate', 'median') else \

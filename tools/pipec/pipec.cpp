@@ -186,7 +186,8 @@ static cl::opt<std::string> report(
                        "copy of one run)"),
     cl::value_desc("transfers"), cl::cat(pipecCategory));
 static cl::opt<std::string> dimSizes(
-    "dims", cl::desc("Sizes for the report's byte counts, e.g. N=16,H=1024"),
+    "dims", cl::desc("Sizes for the byte counts of --report=transfers and "
+                     "--emit=plan, e.g. N=16,H=1024"),
     cl::value_desc("NAME=SIZE,..."), cl::cat(pipecCategory));
 static cl::opt<bool> nvrtcInfo("nvrtc-info",
                                cl::desc("Print the NVRTC version, or why it "
@@ -241,7 +242,43 @@ static LogicalResult writeOutput(llvm::StringRef text) {
   return success();
 }
 
-static std::string describePlan(const pipert::Plan &plan) {
+/// --dims as sizes, each a dim of some pipeline's parameters; the error,
+/// or "".
+static std::string parseDimSizes(llvm::ArrayRef<pipert::Plan> plans,
+                                 std::map<std::string, int64_t> &sizes) {
+  llvm::SmallVector<llvm::StringRef> entries;
+  llvm::StringRef(dimSizes).split(entries, ',');
+  for (llvm::StringRef entry : entries) {
+    if (entry.trim().empty())
+      continue;
+    auto [name, value] = entry.split('=');
+    int64_t size;
+    if (name.trim().empty() || value.trim().getAsInteger(10, size) || size < 0)
+      return "--dims '" + entry.str() + "' is not NAME=SIZE";
+    auto [it, fresh] = sizes.try_emplace(name.trim().str(), size);
+    if (!fresh)
+      return "--dims gives " + it->first + " twice (" +
+             std::to_string(it->second) + " and " + std::to_string(size) + ")";
+  }
+  std::set<std::string> known;
+  for (const pipert::Plan &plan : plans)
+    for (int i = 0; i < plan.numParams; ++i)
+      for (const pipert::PlanDim &dim : plan.buffers[i].dims)
+        if (!dim.symbol.empty())
+          known.insert(dim.symbol);
+  for (const auto &[name, size] : sizes)
+    if (!known.count(name)) {
+      std::string list;
+      for (const std::string &dim : known)
+        list += (list.empty() ? "" : ", ") + dim;
+      return "--dims names '" + name + "', which is no dim of the " +
+             "parameters (" + (list.empty() ? "none" : list) + ")";
+    }
+  return "";
+}
+
+static std::string describePlan(const pipert::Plan &plan,
+                                 const std::map<std::string, int64_t> &sizes) {
   std::string text;
   llvm::raw_string_ostream os(text);
   os << "plan " << plan.name << "\n";
@@ -275,7 +312,7 @@ static std::string describePlan(const pipert::Plan &plan) {
   for (size_t r = 0; r < plan.results.size(); ++r)
     os << "  result " << plan.resultNames[r] << " = %" << plan.results[r]
        << "\n";
-  os << pipec::describeDeviceMemory(plan, {});
+  os << pipec::describeDeviceMemory(plan, sizes);
   if (plan.batchDim.empty()) {
     os << "shards: cannot be split: " << plan.shardError << "\n";
   } else {
@@ -575,9 +612,9 @@ int main(int argc, char **argv) {
                     " is an option of pipec FILE.pipe --emit=... or "
                     "--report=..., which print; pipec run runs the pipeline "
                     "and writes its results to --output");
-  if (!dimSizes.empty() && report.empty())
-    return fail("--dims sizes the byte counts of --report=transfers; give "
-                "--report=transfers too");
+  if (!dimSizes.empty() && report.empty() && emitAction != Emit::Plan)
+    return fail("--dims sizes the byte counts of --report=transfers and "
+                "--emit=plan; give one of them too");
   std::string error;
   auto file = openInputFile(inputFile, &error);
   if (!file)
@@ -710,37 +747,8 @@ int main(int argc, char **argv) {
     if (report != "transfers")
       return fail("unknown --report '" + report + "' (transfers)");
     std::map<std::string, int64_t> sizes;
-    llvm::SmallVector<llvm::StringRef> entries;
-    llvm::StringRef(dimSizes).split(entries, ',');
-    for (llvm::StringRef entry : entries) {
-      if (entry.trim().empty())
-        continue;
-      auto [name, value] = entry.split('=');
-      int64_t size;
-      if (name.trim().empty() || value.trim().getAsInteger(10, size) || size < 0)
-        return fail("--dims '" + entry.str() + "' is not NAME=SIZE");
-      auto [it, fresh] = sizes.try_emplace(name.trim().str(), size);
-      if (!fresh)
-        return fail("--dims gives " + it->first + " twice (" +
-                    std::to_string(it->second) + " and " +
-                    std::to_string(size) + ")");
-    }
-    // Each name must be a dim of some pipeline's parameters.
-    for (const auto &[name, size] : sizes) {
-      std::set<std::string> known;
-      for (const pipert::Plan &plan : plans)
-        for (int i = 0; i < plan.numParams; ++i)
-          for (const pipert::PlanDim &dim : plan.buffers[i].dims)
-            if (!dim.symbol.empty())
-              known.insert(dim.symbol);
-      if (!known.count(name)) {
-        std::string list;
-        for (const std::string &dim : known)
-          list += (list.empty() ? "" : ", ") + dim;
-        return fail("--dims names '" + name + "', which is no dim of the " +
-                    "parameters (" + (list.empty() ? "none" : list) + ")");
-      }
-    }
+    if (std::string why = parseDimSizes(plans, sizes); !why.empty())
+      return fail(why);
     for (auto [pipeline, plan] : llvm::zip(pipelines, plans))
       os << pipec::describeTransfers(pipeline, plan, sizes);
     return failed(writeOutput(text)) ? 1 : 0;
@@ -776,10 +784,14 @@ int main(int argc, char **argv) {
            << llvm::StringRef(ptx->image).rtrim('\0') << "\n";
       }
     break;
-  case Emit::Plan:
+  case Emit::Plan: {
+    std::map<std::string, int64_t> sizes;
+    if (std::string why = parseDimSizes(plans, sizes); !why.empty())
+      return fail(why);
     for (const pipert::Plan &plan : plans)
-      os << describePlan(plan);
+      os << describePlan(plan, sizes);
     break;
+  }
   case Emit::Dot: {
     for (auto [pipeline, plan] : llvm::zip(pipelines, plans))
       os << pipec::emitDot(pipeline, plan);

@@ -17,6 +17,8 @@ body = {
     'loops': '  y = x\n' + ''.join(f'for i{d} in 0..k max 64 {{\n'
                                    for d in range(n)) + 'y = y + 1\n' +
              '}\n' * n,
+    'emptyloops': '  y = x\n' + ''.join(f'for i{d} in 0..k max 64 {{\n'
+                                        for d in range(n)) + '}\n' * n,
 }.get(kind, '')
 tail = '}\n'
 if kind == 'params':  # N parameters on one line; y sums the first and last
