@@ -82,14 +82,12 @@ pipe_status pipe_compile_file(const char *path, const char *pipeline_name,
                   "pipe_compile_file: path and out are required");
     // Read here, not by JitPipeline::compileFile: a file that cannot be
     // read is PIPE_ERROR_FILE, not the source's error.
-    auto buffer = llvm::MemoryBuffer::getFile(path);
-    if (!buffer)
-      return fail(PIPE_ERROR_FILE, std::string("cannot read '") + path +
-                                       "': " + buffer.getError().message());
-    return finishCompile(
-        pipec::JitPipeline::compile((*buffer)->getBuffer().str(), path,
-                                    pipeline_name ? pipeline_name : ""),
-        out);
+    auto source = pipec::JitPipeline::readSourceFile(path);
+    if (!source)
+      return fail(PIPE_ERROR_FILE, source.status());
+    return finishCompile(pipec::JitPipeline::compile(
+                             *source, path, pipeline_name ? pipeline_name : ""),
+                         out);
   });
 }
 

@@ -222,7 +222,8 @@ toInputRefs(const pipe_pipeline &p, const DLTensor *inputs, int32_t count,
                          std::to_string(count));
   if (count != plan.numParams)
     return Status::error("pipeline '" + plan.name + "' takes " +
-                         std::to_string(plan.numParams) + " inputs, got " +
+                         std::to_string(plan.numParams) +
+                         (plan.numParams == 1 ? " input, got " : " inputs, got ") +
                          std::to_string(count));
   std::vector<pipert::TensorRef> refs;
   refs.reserve(size_t(count));
@@ -650,10 +651,12 @@ pipe_status pipe_run(pipe_pipeline *pipeline, const DLTensor *inputs,
       out.push_back(ref.take());
     }
     // A GPU run checks the tensors itself (Executable::run, once); a
-    // reference run's are checked here, the same way.
+    // reference run's are checked here, the same way but for @host and
+    // @device, which the reference (all host memory) ignores.
     if (backend == PIPE_BACKEND_REFERENCE) {
       std::vector<std::vector<int64_t>> shapes;
-      if (auto checked = pipert::checkRunTensors(plan, in, out, shapes);
+      if (auto checked = pipert::checkRunTensors(plan, in, out, shapes,
+                                                 /*checkPins=*/false);
           !checked)
         return fail(PIPE_ERROR_ARGUMENT, checked.status());
     }
@@ -675,7 +678,8 @@ pipe_status pipe_run_alloc(pipe_pipeline *pipeline, const DLTensor *inputs,
         s != PIPE_OK)
       return s;
     const pipert::Plan &plan = pipeline->plan();
-    auto shapesOr = pipert::resultShapes(plan, in);
+    auto shapesOr = pipert::resultShapes(
+        plan, in, /*checkPins=*/backend != PIPE_BACKEND_REFERENCE);
     if (!shapesOr)
       return fail(PIPE_ERROR_ARGUMENT, shapesOr.status());
     const std::vector<std::vector<int64_t>> &shapes = *shapesOr;

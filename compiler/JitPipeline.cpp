@@ -10,6 +10,7 @@
 
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 
 #include <mutex>
@@ -73,11 +74,26 @@ JitPipeline::compile(const std::string &source, const std::string &bufferName,
 
 pipert::Result<std::unique_ptr<JitPipeline>>
 JitPipeline::compileFile(const std::string &path, const std::string &pipeline) {
+  auto source = readSourceFile(path);
+  if (!source)
+    return source.status();
+  return compile(*source, path, pipeline);
+}
+
+pipert::Result<std::string> JitPipeline::readSourceFile(const std::string &path) {
+  llvm::sys::fs::file_status status;
+  if (!llvm::sys::fs::status(path, status) &&
+      llvm::sys::fs::exists(status) &&
+      !llvm::sys::fs::is_regular_file(status))
+    return pipert::Status::error(
+        "cannot read '" + path + "': " +
+        (llvm::sys::fs::is_directory(status) ? "it is a directory"
+                                             : "it is not a regular file"));
   auto buffer = llvm::MemoryBuffer::getFile(path);
   if (!buffer)
     return pipert::Status::error("cannot read '" + path +
                                  "': " + buffer.getError().message());
-  return compile((*buffer)->getBuffer().str(), path, pipeline);
+  return (*buffer)->getBuffer().str();
 }
 
 const pipert::Plan &JitPipeline::plan() const { return impl->plan; }

@@ -31,6 +31,10 @@ public:
           const std::string &pipeline = "", bool fastMath = false);
   static pipert::Result<std::unique_ptr<JitPipeline>>
   compileFile(const std::string &path, const std::string &pipeline = "");
+  /// The text of the source file at `path`: a regular file only (reading
+  /// a FIFO nothing writes to would wait forever), as pipegpu.compile_file
+  /// takes.
+  static pipert::Result<std::string> readSourceFile(const std::string &path);
   ~JitPipeline();
 
   /// The plan the GPU runs: buffers, kernels and their CUDA source.

@@ -800,9 +800,11 @@ pipec::runReference(PipelineOp pipeline, const std::vector<HostTensor> &inputs,
   std::vector<pipert::TensorRef> refs;
   for (const HostTensor &input : inputs)
     refs.push_back(input.ref());
+  // (The inputs' count, dtypes and shapes: the caller's mistake, as a GPU
+  // run says it.)
   auto sizes = pipert::bindDims(pipeline.getSymName().str(), params, refs);
   if (!sizes)
-    return sizes.status();
+    return pipert::Status::badArgument(sizes.status().message());
   // The dims' conditions, and every dim expression's size (a negative one
   // is an error), as the runtime checks them.
   pipert::Plan dims;

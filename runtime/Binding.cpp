@@ -28,10 +28,12 @@ Status pipert::checkPinnedMemory(const std::string &what, PlanMemory pinned,
 
 Result<std::map<std::string, int64_t>>
 pipert::bindDims(const std::string &pipeline, const PlanBuffer *params,
-                 size_t numParams, const std::vector<TensorRef> &inputs) {
+                 size_t numParams, const std::vector<TensorRef> &inputs,
+                 bool checkPins) {
   if (inputs.size() != numParams)
     return Status::error("pipeline '" + pipeline + "' takes " +
-                         std::to_string(numParams) + " inputs, got " +
+                         std::to_string(numParams) +
+                         (numParams == 1 ? " input, got " : " inputs, got ") +
                          std::to_string(inputs.size()));
   std::map<std::string, int64_t> sizes;
   // Where each dim was bound: input index and dim, for the message when
@@ -86,7 +88,7 @@ pipert::bindDims(const std::string &pipeline, const PlanBuffer *params,
                            ", whose size in bytes passes 2^63");
     if (input.numElements() > 0 && !input.data)
       return Status::error(what() + " is a null pointer");
-    if (param.memory != PlanMemory::Any)
+    if (checkPins && param.memory != PlanMemory::Any)
       if (Status s = checkPinnedMemory(what(), param.memory, input.memory);
           !s.ok())
         return s;
@@ -112,9 +114,10 @@ Executable::resultShapes(const std::vector<TensorRef> &inputs) const {
 /// Each dim's size for `inputs`: the parameters' dims bound, then every
 /// dim expression the plan's buffers use evaluated.
 static Result<std::map<std::string, int64_t>>
-bindPlanDims(const Plan &plan, const std::vector<TensorRef> &inputs) {
+bindPlanDims(const Plan &plan, const std::vector<TensorRef> &inputs,
+             bool checkPins = true) {
   auto sizes = bindDims(plan.name, plan.buffers.data(),
-                        size_t(plan.numParams), inputs);
+                        size_t(plan.numParams), inputs, checkPins);
   if (!sizes)
     return sizes.status();
   if (Status s = evaluatePlanDims(plan, *sizes); !s.ok())
@@ -123,9 +126,10 @@ bindPlanDims(const Plan &plan, const std::vector<TensorRef> &inputs) {
 }
 
 Result<std::vector<std::vector<int64_t>>>
-pipert::resultShapes(const Plan &plan, const std::vector<TensorRef> &inputs) {
+pipert::resultShapes(const Plan &plan, const std::vector<TensorRef> &inputs,
+                     bool checkPins) {
   // Every failure here is the inputs': their count, dtypes, shapes.
-  auto sizes = bindPlanDims(plan, inputs);
+  auto sizes = bindPlanDims(plan, inputs, checkPins);
   if (!sizes)
     return Status::badArgument(sizes.status().message());
   std::vector<std::vector<int64_t>> shapes;
@@ -281,8 +285,9 @@ Status pipert::checkNoOverlap(const Plan &plan,
 Result<std::map<std::string, int64_t>>
 pipert::checkRunTensors(const Plan &plan, const std::vector<TensorRef> &inputs,
                         const std::vector<TensorRef> &outputs,
-                        std::vector<std::vector<int64_t>> &shapes) {
-  auto sizes = bindPlanDims(plan, inputs);
+                        std::vector<std::vector<int64_t>> &shapes,
+                        bool checkPins) {
+  auto sizes = bindPlanDims(plan, inputs, checkPins);
   if (!sizes)
     return sizes.status();
   if (outputs.size() != plan.results.size())
@@ -305,7 +310,7 @@ pipert::checkRunTensors(const Plan &plan, const std::vector<TensorRef> &inputs,
                            describeTensor(buffer.dtype, shape));
     if (output.numElements() > 0 && !output.data)
       return Status::error(what() + " is a null pointer");
-    if (r < plan.resultMemory.size() &&
+    if (checkPins && r < plan.resultMemory.size() &&
         plan.resultMemory[r] != PlanMemory::Any)
       if (Status s = checkPinnedMemory(what(), plan.resultMemory[r],
                                        output.memory);

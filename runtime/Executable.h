@@ -42,7 +42,8 @@ struct Staging;
 /// bound twice, both places.
 Result<std::map<std::string, int64_t>>
 bindDims(const std::string &pipeline, const PlanBuffer *params,
-         size_t numParams, const std::vector<TensorRef> &inputs);
+         size_t numParams, const std::vector<TensorRef> &inputs,
+         bool checkPins = true);
 inline Result<std::map<std::string, int64_t>>
 bindDims(const std::string &pipeline, const std::vector<PlanBuffer> &params,
          const std::vector<TensorRef> &inputs) {
@@ -78,20 +79,24 @@ std::string describeBuffer(const Plan &plan, int b);
 
 /// Binds each symbolic dim of `plan` from the inputs and returns the shape
 /// of each result; an error names the input and dim that do not fit. Needs
-/// no GPU.
+/// no GPU. (`checkPins`: as checkRunTensors's.)
 Result<std::vector<std::vector<int64_t>>>
-resultShapes(const Plan &plan, const std::vector<TensorRef> &inputs);
+resultShapes(const Plan &plan, const std::vector<TensorRef> &inputs,
+             bool checkPins = true);
 
 /// The tensors of a run against `plan`: each input against its parameter,
 /// the outputs' count, dtypes, shapes and memory, no overlap. Returns each
 /// dim's size, and sets `shapes` to each buffer's shape. Executable::run
 /// makes these checks (reporting a failure as Status::badArgument); a
 /// caller that has no Executable yet makes them before loading one, so
-/// that a bad tensor is named before a missing GPU is.
+/// that a bad tensor is named before a missing GPU is. Without
+/// `checkPins`, @host and @device are not checked: the CPU reference,
+/// which has no device memory, ignores them (docs/language.md).
 Result<std::map<std::string, int64_t>>
 checkRunTensors(const Plan &plan, const std::vector<TensorRef> &inputs,
                 const std::vector<TensorRef> &outputs,
-                std::vector<std::vector<int64_t>> &shapes);
+                std::vector<std::vector<int64_t>> &shapes,
+                bool checkPins = true);
 
 /// checkRunTensors alone, its failure a Status::badArgument: for callers
 /// that check a run before its kernels are loaded.

@@ -163,7 +163,9 @@ class Pipeline(_Owner):
         # array of no Pipe dtype.
         if len(inputs) != len(self.params):
             raise ArgumentError(f"pipeline '{self.name}' takes "
-                                f'{len(self.params)} inputs, got {len(inputs)}',
+                                f'{len(self.params)} '
+                                f'input{"" if len(self.params) == 1 else "s"}'
+                                f', got {len(inputs)}',
                                 2)
         if backend == 'gpu' and _arguments._torch is not None:
             done = self._call_torch(inputs, out, stream)

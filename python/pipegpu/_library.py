@@ -3,6 +3,7 @@ errors its calls raise."""
 import ctypes
 import errno as _errno
 import os
+import stat
 
 from ._dlpack import (DLDataType, DLManagedTensor, DLManagedTensorVersioned,
                       DLTensor)
@@ -190,7 +191,9 @@ def _system_reason(path, writing):
             return None
         if os.path.isdir(path):
             os.listdir(path)
-        else:
+        elif stat.S_ISREG(os.stat(path).st_mode):
+            # (Only a regular file is opened: opening a FIFO nothing
+            # writes to waits forever, and the C library refused it.)
             with open(path, 'rb'):
                 pass
     except OSError as e:

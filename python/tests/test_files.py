@@ -4,6 +4,7 @@ that C would cut, each checked against independent encoders and NumPy.
 
 Runs under pytest, or as a script: python3 test_files.py."""
 import os
+import signal
 
 import numpy as np
 
@@ -125,6 +126,14 @@ def test_images_are_read_by_content_and_written_through_links(tmp_path):
     expect(pipegpu.FileError, lambda: pipegpu.write_image(fifo, image),
            'it is not a regular file')
     assert stat.S_ISFIFO(os.stat(fifo).st_mode)
+    # Reading one is refused at once (finding the system's reason opened
+    # it, and waited forever for a writer).
+    signal.alarm(20)
+    try:
+        expect(pipegpu.FileError, lambda: pipegpu.read_image(fifo),
+               'not a regular file')
+    finally:
+        signal.alarm(0)
     expect(pipegpu.ArgumentError,
            lambda: pipegpu.write_image(tmp_path / 'i.png', [[1, 2]]),
            'is int64, not u8')
@@ -167,7 +176,7 @@ def test_paths_and_streams_the_c_api_would_cut_are_refused(tmp_path):
     p = pipegpu.compile('pipeline p(x: f32[N]) -> (y: f32[N]) { y = x }')
     x = np.ones(3, np.float32)
     expect(pipegpu.ArgumentError, lambda: p(x, None, backend='reference'),
-           "pipeline 'p' takes 1 inputs, got 2")
+           "pipeline 'p' takes 1 input, got 2")
     for stream in (2**64 + 5, 2**70):
         expect(pipegpu.ArgumentError,
                lambda: p(x, backend='reference', stream=stream),

@@ -317,6 +317,36 @@ def test_c_api_says_an_unreadable_source_is_a_file_error():
         _lib.pipe_last_error().decode()
 
 
+def test_c_api_refuses_a_source_that_is_no_regular_file(tmp_path):
+    # A FIFO nothing writes to: reading it waited forever.
+    import ctypes
+    from pipegpu import _lib
+    fifo = tmp_path / 'fifo.pipe'
+    os.mkfifo(fifo)
+    handle = ctypes.c_void_p()
+    status = _lib.pipe_compile_file(os.fsencode(fifo), None,
+                                    ctypes.byref(handle))
+    assert status == 5, status
+    assert 'it is not a regular file' in _lib.pipe_last_error().decode()
+
+
+def test_the_reference_ignores_host_and_device_pins():
+    """docs/language.md: the CPU reference, which has no device memory,
+    ignores @host and @device (the C API refused a pinned pipeline's
+    host tensors there)."""
+    p = pipegpu.compile('pipeline s(m: f32[N] @device, k: f32 @host) -> '
+                        '(y: f32[N] @device, z: f32[N] @host) {\n'
+                        '  y = m * k\n  z = m + k\n}')
+    m = np.arange(5, dtype=np.float32)
+    y, z = p(m, 2.0, backend='reference')
+    np.testing.assert_array_equal(np.asarray(y), m * 2)
+    np.testing.assert_array_equal(np.asarray(z), m + 2)
+    y = np.zeros(5, np.float32)
+    z = np.zeros(5, np.float32)
+    p(m, 2.0, out=[y, z], backend='reference')
+    np.testing.assert_array_equal(y, m * 2)
+
+
 def test_a_stream_that_is_no_handle_is_refused():
     p = pipegpu.compile(NOISE)
     x = np.zeros((3, 50), np.float32)

@@ -14,6 +14,9 @@
 
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 using pipec::JitPipeline;
 
 TEST(Frontend, CompileErrorHasLocationLineAndCaret) {
@@ -108,6 +111,24 @@ TEST(Frontend, MissingFileIsAnError) {
             std::string::npos);
 }
 
+// A FIFO is no source: reading one nothing writes to waited forever.
+TEST(Frontend, SourceThatIsNoRegularFileIsAnError) {
+  std::string fifo = ::testing::TempDir() + "pipe-frontend-fifo.pipe";
+  ::unlink(fifo.c_str());
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  auto result = JitPipeline::compileFile(fifo);
+  ::unlink(fifo.c_str());
+  ASSERT_FALSE(result.ok());
+  EXPECT_NE(result.status().message().find("it is not a regular file"),
+            std::string::npos)
+      << result.status().message();
+  auto folder = JitPipeline::compileFile(::testing::TempDir());
+  ASSERT_FALSE(folder.ok());
+  EXPECT_NE(folder.status().message().find("it is a directory"),
+            std::string::npos)
+      << folder.status().message();
+}
+
 TEST(Frontend, PlanDescribesBuffersAndKernels) {
   auto result = JitPipeline::compile(
       "pipeline p(x: u8[N, 4], s: f32) -> (y: f32[N, 4]) {\n"
@@ -149,4 +170,9 @@ TEST(Frontend, BadTensorsAreNamedBeforeTheKernelsLoad) {
   auto shapes = pipert::resultShapes((*pipeline)->plan(), {wrong.ref()});
   ASSERT_FALSE(shapes.ok());
   EXPECT_TRUE(shapes.status().isBadArgument());
+  // The reference says so the same way (it was a plain error).
+  auto reference = (*pipeline)->runReference({wrong});
+  ASSERT_FALSE(reference.ok());
+  EXPECT_TRUE(reference.status().isBadArgument())
+      << reference.status().message();
 }
