@@ -531,8 +531,12 @@ bool PipelineChecker::checkCopyOp(CallExprAST &expr) {
                                     callee + "()");
   if (!checkExpr(*expr.args[0]))
     return false;
-  if (expr.args[0]->type.isWeakLiteral())
-    return error(expr.args[0]->getLoc(),
+  // (`true.cpu()` and `(1 > 0).cpu()` too: they are bool, not weak, and
+  // were accepted where `4.cpu()` was not.)
+  const ExprAST &moved = *expr.args[0];
+  if (moved.type.isWeakLiteral() || llvm::isa<BoolExprAST>(moved) ||
+      isLiteralTree(moved))
+    return error(moved.getLoc(),
                  "'" + callee + "' moves a tensor, not a literal");
   expr.type = expr.args[0]->type;
   return true;
