@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "frontend/MLIRGenerator.h"
+#include "frontend/Sema.h"
 
 #include "llvm/Support/Casting.h"
 
@@ -196,9 +197,13 @@ Value Generator::emitEraseOp(const CallExprAST &call, RankedTensorType type,
                           ? "bool"
                           : pipe::getDTypeName(type.getElementType());
   Value fill;
-  if (const ExprAST *given = keywordValue(call, "fill"))
-    fill = castTo(emitExpr(*given, dtype), dtype, where);
-  else
+  if (const ExprAST *given = keywordValue(call, "fill")) {
+    // A float literal for an integer or bool tensor converts as a cast
+    // does (Sema lets it).
+    auto *number = llvm::dyn_cast<NumberExprAST>(given);
+    bool floatLiteral = number && number->isFloat && !isFloatDType(dtype);
+    fill = castTo(emitExpr(*given, floatLiteral ? "f64" : dtype), dtype, where);
+  } else
     fill = pipe::ConstantOp::create(
         builder, where,
         cast<TypedAttr>(builder.getZeroAttr(type.getElementType())));

@@ -940,7 +940,11 @@ bool PipelineChecker::checkEraseOp(CallExprAST &expr) {
   if (ExprAST *fill = keyword(expr, "fill")) {
     if (!checkSampleParam(*fill, input, firstAxis, "number", "erase's fill"))
       return false;
-    if (fill->type.isWeakLiteral() && llvm::isa<NumberExprAST>(*fill) &&
+    // An integer literal must fit (for bool, a u8); a float one converts
+    // as a cast does, as a crop's and a pad's fill and DALI's float
+    // fill_value do (2.5 is 2 as u8).
+    auto *number = llvm::dyn_cast<NumberExprAST>(fill);
+    if (fill->type.isWeakLiteral() && number && !number->isFloat &&
         !checkLiteralFits(*fill, input.dtype == "bool" ? "u8" : input.dtype))
       return false;
   }

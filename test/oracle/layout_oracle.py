@@ -287,6 +287,24 @@ check('erase [1, k] anchors for every sample', out['all'],
       erased(x, [[list(zip(shared[0], (2, 2)))]] * 2))
 check('erase of no boxes', out['none'], x)
 
+# A float fill literal converts as a cast converts (rounded half to even,
+# saturated; nonzero is true), as a crop's and a pad's do and DALI's float
+# fill_value does: it was refused for integer and bool tensors.
+x8 = random('u8', (2, 3, 5))
+mask = np.zeros((2, 3, 5), bool)
+out = run('''pipeline p(x: u8[N, H, W], m: bool[N, H, W]) -> (a: u8[N, H, W],
+    b: u8[N, H, W], c: u8[N, H, W], d: bool[N, H, W]) {
+  a = erase(x, anchor = [1], shape = [2], axes = [2], fill = 2.5)
+  b = erase(x, anchor = [1], shape = [2], axes = [2], fill = 3.5)
+  c = erase(x, anchor = [1], shape = [2], axes = [2], fill = 300.7)
+  d = erase(m, anchor = [1], shape = [2], axes = [2], fill = 0.25)
+}''', {'x': x8, 'm': mask})
+for name, fill, base in (('a', 2, x8), ('b', 4, x8), ('c', 255, x8),
+                         ('d', True, mask)):
+    want = base.copy()
+    want[:, :, 1:3] = fill
+    check(f'erase with a float fill literal ({name})', out[name], want)
+
 # A crop's anchors stacked from [N, 1] columns ([N, 2, 1]) or [k, 1]
 # for every sample; clamped crops whose result is empty whatever the sizes
 # compile and run.
