@@ -106,8 +106,10 @@ bool PipelineChecker::checkWindowOp(CallExprAST &expr) {
                                          " elements along an axis; at most " +
                                          std::to_string(most) + " in all");
       if (callee == "median" && number->intValue % 2 == 0)
-        return error(size->getLoc(), "the window of 'median' has odd sizes, "
-                                     "so that it centres on the element");
+        return error(size->getLoc(),
+                     "the window of 'median' must have odd sizes (so that "
+                     "it centres on the element), not " +
+                         std::to_string(number->intValue));
       expr.windowSizes.push_back(number->intValue);
     }
     if (list)
@@ -138,15 +140,23 @@ bool PipelineChecker::checkWindowOp(CallExprAST &expr) {
   expr.fill = 0;
   if (ExprAST *fill = keyword(expr, "fill")) {
     auto *number = llvm::dyn_cast<NumberExprAST>(fill);
-    if (!number || !std::isfinite(number->asDouble()))
+    // A bool image's selections take true and false too (erode of a mask
+    // is its `all`: the fill a user writes there is `true`).
+    auto *boolean = llvm::dyn_cast<BoolExprAST>(fill);
+    if (boolean && !(selects && input.dtype == "bool"))
+      return error(fill->getLoc(), "the fill of '" + callee +
+                                       "' is a finite number literal (true "
+                                       "and false only for a bool image's "
+                                       "erode, dilate and median)");
+    if (!boolean && (!number || !std::isfinite(number->asDouble())))
       return error(fill->getLoc(), "the fill of '" + callee +
                                        "' is a finite number literal");
     if (expr.border != "constant")
       return error(fill->getLoc(), "fill applies only with border = constant");
-    expr.fill = number->asDouble();
+    expr.fill = boolean ? double(boolean->value) : number->asDouble();
     // erode, dilate and median keep the dtype, and their fill travels as
     // an f64: a 64-bit one it cannot hold would come back rounded.
-    if (selects && !number->isFloat &&
+    if (selects && number && !number->isFloat &&
         (input.dtype == "i64" || input.dtype == "u64")) {
       auto [lo, hi] = getIntegerRange(input.dtype);
       __int128 value = std::clamp(number->exactValue(), lo, hi);
