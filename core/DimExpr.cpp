@@ -458,12 +458,20 @@ private:
     }
   };
 
-  std::optional<DimExpr> parseSum() {
+  /// `additive`, when given: set when the sum has a + or - of its own
+  /// (not one inside parentheses).
+  std::optional<DimExpr> parseSum(bool *additive = nullptr) {
     Nested level(*this);
     if (!level.ok())
       return std::nullopt;
     std::optional<DimExpr> lhs = parseProduct();
     while (lhs) {
+      size_t before = pos;
+      skipSpace();
+      if (additive && pos < text.size() &&
+          (text[pos] == '+' || text[pos] == '-'))
+        *additive = true;
+      pos = before;
       if (consume("+")) {
         auto rhs = parseProduct();
         if (!rhs)
@@ -579,17 +587,30 @@ private:
     bool pair = name == "min" || name == "max";
     if (!(division || pair) || !consume("("))
       return DimExpr::symbol(name);
-    auto a = parseSum();
+    // ceil(a / b) reads as the division it looks like: `/` binds as `*`
+    // does, so a sum on either side must be in parentheses (ceil(H - 1 /
+    // 8) was read as ceil((H - 1) / 8), and ceil(H / 2 + 1) as ceil(H /
+    // 3), where the body refuses both). str() writes them so.
+    bool additive = false;
+    auto a = parseSum(division ? &additive : nullptr);
     if (!a)
       return std::nullopt;
+    skipSpace();
+    if (additive && pos < text.size() && text[pos] == '/')
+      return fail("the dividend of " + name + "(a / b) is a sum: put it in "
+                  "parentheses, e.g. " + name + "((H - 1) / 8)");
     if (!consume(division ? "/" : ","))
       return fail(division ? "expected '/' in " + name + "(a / b)"
                            : "expected ',' in " + name + "(a, b)");
-    auto b = parseSum();
+    auto b = division ? parseUnary() : parseSum();
     if (!b)
       return std::nullopt;
     if (!consume(")"))
-      return fail("expected ')'");
+      return fail(division ? "expected ')' after the divisor of " + name +
+                                 "(a / b): put a divisor that is a sum or a "
+                                 "product in parentheses, e.g. " + name +
+                                 "(H / (W + 1))"
+                           : std::string("expected ')'"));
     if (name == "ceil")
       return DimExpr::ceilDiv(*a, *b);
     if (name == "floor")

@@ -244,6 +244,9 @@ bool Parser::parseType(TypeAST &type) {
     DimAST dim;
     dim.loc = tok.getLoc();
     std::string text;
+    // As written in the source, for messages (`text` has a space between
+    // each two tokens: "ceil ( H / 2 )").
+    llvm::StringRef written;
     int depth = 0;
     // A ']', a line's end or a '{' ends the dim inside parentheses too: an
     // unclosed '(' is said there, not after swallowing the rest of the
@@ -262,22 +265,28 @@ bool Parser::parseType(TypeAST &type) {
         return error(tok.getLoc(), "'" + tok.text.str() +
                                        "' is a keyword, not a dim's name");
       text += (text.empty() ? "" : " ") + tok.text.str();
+      if (!written.data())
+        written = tok.text;
+      else
+        written = llvm::StringRef(written.data(),
+                                  tok.text.end() - written.data());
       consume();
     }
     if (text.empty())
       return expect(TokenKind::Identifier, "or an integer as a dim");
     if (depth > 0)
       return error(tok.getLoc(), "expected ')' to close the '(' of dim '" +
-                                     text + "'");
+                                     written.str() + "'");
     std::string why;
     std::optional<pipert::DimExpr> expr = pipert::DimExpr::parse(text, &why);
     if (expr && expr->depth() > pipert::DimExpr::kMaxDepth)
       why = pipert::describeTooDeep();
     if (!expr || !why.empty()) {
       // The caret shows where; a long text is cut to what a line holds.
-      if (text.size() > 60)
-        text = text.substr(0, 57) + "...";
-      return error(dim.loc, "dim '" + text + "' is not a size: " + why);
+      std::string shown = written.str();
+      if (shown.size() > 60)
+        shown = shown.substr(0, 57) + "...";
+      return error(dim.loc, "dim '" + shown + "' is not a size: " + why);
     }
     if (expr->isConstant()) {
       dim.size = expr->getConstant();
