@@ -296,7 +296,12 @@ pipeimg::resultImageLayout(const HostTensor &tensor,
   bool lastIsChannels = !declared.empty() && declared.back().symbol.empty() &&
                         (declared.back().size == 1 || declared.back().size == 3 ||
                          declared.back().size == 4);
-  return imageLayoutOf(tensor.shape(), lastIsChannels);
+  ImageLayout layout = imageLayoutOf(tensor.shape(), lastIsChannels);
+  // libpng writes no side past a million pixels: such a result is a .npy
+  // only (its preview's failure lost the .npy with it).
+  if (layout.height > kMaxPngSide || layout.width > kMaxPngSide)
+    layout.count = 0;
+  return layout;
 }
 
 std::string pipeimg::pngName(const std::string &name, const ImageLayout &layout,

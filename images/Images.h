@@ -46,8 +46,12 @@ struct ImageLayout {
 ImageLayout imageLayoutOf(const std::vector<int64_t> &shape,
                           bool lastIsChannels);
 
+/// The longest side a PNG is written with (libpng's default limit).
+inline constexpr int64_t kMaxPngSide = 1000000;
+
 /// The layout of a result as images: a u8 or bool `tensor` whose type in
-/// the pipeline has the dims `declared`; count 0 for any other.
+/// the pipeline has the dims `declared`, no side longer than kMaxPngSide;
+/// count 0 for any other.
 ImageLayout resultImageLayout(const pipert::HostTensor &tensor,
                               const std::vector<pipert::PlanDim> &declared);
 

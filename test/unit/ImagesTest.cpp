@@ -170,3 +170,16 @@ TEST(Images, WhatHasAnImageShape) {
   EXPECT_EQ(imageLayoutOf({2, 3, 5, 7}, false).count, 0);
   EXPECT_EQ(imageLayoutOf({0, 7}, false).count, 0);
 }
+
+// A result with a side past a million pixels has no preview: libpng refuses
+// it, and the refusal lost the result's .npy with it (pipec run writes all
+// or nothing).
+TEST(Images, ResultsTooLongForAPngHaveNoPreview) {
+  std::vector<pipert::PlanDim> declared(2);
+  pipert::HostTensor wide(pipert::DType::U8, {1, pipeimg::kMaxPngSide + 1});
+  EXPECT_EQ(pipeimg::resultImageLayout(wide, declared).count, 0);
+  pipert::HostTensor tall(pipert::DType::Bool, {pipeimg::kMaxPngSide + 1, 2});
+  EXPECT_EQ(pipeimg::resultImageLayout(tall, declared).count, 0);
+  pipert::HostTensor longest(pipert::DType::U8, {1, pipeimg::kMaxPngSide});
+  EXPECT_EQ(pipeimg::resultImageLayout(longest, declared).count, 1);
+}
