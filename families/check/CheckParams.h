@@ -13,6 +13,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -80,6 +81,9 @@ struct CheckParams {
 /// A checked float as a message shows it: the shortest of %g's forms that
 /// reads back as the same f32 or f64 (nan, inf, -inf as such).
 inline std::string formatCheckFloat(double value) {
+  // (A NaN's sign bit is no part of its value: "-nan" reads as a typo.)
+  if (std::isnan(value))
+    return "nan";
   char text[40];
   for (int digits = 6; digits <= 17; ++digits) {
     std::snprintf(text, sizeof(text), "%.*g", digits, value);

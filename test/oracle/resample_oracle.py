@@ -439,6 +439,9 @@ for i in range(3):
 for name, value, text in [
         ('a', np.array([10, np.nan, 30], np.float32),
          'the angle of sample [1] is nan, not a finite number of magnitude at most 2^62'),
+        # A NaN with its sign bit set is "nan" too (it said "-nan").
+        ('a', np.array([10, 5, -np.nan], np.float32),
+         'the angle of sample [2] is nan, not a finite number of magnitude at most 2^62'),
         ('a', np.array([10, 5, -np.inf], np.float32),
          'the angle of sample [2] is -inf, not a finite number of magnitude at most 2^62'),
         ('a', np.array([1e19, 5, 0], np.float32),
