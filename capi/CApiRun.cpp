@@ -221,10 +221,8 @@ toInputRefs(const pipe_pipeline &p, const DLTensor *inputs, int32_t count,
     return Status::error("the inputs are NULL but their count is " +
                          std::to_string(count));
   if (count != plan.numParams)
-    return Status::error("pipeline '" + plan.name + "' takes " +
-                         std::to_string(plan.numParams) +
-                         (plan.numParams == 1 ? " input, got " : " inputs, got ") +
-                         std::to_string(count));
+    return Status::error(pipert::describeInputCount(
+        plan.name, size_t(plan.numParams), size_t(count)));
   std::vector<pipert::TensorRef> refs;
   refs.reserve(size_t(count));
   for (int32_t i = 0; i < count; ++i) {
@@ -243,10 +241,8 @@ Status checkOutputCount(const pipert::Plan &plan, int32_t outputs,
     return Status::error("the outputs are NULL but their count is " +
                          std::to_string(outputs));
   if (size_t(outputs) != plan.results.size())
-    return Status::error("pipeline '" + plan.name + "' has " +
-                         std::to_string(plan.results.size()) +
-                         " results, got " + std::to_string(outputs) +
-                         " output tensors");
+    return Status::error(pipert::describeOutputCount(
+        plan.name, plan.results.size(), size_t(outputs)));
   return Status();
 }
 
@@ -620,7 +616,10 @@ pipe_status pipe_result_shape(const pipe_pipeline *pipeline,
     auto refs = toInputRefs(*pipeline, inputs, num_inputs, PIPE_BACKEND_GPU);
     if (!refs)
       return fail(PIPE_ERROR_ARGUMENT, refs.status());
-    auto shapes = pipert::resultShapes(pipeline->plan(), *refs);
+    // (Shapes do not depend on where the tensors are: no pins checked,
+    // as a reference run checks none.)
+    auto shapes = pipert::resultShapes(pipeline->plan(), *refs,
+                                       /*checkPins=*/false);
     if (!shapes)
       return fail(PIPE_ERROR_ARGUMENT, shapes.status());
     std::copy((*shapes)[result].begin(), (*shapes)[result].end(), shape);

@@ -153,12 +153,23 @@ std::string pipec::describeTransfers(PipelineOp pipeline,
   Block &body = pipeline.getBody().front();
   std::vector<Copy> perRun, atLoad;
   std::vector<std::string> pinnedToDevice;
+  // The parameters that are a choice's condition themselves (their byte is
+  // read back from device memory: below, not "never copied").
+  std::set<int> conditionParameters;
+  for (const pipert::PlanChoice &choice : plan.choices) {
+    int b = choice.condition;
+    while (plan.buffers[b].aliasOf >= 0)
+      b = plan.buffers[b].aliasOf;
+    if (b < plan.numParams)
+      conditionParameters.insert(b);
+  }
   for (int i = 0; i < plan.numParams; ++i) {
     const pipert::PlanBuffer &buffer = plan.buffers[i];
     std::string value = "parameter " + buffer.name + ": " + typeOf(buffer);
     std::string where = mlir::pipe::describeLocation(body.getArgument(i).getLoc());
     if (buffer.memory == pipert::PlanMemory::Device) {
-      pinnedToDevice.push_back(value + " (@device, read in place)");
+      if (!conditionParameters.count(i))
+        pinnedToDevice.push_back(value + " (@device, read in place)");
       continue;
     }
     bool host = buffer.memory == pipert::PlanMemory::Host;

@@ -607,9 +607,9 @@ private:
       return std::nullopt;
     if (!consume(")"))
       return fail(division ? "expected ')' after the divisor of " + name +
-                                 "(a / b): put a divisor that is a sum or a "
-                                 "product in parentheses, e.g. " + name +
-                                 "(H / (W + 1))"
+                                 "(a / b): put a divisor that is more than a "
+                                 "name, a number or a call in parentheses, "
+                                 "e.g. " + name + "(H / (W + 1))"
                            : std::string("expected ')'"));
     if (name == "ceil")
       return DimExpr::ceilDiv(*a, *b);

@@ -292,6 +292,9 @@ bool Parser::parseType(TypeAST &type) {
       dim.size = expr->getConstant();
       if (dim.size < 0)
         return error(dim.loc, "dim '" + expr->str() + "' is negative");
+    } else if (expr->isAlwaysNegative()) {
+      return error(dim.loc, "dim '" + expr->str() +
+                                "' is negative whatever the dims' sizes");
     } else {
       dim.symbol = expr->str();
     }

@@ -18,6 +18,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <map>
 #include <set>
@@ -531,11 +532,19 @@ bool PipelineChecker::checkCopyOp(CallExprAST &expr) {
                                     callee + "()");
   if (!checkExpr(*expr.args[0]))
     return false;
-  // (`true.cpu()` and `(1 > 0).cpu()` too: they are bool, not weak, and
-  // were accepted where `4.cpu()` was not.)
+  // (`true.cpu()`, `(1 > 0).cpu()` and `(true & false).cpu()` too: they
+  // are bool, not weak, and were accepted where `4.cpu()` was not.)
+  std::function<bool(const ExprAST &)> literalOnly = [&](const ExprAST &e) {
+    if (llvm::isa<BoolExprAST>(e) || isLiteralTree(e))
+      return true;
+    if (const auto *unary = llvm::dyn_cast<UnaryExprAST>(&e))
+      return literalOnly(*unary->operand);
+    if (const auto *binary = llvm::dyn_cast<BinaryExprAST>(&e))
+      return literalOnly(*binary->lhs) && literalOnly(*binary->rhs);
+    return false;
+  };
   const ExprAST &moved = *expr.args[0];
-  if (moved.type.isWeakLiteral() || llvm::isa<BoolExprAST>(moved) ||
-      isLiteralTree(moved))
+  if (moved.type.isWeakLiteral() || literalOnly(moved))
     return error(moved.getLoc(),
                  "'" + callee + "' moves a tensor, not a literal");
   expr.type = expr.args[0]->type;

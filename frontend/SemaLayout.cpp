@@ -414,6 +414,14 @@ bool PipelineChecker::checkSubscript(SubscriptExprAST &expr) {
 // crop, flip, pad, take
 //===----------------------------------------------------------------------===//
 
+/// How far a window passes its dim, `room` being negative whatever the
+/// sizes: "3 whatever its size", "W + 1, whatever the dims' sizes".
+static std::string describeShortfall(const DimExpr &room) {
+  if (room.isConstant())
+    return std::to_string(-room.getConstant()) + " whatever its size";
+  return (DimExpr() - room).str() + ", whatever the dims' sizes";
+}
+
 bool PipelineChecker::checkCropOp(CallExprAST &expr) {
   if (expr.args.size() != 1)
     return error(expr.getLoc(), "'crop' crops one tensor, e.g. crop(x, "
@@ -484,7 +492,7 @@ bool PipelineChecker::checkCropOp(CallExprAST &expr) {
     for (size_t j = 0; j < axes->size(); ++j) {
       DimExpr dim = fromDim(input.dims[(*axes)[j]]);
       DimExpr room = dim - (*sizes)[j];
-      if (!room.isConstant() || room.getConstant() >= 0)
+      if (!room.isAlwaysNegative())
         continue;
       auto *list = llvm::dyn_cast<ListExprAST>(shape);
       ExprAST &at = list && j < list->elements.size() ? *list->elements[j]
@@ -492,9 +500,8 @@ bool PipelineChecker::checkCropOp(CallExprAST &expr) {
       return error(at.getLoc(),
                    "the window of " + (*sizes)[j].str() + " is larger than "
                    "dim " + std::to_string((*axes)[j]) + " (" + dim.str() +
-                   ") by " + std::to_string(-room.getConstant()) +
-                   " whatever its size; out_of_bounds = pad or clamp lets "
-                   "it leave the sample");
+                   ") by " + describeShortfall(room) +
+                   "; out_of_bounds = pad or clamp lets it leave the sample");
     }
   // Without an anchor the window is centred: (size - window) // 2.
   if (ExprAST *anchor = keyword(expr, "anchor")) {
@@ -520,8 +527,7 @@ bool PipelineChecker::checkCropOp(CallExprAST &expr) {
                        "this anchor puts the window of " + (*sizes)[j].str() +
                            " past the end of dim " +
                            std::to_string((*axes)[j]) + " (" + dim.str() +
-                           ") by " + (DimExpr() - room).str() +
-                           " whatever its size");
+                           ") by " + describeShortfall(room));
       }
   }
   std::vector<DimAST> dims = input.dims;

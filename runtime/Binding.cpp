@@ -26,15 +26,28 @@ Status pipert::checkPinnedMemory(const std::string &what, PlanMemory pinned,
                        "choose");
 }
 
+std::string pipert::describeInputCount(const std::string &pipeline,
+                                      size_t expected, size_t got) {
+  return "pipeline '" + pipeline + "' takes " + std::to_string(expected) +
+         (expected == 1 ? " input, got " : " inputs, got ") +
+         std::to_string(got);
+}
+
+std::string pipert::describeOutputCount(const std::string &pipeline,
+                                       size_t expected, size_t got) {
+  return "pipeline '" + pipeline + "' has " + std::to_string(expected) +
+         (expected == 1 ? " result, got " : " results, got ") +
+         std::to_string(got) +
+         (got == 1 ? " output tensor" : " output tensors");
+}
+
 Result<std::map<std::string, int64_t>>
 pipert::bindDims(const std::string &pipeline, const PlanBuffer *params,
                  size_t numParams, const std::vector<TensorRef> &inputs,
                  bool checkPins) {
   if (inputs.size() != numParams)
-    return Status::error("pipeline '" + pipeline + "' takes " +
-                         std::to_string(numParams) +
-                         (numParams == 1 ? " input, got " : " inputs, got ") +
-                         std::to_string(inputs.size()));
+    return Status::error(describeInputCount(pipeline, numParams,
+                                            inputs.size()));
   std::map<std::string, int64_t> sizes;
   // Where each dim was bound: input index and dim, for the message when
   // another input disagrees.
@@ -291,10 +304,8 @@ pipert::checkRunTensors(const Plan &plan, const std::vector<TensorRef> &inputs,
   if (!sizes)
     return sizes.status();
   if (outputs.size() != plan.results.size())
-    return Status::error("pipeline '" + plan.name + "' has " +
-                         std::to_string(plan.results.size()) +
-                         " results, got " + std::to_string(outputs.size()) +
-                         " output tensors");
+    return Status::error(describeOutputCount(plan.name, plan.results.size(),
+                                             outputs.size()));
   shapes.clear();
   for (const PlanBuffer &buffer : plan.buffers)
     shapes.push_back(shapeOf(buffer, *sizes));

@@ -40,6 +40,14 @@ struct Staging;
 /// (count, dtype, rank, literal sizes, non-null data) and binds each symbolic
 /// dim; an error names the input and the dim that do not fit, and for a dim
 /// bound twice, both places.
+/// The messages of a run given the wrong number of tensors: "pipeline 'p'
+/// takes 1 input, got 2", "pipeline 'p' has 2 results, got 1 output
+/// tensor".
+std::string describeInputCount(const std::string &pipeline, size_t expected,
+                               size_t got);
+std::string describeOutputCount(const std::string &pipeline, size_t expected,
+                                size_t got);
+
 Result<std::map<std::string, int64_t>>
 bindDims(const std::string &pipeline, const PlanBuffer *params,
          size_t numParams, const std::vector<TensorRef> &inputs,

@@ -152,7 +152,7 @@ def test_torch_calls_of_one_signature_reuse_their_arrays():
     x = torch.rand(7, device='cuda')
     y = torch.empty(7, device='cuda')
     expect(pipegpu.ArgumentError, lambda: p(x, k, out=[k, y]),
-           "has 1 results, got 2")
+           "has 1 result, got 2")
     expect(pipegpu.ArgumentError, lambda: p(x, out=[k, y]),
            "takes 2 inputs, got 1")
     p(x, k, out=[y])

@@ -345,6 +345,7 @@ def test_the_reference_ignores_host_and_device_pins():
     z = np.zeros(5, np.float32)
     p(m, 2.0, out=[y, z], backend='reference')
     np.testing.assert_array_equal(y, m * 2)
+    np.testing.assert_array_equal(z, m + 2)
 
 
 def test_a_stream_that_is_no_handle_is_refused():

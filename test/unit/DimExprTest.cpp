@@ -260,3 +260,24 @@ TEST(DimExpr, PrintsAsCWithPrefixedNames) {
 }
 
 } // namespace
+
+// The sign test takes names for sizes (never negative) and says "always"
+// or "never" only where every value of the names agrees.
+TEST(DimExpr, SignsKnownWhateverTheSizes) {
+  auto parse = [](const char *text) { return *pipert::DimExpr::parse(text); };
+  for (const char *never : {"0", "W", "2 * W + 1", "W * H", "ceil(W / 2)",
+                            "floor(W / 3) + 1", "W % 3", "min(W, H)",
+                            "max(W, -4)", "max(W - 9, H)", "W // 2"})
+    EXPECT_TRUE(parse(never).isNeverNegative()) << never;
+  for (const char *always : {"-1", "-W - 1", "W - 2 * W - 1", "-W * H - 3",
+                             "-ceil(W / 2) - 1"})
+    EXPECT_TRUE(parse(always).isAlwaysNegative()) << always;
+  // Neither, as far as the test can tell: these take both signs (or it
+  // cannot see that they do not).
+  for (const char *unknown : {"W - H", "-W", "W - 1", "max(W - 9, -1)",
+                              "min(W, H - 4)", "W % (H - 3)",
+                              "ceil((W - 5) / 2)"}) {
+    EXPECT_FALSE(parse(unknown).isNeverNegative()) << unknown;
+    EXPECT_FALSE(parse(unknown).isAlwaysNegative()) << unknown;
+  }
+}
