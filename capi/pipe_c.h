@@ -107,8 +107,9 @@ PIPE_C_EXPORT pipe_status pipe_compile(const char *source,
                                        const char *source_name,
                                        const char *pipeline_name,
                                        pipe_pipeline **out);
-/** The same for the source in file `path`; a file that cannot be read is
- * PIPE_ERROR_FILE. */
+/** The same for the source in file `path`, a regular file; a file that
+ * cannot be read, or is not a regular file (a FIFO, a directory, a
+ * device), is PIPE_ERROR_FILE. */
 PIPE_C_EXPORT pipe_status pipe_compile_file(const char *path,
                                             const char *pipeline_name,
                                             pipe_pipeline **out);
