@@ -12,6 +12,11 @@
 #include "mlir/IR/Verifier.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Parser/Parser.h"
+#include "llvm/Support/SourceMgr.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <vector>
 
 using namespace mlir;
 
@@ -19,8 +24,57 @@ void pipec::registerDialects(MLIRContext &context) {
   context.getOrLoadDialect<pipe::PipeDialect>();
 }
 
+namespace {
+/// While it lives, the diagnostics `sourceMgr` prints are held back; then
+/// they go to its handler in source order, each note after the error it
+/// belongs to. The parser's rule errors (a loop's `max`) come as it reads
+/// and Sema's after the whole parse: a file's errors read top to bottom.
+class SourceOrderedDiagnostics {
+public:
+  explicit SourceOrderedDiagnostics(llvm::SourceMgr &sourceMgr)
+      : sourceMgr(sourceMgr), handler(sourceMgr.getDiagHandler()),
+        context(sourceMgr.getDiagContext()) {
+    sourceMgr.setDiagHandler(
+        [](const llvm::SMDiagnostic &diag, void *self) {
+          auto &held = static_cast<SourceOrderedDiagnostics *>(self)->held;
+          if (diag.getKind() == llvm::SourceMgr::DK_Note && !held.empty())
+            held.back().push_back(diag);
+          else
+            held.push_back({diag});
+        },
+        this);
+  }
+  ~SourceOrderedDiagnostics() {
+    sourceMgr.setDiagHandler(handler, context);
+    // Those without a place (none in a file's checks) keep theirs, last.
+    auto where = [](const std::vector<llvm::SMDiagnostic> &group) {
+      const char *at = group.front().getLoc().getPointer();
+      return at ? uintptr_t(at) : UINTPTR_MAX;
+    };
+    std::stable_sort(held.begin(), held.end(),
+                     [&](const auto &a, const auto &b) {
+                       return where(a) < where(b);
+                     });
+    for (const auto &group : held)
+      for (const llvm::SMDiagnostic &diag : group) {
+        if (handler)
+          handler(diag, context);
+        else
+          diag.print(nullptr, llvm::errs());
+      }
+  }
+
+private:
+  llvm::SourceMgr &sourceMgr;
+  llvm::SourceMgr::DiagHandlerTy handler;
+  void *context;
+  std::vector<std::vector<llvm::SMDiagnostic>> held;
+};
+} // namespace
+
 std::optional<pipec::ModuleAST>
 pipec::parseAndCheck(llvm::SourceMgr &sourceMgr) {
+  SourceOrderedDiagnostics ordered(sourceMgr);
   Parser parser(sourceMgr);
   std::optional<ModuleAST> module = parser.parseModule();
   // After a broken binding rule the module is still checked, so that its
