@@ -172,9 +172,55 @@ int64_t DimExpr::getConstant() const {
 }
 
 namespace {
-/// Whether an atom is never negative, whatever the names' sizes (sizes are
-/// never negative; a divisor a size takes is positive).
-bool atomIsNonNegative(const DimExpr::Atom &atom);
+/// Interval arithmetic on the values a size takes whatever the names'
+/// sizes (each name in [0, inf)), in 128 bits with kInfinity standing for
+/// any magnitude past 2^100: each operation's result bounds every value it
+/// can take, so the sum's bounds are sound (if loose).
+using Wide = __int128;
+constexpr Wide kInfinity = Wide(1) << 100;
+
+Wide clampWide(Wide v) {
+  return v > kInfinity ? kInfinity : v < -kInfinity ? -kInfinity : v;
+}
+
+Wide multiplyWide(Wide a, Wide b) {
+  if (a == 0 || b == 0)
+    return 0;
+  Wide magnitudeA = a < 0 ? -a : a, magnitudeB = b < 0 ? -b : b;
+  bool negative = (a < 0) != (b < 0);
+  if (magnitudeA >= kInfinity || magnitudeB >= kInfinity ||
+      magnitudeA > kInfinity / magnitudeB)
+    return negative ? -kInfinity : kInfinity;
+  return negative ? -(magnitudeA * magnitudeB) : magnitudeA * magnitudeB;
+}
+
+struct Bounds {
+  Wide lo, hi;
+};
+
+Bounds anything() { return {-kInfinity, kInfinity}; }
+
+Bounds multiplyBounds(Bounds x, Bounds y) {
+  Wide c[4] = {multiplyWide(x.lo, y.lo), multiplyWide(x.lo, y.hi),
+               multiplyWide(x.hi, y.lo), multiplyWide(x.hi, y.hi)};
+  return {*std::min_element(c, c + 4), *std::max_element(c, c + 4)};
+}
+
+/// floor(a / b) or ceil(a / b) for b >= 1, either possibly infinite.
+Wide divideWide(Wide a, Wide b, bool ceil) {
+  if (b >= kInfinity)
+    return a >= 0 ? 0 : (ceil ? 0 : -1);
+  if (a >= kInfinity || a <= -kInfinity)
+    return a;
+  Wide q = a / b, r = a % b;
+  if (r != 0 && ceil && a > 0)
+    q += 1;
+  if (r != 0 && !ceil && a < 0)
+    q -= 1;
+  return q;
+}
+
+Bounds boundsOfAtom(const DimExpr::Atom &atom);
 } // namespace
 
 bool DimExpr::isNeverNegative() const { return sign() > 0; }
@@ -183,46 +229,60 @@ bool DimExpr::isAlwaysNegative() const { return sign() < 0; }
 int DimExpr::sign() const {
   if (overflowed || large)
     return 0;
-  int64_t constant = 0;
-  bool anyNegative = false, anyPositive = false, atomsNonNegative = true;
+  auto [lo, hi] = bounds();
+  return lo >= 0 ? 1 : hi < 0 ? -1 : 0;
+}
+
+std::pair<__int128, __int128> DimExpr::bounds() const {
+  if (overflowed || large)
+    return {-kInfinity, kInfinity};
+  Bounds sum{0, 0};
   for (const Term &term : terms) {
-    if (term.atoms.empty()) {
-      constant = term.coefficient;
-      continue;
-    }
-    (term.coefficient < 0 ? anyNegative : anyPositive) = true;
+    Bounds product{term.coefficient, term.coefficient};
     for (const auto &atom : term.atoms)
-      atomsNonNegative &= atomIsNonNegative(*atom);
+      product = multiplyBounds(product, boundsOfAtom(*atom));
+    sum = {clampWide(sum.lo + product.lo), clampWide(sum.hi + product.hi)};
   }
-  // Products of atoms known non-negative, the coefficients all of one
-  // sign: the constant decides.
-  if (!atomsNonNegative)
-    return 0;
-  if (!anyNegative && constant >= 0)
-    return 1;
-  if (!anyPositive && constant < 0)
-    return -1;
-  return 0;
+  return {sum.lo, sum.hi};
 }
 
 namespace {
-bool atomIsNonNegative(const DimExpr::Atom &atom) {
+Bounds boundsOfAtom(const DimExpr::Atom &atom) {
+  if (atom.kind == DimExpr::Atom::Name)
+    return {0, kInfinity}; // a size
+  auto [aLo, aHi] = atom.a.bounds();
+  auto [bLo, bHi] = atom.b.bounds();
   switch (atom.kind) {
-  case DimExpr::Atom::Name:
-    return true;
-  case DimExpr::Atom::FloorDiv:
-  case DimExpr::Atom::CeilDiv:
-    // Of a non-negative value by a positive divisor.
-    return atom.a.isNeverNegative() && atom.b.isNeverNegative();
-  case DimExpr::Atom::Mod:
-    // A remainder takes its divisor's sign.
-    return atom.b.isNeverNegative();
   case DimExpr::Atom::Min:
-    return atom.a.isNeverNegative() && atom.b.isNeverNegative();
+    return {std::min(aLo, bLo), std::min(aHi, bHi)};
   case DimExpr::Atom::Max:
-    return atom.a.isNeverNegative() || atom.b.isNeverNegative();
+    return {std::max(aLo, bLo), std::max(aHi, bHi)};
+  case DimExpr::Atom::FloorDiv:
+  case DimExpr::Atom::CeilDiv: {
+    // A divisor of 0 fails the run: the values it takes are then >= 1.
+    // (A divisor that may be negative bounds nothing here.)
+    if (bLo < 0)
+      return anything();
+    bLo = std::max<Wide>(bLo, 1);
+    if (bHi < bLo)
+      return anything();
+    bool ceil = atom.kind == DimExpr::Atom::CeilDiv;
+    // Monotone in a, and in b for a's either sign: the corners bound it.
+    Wide c[4] = {divideWide(aLo, bLo, ceil), divideWide(aLo, bHi, ceil),
+                 divideWide(aHi, bLo, ceil), divideWide(aHi, bHi, ceil)};
+    return {*std::min_element(c, c + 4), *std::max_element(c, c + 4)};
   }
-  return false;
+  case DimExpr::Atom::Mod:
+    // The remainder takes the divisor's sign and is smaller than it.
+    if (bLo >= 0)
+      return {0, bHi >= kInfinity ? kInfinity : std::max<Wide>(bHi - 1, 0)};
+    if (bHi <= 0)
+      return {bLo <= -kInfinity ? -kInfinity : std::min<Wide>(bLo + 1, 0), 0};
+    return anything();
+  case DimExpr::Atom::Name:
+    break;
+  }
+  return anything();
 }
 } // namespace
 

@@ -26,6 +26,7 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace pipert {
@@ -86,11 +87,15 @@ public:
   int64_t knownFactor() const;
 
   /// Whether its value is >= 0 (< 0) whatever the names' sizes, as far as
-  /// a simple test of its terms' signs can tell (names are sizes, never
-  /// negative): "2 * W + 1" is never negative, "W - 2 * W - 1" always is,
-  /// "W - H" neither as far as it knows.
+  /// bounds() can tell (names are sizes, never negative): "2 * W + 1" is
+  /// never negative, "W - 2 * W - 1", "min(-1, W)" and "W % 3 - 3" always
+  /// are, "W - H" neither as far as it knows.
   bool isNeverNegative() const;
   bool isAlwaysNegative() const;
+  /// Bounds on every value it takes whatever the names' sizes (each in
+  /// [0, inf)), as far as interval arithmetic tells: 2^100 in magnitude
+  /// stands for no bound. (What the two above are made of.)
+  std::pair<__int128, __int128> bounds() const;
 
   /// The canonical text, which parse() reads back.
   std::string str() const;

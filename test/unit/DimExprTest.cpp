@@ -270,13 +270,17 @@ TEST(DimExpr, SignsKnownWhateverTheSizes) {
                             "max(W, -4)", "max(W - 9, H)", "W // 2"})
     EXPECT_TRUE(parse(never).isNeverNegative()) << never;
   for (const char *always : {"-1", "-W - 1", "W - 2 * W - 1", "-W * H - 3",
-                             "-ceil(W / 2) - 1"})
+                             "-ceil(W / 2) - 1", "min(-1, W)", "W % 3 - 3",
+                             "max(-1, -W - 1)", "floor(-1 / (W + 1))",
+                             "ceil(-2 / (W + 1)) - 1", "min(W - 2 * W, -1)"})
     EXPECT_TRUE(parse(always).isAlwaysNegative()) << always;
   // Neither, as far as the test can tell: these take both signs (or it
   // cannot see that they do not).
   for (const char *unknown : {"W - H", "-W", "W - 1", "max(W - 9, -1)",
                               "min(W, H - 4)", "W % (H - 3)",
-                              "ceil((W - 5) / 2)"}) {
+                              "ceil((W - 5) / 2)", "W % 3 - 2",
+                              "ceil(-2 / (W + 1))", "floor(H / -2)",
+                              "W * H - W - 1", "min(W, H) - max(W, H)"}) {
     EXPECT_FALSE(parse(unknown).isNeverNegative()) << unknown;
     EXPECT_FALSE(parse(unknown).isAlwaysNegative()) << unknown;
   }
