@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "frontend/Sema.h"
 #include "frontend/SemaChecker.h"
 
 #include "core/PipeScalar.h"
@@ -350,4 +351,76 @@ std::string sema::formatNumber(double value) {
   char text[64];
   auto [end, failed] = std::to_chars(text, text + sizeof text, value);
   return std::string(text, end);
+}
+
+// Whether a weak literal fits the dtype it takes (docs: Literals).
+bool PipelineChecker::checkLiteralFits(const ExprAST &literal,
+                                       llvm::StringRef dtype) {
+  if (auto *list = llvm::dyn_cast<ListExprAST>(&literal)) {
+    bool ok = true;
+    for (const ExprPtr &element : list->elements)
+      ok &= checkLiteralFits(*element, dtype);
+    return ok;
+  }
+  // `~` of a literal is applied in the dtype it takes (`x & ~1`), so its
+  // operand must fit that dtype as any literal does.
+  if (auto *unary = llvm::dyn_cast<UnaryExprAST>(&literal)) {
+    // One that takes a float has no bits to flip (a dim's, computed in i64
+    // and then converted, has).
+    if (unary->op == UnaryOp::BitNot && isFloatDType(dtype) &&
+        !unary->type.weakDim)
+      return error(unary->getLoc(),
+                   "'~' takes integers, but this literal is " + dtype.str() +
+                       " here; write the integer's value, or apply '~' to "
+                       "an integer tensor");
+    return checkLiteralFits(*unary->operand, dtype);
+  }
+  // So is a tree over a `~` (its operand dtype is the one it takes); a
+  // tree computed in i64 (`300 // 0`) converts its result.
+  if (auto *binary = llvm::dyn_cast<BinaryExprAST>(&literal)) {
+    if (!binary->operandDType.empty())
+      return true;
+    bool lhs = checkLiteralFits(*binary->lhs, dtype);
+    return checkLiteralFits(*binary->rhs, dtype) && lhs;
+  }
+  auto *number = llvm::dyn_cast<NumberExprAST>(&literal);
+  // (An unknown dtype, a result's misspelled one, is reported where it is
+  // written.)
+  if (!number || !isDType(dtype))
+    return true;
+  if (isFloatDType(dtype)) {
+    // An integer literal must fit the dtype it takes (docs: Literals): an
+    // f16's finite values end at 65504 (65520 and past round to inf).
+    if (!number->isFloat && dtype == "f16" &&
+        std::fabs(number->asDouble()) >= getFloatRange(dtype).roundsToInf)
+      return error(literal.getLoc(),
+                   "literal " +
+                       (number->exceedsInt64
+                            ? std::to_string(uint64_t(number->intValue))
+                            : std::to_string(number->intValue)) +
+                       " does not fit in f16 (its largest finite value is "
+                       "65504); convert the other operand, e.g. f32(...)");
+    return true;
+  }
+  if (number->isFloat)
+    return error(literal.getLoc(), "float literal cannot be " +
+                                       std::string(dtype.starts_with("i")
+                                                       ? "an "
+                                                       : "a ") +
+                                       dtype +
+                                       " value; write an integer, or convert "
+                                       "the other operand to a float");
+  if (dtype == "bool")
+    return error(literal.getLoc(), "a number cannot be a bool value; write "
+                                   "true or false, or compare, e.g. x != 0");
+  int64_t value = number->intValue;
+  auto [least, most] = getIntegerRange(dtype);
+  const __int128 exact = number->exactValue();
+  if (exact < least || exact > most)
+    return error(literal.getLoc(),
+                 "literal " +
+                     (number->exceedsInt64 ? std::to_string(uint64_t(value))
+                                           : std::to_string(value)) +
+                     " does not fit in " + dtype);
+  return true;
 }
